@@ -1,0 +1,180 @@
+# borne: one plain GNU Makefile.  See README.md.
+.SUFFIXES:
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+SCDOC ?= scdoc
+PROVE ?= prove
+
+# Build variants share the sources and differ in compiler and flags:
+#   dyn     the default build (glibc, shared libraries)
+#   asan    ASan + UBSan, for make check
+#   static  fully static, musl-gcc against libraries rebuilt for musl
+VARIANT ?= dyn
+B := .build/$(VARIANT)
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+BASE_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -ffunction-sections -fdata-sections -MMD -MP
+BASE_LDFLAGS := -Wl,--gc-sections
+LIBS := -lseccomp -lcap -lnettle -ljansson
+
+MUSL_PREFIX := $(CURDIR)/.build/musl/prefix
+
+ifeq ($(VARIANT),asan)
+CC := clang
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+BASE_CFLAGS += $(SAN)
+BASE_LDFLAGS += $(SAN)
+endif
+ifeq ($(VARIANT),static)
+CC := musl-gcc
+BASE_CFLAGS += -isystem $(MUSL_PREFIX)/kinc -I$(MUSL_PREFIX)/include
+BASE_LDFLAGS += -static -L$(MUSL_PREFIX)/lib
+endif
+
+ALL_CFLAGS = $(BASE_CFLAGS) $(WARN) $(CFLAGS)
+ALL_LDFLAGS = $(BASE_LDFLAGS) $(LDFLAGS)
+
+TOOLS := $(notdir $(wildcard cmd/*))
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/%.o)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPERS := $(HELPER_SRC:tests/helpers/%.c=$(B)/helpers/%)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNITS := $(UNIT_SRC:tests/unit/%.c=$(B)/unit/%)
+BINS := $(TOOLS:%=$(B)/bin/%)
+MAN_SRC := $(wildcard man/*.scd)
+MANS := $(MAN_SRC:man/%.scd=.build/man/%)
+FUZZ_SRC := $(wildcard tests/fuzz/*.c)
+FUZZERS := $(FUZZ_SRC:tests/fuzz/%.c=.build/fuzz/%)
+FUZZ_SECONDS ?= 20
+
+all: $(BINS) $(MANS)
+
+$(B)/common/%.o: common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/cmd/%.o: cmd/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/libcommon.a: $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+.SECONDEXPANSION:
+$(B)/bin/%: $$(addprefix $(B)/,$$(addsuffix .o,$$(basename $$(wildcard cmd/$$*/*.c)))) $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(B)/libcommon.a $(LIBS) -pthread
+
+$(B)/helpers/%: tests/helpers/%.c $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libcommon.a $(LIBS) -pthread
+
+$(B)/unit/%: tests/unit/%.c $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libcommon.a $(LIBS) -pthread
+
+.build/man/%: man/%.scd
+	@mkdir -p $(@D)
+	$(SCDOC) < $< > $@
+
+helpers: $(HELPERS)
+units: $(UNITS)
+
+# ---- tests ----
+deps:
+	@sh contrib/install-deps.sh check
+
+TEST_ENV = BORNE_BIN=$(CURDIR)/$(B)/bin BORNE_HELPERS=$(CURDIR)/$(B)/helpers \
+	BORNE_VARIANT=$(VARIANT) BORNE_TOP=$(CURDIR)
+TESTS ?= $(sort $(wildcard tests/t-*.sh))
+
+# Run the unit tests and the sh tests of one variant.
+test: $(BINS) $(HELPERS) $(UNITS)
+	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(UNITS) $(TESTS)
+
+check: deps
+	$(MAKE) WERROR=1 all helpers units
+	$(MAKE) WERROR=1 test
+	$(MAKE) WERROR=1 VARIANT=asan test
+	$(MAKE) static
+	$(MAKE) WERROR=1 VARIANT=static test TESTS="$(STATIC_TESTS)"
+	$(MAKE) fuzz-smoke
+
+# The static binaries are proven by the same tests as the dynamic ones,
+# tool by tool.
+STATIC_TESTS ?= $(TESTS)
+
+# ---- static (musl) ----
+$(MUSL_PREFIX)/.done: contrib/build-static-deps.sh
+	sh contrib/build-static-deps.sh $(CURDIR)/.build/musl
+
+static: $(MUSL_PREFIX)/.done
+	$(MAKE) VARIANT=static $(TOOLS:%=.build/static/bin/%) \
+	    $(HELPER_SRC:tests/helpers/%.c=.build/static/helpers/%)
+
+# ---- fuzzing (clang libFuzzer + ASan + UBSan) ----
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+.build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(COMMON_SRC) $(LIBS) -pthread
+
+fuzzers: $(FUZZERS)
+
+# Each fuzzer runs FUZZ_SECONDS on its seed corpus (tests/fuzz/<name>/).
+fuzz-smoke: $(FUZZERS)
+	@set -e; for f in $(FUZZERS); do \
+		n=$$(basename $$f); c=.build/fuzz/corpus-$$n; \
+		mkdir -p $$c; \
+		echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		    $$c tests/fuzz/seeds-$$n 2>.build/fuzz/$$n.log || \
+		    { tail -n 40 .build/fuzz/$$n.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units' .build/fuzz/$$n.log; \
+	done
+
+# ---- benchmarks (not tests) ----
+bench: all helpers
+	@set -e; for b in bench/*.sh; do \
+		echo "== $$b"; $(TEST_ENV) sh $$b; done
+
+demo: all helpers
+	$(TEST_ENV) sh contrib/demo.sh
+
+# ---- install ----
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	for t in $(TOOLS); do install -m 755 $(B)/bin/$$t $(DESTDIR)$(BINDIR)/$$t; done
+	for m in $(MANS); do s=$${m##*.}; \
+		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+uninstall:
+	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	for m in $(MANS); do s=$${m##*.}; \
+		rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
+
+clean:
+	rm -rf .build/dyn .build/asan .build/static .build/man .build/fuzz
+
+# Also drops the rebuilt musl libraries (slow to rebuild).
+distclean: clean
+	rm -rf .build
+
+format:
+	clang-format -i cmd/*/*.c common/*.[ch] tests/helpers/*.c tests/unit/*.c
+
+.PHONY: all helpers units deps test check static fuzzers fuzz-smoke bench \
+	demo install uninstall clean distclean format
+
+-include $(shell find .build -name '*.d' 2>/dev/null)

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: ISC */
+/* err: diagnostics on stderr, one write(2) per line, and exit codes. */
+#ifndef BORNE_ERR_H
+#define BORNE_ERR_H
+
+#include <stdarg.h>
+
+/* Exit codes shared by every tool (STYLE.md, "Errors and exit codes"). */
+enum {
+	EXIT_OK = 0,		/* success */
+	EXIT_NO = 1,		/* a definite "no" */
+	EXIT_USAGE = 2,		/* usage error or invalid input */
+	EXIT_TIMEOUT = 124,	/* payload timed out, tree killed */
+	EXIT_FAIL = 125,	/* chain-loader failed or refused */
+	EXIT_NOEXEC = 126,	/* payload could not be executed */
+	EXIT_NOTFOUND = 127,	/* payload not found */
+};
+
+/* Set the program name used as the prefix of every message. */
+void prog_set(const char *name);
+const char *prog_name(void);
+
+/* Set the exit code of die_usage() (2 by default; 125 for chain-loaders). */
+void usage_code_set(int code);
+
+/* "prog: message\n" in one write(2). */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: message: strerror(errno)\n". errno is preserved. */
+void warning_sys(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* warning() then exit(code). */
+_Noreturn void die(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* warning_sys() then exit(code). */
+_Noreturn void die_sys(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "prog: usage: USAGE\n" then exit with the usage code. */
+_Noreturn void die_usage(const char *usage);
+
+/* Format "prog: <fmt>[: strerror(e)]\n" into buf (always terminated);
+ * e < 0 means no errno part.  Used by the functions above and by code that
+ * must not allocate (between fork and exec). */
+void err_format(char *buf, unsigned long size, int e, const char *fmt,
+    va_list ap);
+
+#endif

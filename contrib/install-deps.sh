@@ -1,0 +1,48 @@
+#!/bin/sh
+# install-deps.sh: install the Debian packages borne needs to build, test
+# and benchmark.  Idempotent: only missing packages are installed, and each
+# one is named before it is installed.  Needs root; as another user it only
+# lists what is missing and exits 1 if anything is.
+#
+# usage: contrib/install-deps.sh [build|check|static|vm|all]
+set -eu
+
+set_build="gcc make pkgconf libseccomp-dev libcap-dev nettle-dev libjansson-dev scdoc"
+set_check="$set_build clang libclang-rt-14-dev perl attr libcap2-bin jq strace util-linux \
+	bubblewrap docker.io busybox-static"
+set_static="musl-tools musl-dev gperf m4 dpkg-dev autoconf automake libtool \
+	linux-libc-dev file"
+set_vm="qemu-system-x86 busybox-static cpio gzip"
+set_bench="hyperfine openssl coreutils findutils"
+
+what=${1:-all}
+case $what in
+build)	pkgs=$set_build ;;
+check)	pkgs="$set_check $set_static $set_vm" ;;
+static)	pkgs="$set_build $set_static" ;;
+vm)	pkgs="$set_build $set_static $set_vm" ;;
+bench)	pkgs="$set_check $set_bench" ;;
+all)	pkgs="$set_check $set_static $set_vm $set_bench" ;;
+*)	echo "install-deps.sh: unknown set: $what" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $pkgs; do
+	s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$s" = installed ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: missing Debian packages (run as root to install):$missing" >&2
+	exit 1
+fi
+echo "install-deps.sh: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt_get() { apt-get -o DPkg::Lock::Timeout=600 "$@"; }
+# A fresh machine may have no package lists yet; refresh once if an install
+# fails for want of them.
+if ! apt_get install -y --no-install-recommends $missing >&2; then
+	apt_get update >&2
+	apt_get install -y --no-install-recommends $missing >&2
+fi

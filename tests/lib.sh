@@ -1,0 +1,115 @@
+# tests/lib.sh: TAP helpers for the sh tests, sourced by tests/t-*.sh.
+#
+#   ok DESC CMD...          pass when CMD exits 0
+#   t_exit CODE DESC CMD... pass when CMD exits CODE; its stdout and
+#                           stderr are kept in $OUT and $ERR
+#   t_grep DESC RE FILE     pass when FILE has a line matching RE (ERE)
+#   t_nogrep DESC RE FILE   pass when no line of FILE matches RE
+#   t_eq DESC GOT WANT      pass when the two strings are equal
+#   pass DESC / fail DESC   record a result directly
+#   skip DESC REASON        a loud skip (a failure when CI=true)
+#   need_root, need_landlock, need_cgroup2, need_cmd CMD
+#                           skip the rest of the file loudly when missing
+#   done_testing            print the plan; exit non-zero on any failure
+#
+# Binaries come from $BORNE_BIN, probe helpers from $BORNE_HELPERS (set by
+# make test), so the same scripts prove the dyn, asan and static builds.
+
+set -u
+T_N=0
+T_FAIL=0
+T_TOP=${BORNE_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+BIN=${BORNE_BIN:-$T_TOP/.build/dyn/bin}
+HELP=${BORNE_HELPERS:-$T_TOP/.build/dyn/helpers}
+VARIANT=${BORNE_VARIANT:-dyn}
+export PATH="$BIN:$PATH"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/borne-test.XXXXXX")
+OUT=$TMP/.out
+ERR=$TMP/.err
+T_CLEANUP=
+trap 't_cleanup' EXIT
+trap 'exit 130' INT TERM
+
+t_cleanup() {
+	[ -n "$T_CLEANUP" ] && eval "$T_CLEANUP"
+	rm -rf "$TMP"
+}
+
+# at_exit CMD: run CMD (a string) when the test file ends.
+at_exit() { T_CLEANUP="$1${T_CLEANUP:+; $T_CLEANUP}"; }
+
+pass() { T_N=$((T_N + 1)); echo "ok $T_N - $1"; }
+fail() {
+	T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1))
+	echo "not ok $T_N - $1"
+}
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+diag_file() { [ -s "$1" ] && head -n "${2:-20}" "$1" | sed 's/^/#   /'; return 0; }
+
+skip() {
+	if [ "${CI:-}" = true ]; then
+		fail "$1 # skipped on CI: $2 (a skip on CI is a gap)"
+	else
+		T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"
+	fi
+}
+
+ok() {
+	desc=$1; shift
+	if "$@" >"$OUT" 2>"$ERR"; then pass "$desc"; else
+		fail "$desc"; diag "command: $*"; diag_file "$ERR"; fi
+}
+
+t_exit() {
+	want=$1; desc=$2; shift 2
+	"$@" >"$OUT" 2>"$ERR"; got=$?
+	if [ "$got" -eq "$want" ]; then pass "$desc"; else
+		fail "$desc"; diag "command: $*" "exit $got, wanted $want"
+		diag_file "$ERR"; fi
+}
+
+t_grep() {
+	if grep -Eq -- "$2" "$3"; then pass "$1"; else
+		fail "$1"; diag "no line matches /$2/ in:"; diag_file "$3"; fi
+}
+
+t_nogrep() {
+	if grep -Eq -- "$2" "$3"; then
+		fail "$1"; diag "unexpected match of /$2/ in:"; diag_file "$3"
+	else pass "$1"; fi
+}
+
+t_eq() {
+	if [ "$2" = "$3" ]; then pass "$1"; else
+		fail "$1"; diag "got:  '$2'" "want: '$3'"; fi
+}
+
+# Skip the remainder of the file (every later test) with a loud reason.
+skip_all() {
+	if [ "${CI:-}" = true ]; then
+		fail "prerequisite: $1 (a skip on CI is a gap)"
+		done_testing
+	fi
+	echo "# SKIP: $1" >&2
+	echo "1..0 # SKIP $1"
+	T_N=-1
+	exit 0
+}
+
+need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root"; }
+need_cmd() { command -v "$1" >/dev/null 2>&1 || skip_all "needs $1"; }
+need_landlock() {
+	[ -x "$HELP/landlock-abi" ] || skip_all "no landlock-abi helper"
+	v=$("$HELP/landlock-abi" 2>/dev/null) || v=0
+	[ "${v:-0}" -ge "${1:-1}" ] || skip_all "needs Landlock ABI ${1:-1} (have $v)"
+}
+need_cgroup2() {
+	grep -q ' - cgroup2 ' /proc/self/mountinfo || skip_all "needs a cgroup2 mount"
+}
+
+done_testing() {
+	[ "$T_N" -lt 0 ] && exit 0
+	echo "1..$T_N"
+	[ "$T_FAIL" -eq 0 ] || exit 1
+	exit 0
+}
