@@ -70,6 +70,33 @@ struct plan {
 	int has_prompt;
 	unsigned char *prompt;	/* delivered as the payload's stdin */
 	size_t prompt_len;
+
+	uint8_t digest[32];	/* SHA-256 of the encoded plan (set by decode) */
 };
+
+/* Every function below that can fail writes a one-line message naming the
+ * offending field into err (errlen bytes, NUL-terminated), e.g.
+ * "line 12: connect-tcp 443 without the tcp socket right". */
+
+/* Decode and fully validate one encoded plan (exactly len bytes: trailing
+ * bytes are an error).  Never allocates from an unchecked length.
+ * Returns 0, or -1 (errno EINVAL; *p left empty) with err set. */
+int plan_decode(const unsigned char *buf, size_t len, struct plan *p,
+    char *err, size_t errlen);
+
+/* Read one plan from fd until EOF, refusing more than the documented total
+ * bound, then plan_decode() it.  Returns 0, or -1 with err set. */
+int plan_read_fd(int fd, struct plan *p, char *err, size_t errlen);
+
+/* Check every field and every contradiction (the rules of launchplan(5)).
+ * Returns 0, or -1 with err set. */
+int plan_validate(const struct plan *p, char *err, size_t errlen);
+
+/* Canonical encoding of a valid plan into a malloc'd buffer.
+ * Returns 0, or -1 with errno (EINVAL: plan invalid; ENOMEM). */
+int plan_encode(const struct plan *p, unsigned char **out, size_t *outlen);
+
+/* Release everything a decoded or built plan owns; *p becomes empty. */
+void plan_free(struct plan *p);
 
 #endif
