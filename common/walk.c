@@ -293,13 +293,14 @@ read_dir(struct walk *w, struct dnode *n, char *buf, size_t bufsz)
 			if (nm[0] == '.' && (nm[1] == '\0' ||
 			    (nm[1] == '.' && nm[2] == '\0')))
 				continue;
-			atomic_fetch_add_explicit(&w->scanned, 1,
-			    memory_order_relaxed);
 			if (++since >= CHECK_EVERY) {
+				/* One shared counter update per batch. */
+				atomic_fetch_add_explicit(&w->scanned, since,
+				    memory_order_relaxed);
 				since = 0;
 				over_budget(w);
 				if (atomic_load(&w->stop))
-					return;
+					return;	/* counted above */
 			}
 			if (t == DT_DIR) {
 				if (push(w, n, nm, strlen(nm)) == -1)
@@ -339,6 +340,7 @@ read_dir(struct walk *w, struct dnode *n, char *buf, size_t bufsz)
 			ops->ent(w->ctx, &e);
 		}
 	}
+	atomic_fetch_add_explicit(&w->scanned, since, memory_order_relaxed);
 	if (got == -1)
 		ops->error(w->ctx, n->path, "", errno, "read");
 }
@@ -460,6 +462,9 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 		return -1;
 	if (!S_ISDIR(st.stx_mode))
 		return errno = ENOTDIR, -1;
+	/* The same fd may be walked twice (restore, then strip). */
+	if (lseek(rootfd, 0, SEEK_SET) == -1)
+		return -1;
 	start = last = now_ns();
 	w.deadline = budget_ns ? start + budget_ns : 0;
 	pthread_mutex_init(&w.mu, NULL);

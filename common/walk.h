@@ -55,7 +55,7 @@ enum walk_result {
 	WALK_BUDGET = 1,	/* the budget ran out; the walk stopped early */
 };
 
-/* Walk the directory open as rootfd (not closed) with nthreads workers
+/* Walk the directory open as rootfd (not closed; read from its start) with nthreads workers
  * (1..16) until done or budget_ns (0: none) has passed.  Callbacks run
  * concurrently on the worker threads.  *scanned receives the number of
  * entries read.  Returns a walk_result, or -1 with errno when the walk
