@@ -39,20 +39,29 @@ esc_name(const char *s, char *out, size_t outsz)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t o = 0, n;
+	size_t o = 0, n, need = 1, room;
 
 	if (outsz == 0)
 		return errno = ENAMETOOLONG, -1;
+	/* First the length, so that a result that fits is never cut. */
+	while (*p != '\0') {
+		n = utf8_len(p);
+		need += n > 0 ? n : 4;
+		p += n > 0 ? n : 1;
+	}
+	p = (const unsigned char *)s;
+	/* When it does not fit, keep room for "..." and the NUL. */
+	room = need <= outsz ? outsz - 1 : outsz >= 4 ? outsz - 4 : 0;
 	while (*p != '\0') {
 		n = utf8_len(p);
 		if (n > 0) {
-			if (o + n + 4 > outsz)
+			if (o + n > room)
 				goto trunc;
 			memcpy(out + o, p, n);
 			o += n;
 			p += n;
 		} else {
-			if (o + 4 + 4 > outsz)
+			if (o + 4 > room)
 				goto trunc;
 			out[o++] = '\\';
 			out[o++] = 'x';
