@@ -72,7 +72,9 @@ int walk_statx(int dirfd, const char *path, int flags, unsigned mask,
 /* Choose, once, the system calls used below: openat2 is required (-1 with
  * ENOSYS without it); fchmodat2 with AT_EMPTY_PATH, getxattrat and
  * removexattrat are used when the kernel has them, /proc/self/fd/N paths
- * otherwise.  Returns 0, or -1 with errno. */
+ * otherwise (also when the environment has BORNE_WALK_FALLBACK, so that
+ * tests can prove the fallbacks on a new kernel).  Returns 0, or -1 with
+ * errno. */
 int walk_probe(void);
 
 /* A short text naming the calls chosen by walk_probe(). */

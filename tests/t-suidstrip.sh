@@ -17,6 +17,7 @@ need_cmd setcap
 need_cmd getfattr
 need_cmd jq
 need_cmd script
+need_cmd strace
 [ -x "$HELP/swapper" ] && [ -x "$HELP/mkmany" ] && [ -x "$HELP/fcapset" ] ||
 	skip_all "helpers not built (make helpers)"
 
@@ -150,6 +151,28 @@ ok "nothing outside changed through the symlinks" \
 	cmp -s "$TMP/outside.before" "$TMP/outside.after"
 rm "$T/a/hardlink"
 t_exit 0 "a second --check is clean" "$S" --check "$T"
+
+# ---- the same strip with the older kernels' calls (/proc/self/fd) ----
+F=$W/fallback
+mkdir -p "$F/d"
+: >"$F/d/su"; chmod 4750 "$F/d/su"; setcap cap_net_raw+ep "$F/d/su"
+: >"$F/d/cap"; "$HELP/fcapset" "$F/d/cap" 3 1000
+ln -s "$O/victim" "$F/d/sl"
+state "$O" >"$TMP/outside.before"
+t_exit 1 "fallback: --check finds both" env BORNE_WALK_FALLBACK=1 "$S" --check "$F"
+t_grep "fallback: the v3 capability read" "d/cap: .*rootid=1000" "$OUT"
+t_exit 0 "fallback: strip" env BORNE_WALK_FALLBACK=1 strace -f -o "$TMP/fb.trace" \
+	"$S" "$F"
+t_eq "fallback: mode stripped" "$(stat -c %a "$F/d/su")" "750"
+t_eq "fallback: capabilities removed" "$(getcap -r "$F")" ""
+t_grep "fallback: chmod went through /proc/self/fd" 'chmod\("/proc/self/fd/[0-9]+", 0?750\)' \
+	"$TMP/fb.trace"
+t_grep "fallback: removexattr went through /proc/self/fd" \
+	'removexattr\("/proc/self/fd/[0-9]+", "security.capability"\)' "$TMP/fb.trace"
+t_grep "fallback: lgetxattr read through /proc/self/fd/DIR/NAME" \
+	'lgetxattr\("/proc/self/fd/[0-9]+/su", "security.capability"' "$TMP/fb.trace"
+state "$O" >"$TMP/outside.after"
+ok "fallback: nothing outside changed" cmp -s "$TMP/outside.before" "$TMP/outside.after"
 
 # ---- --chown ----
 C=$W/c
