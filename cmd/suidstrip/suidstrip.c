@@ -89,7 +89,8 @@ disp_path(const struct target *t, const char *dpath, const char *name,
 
 	rel_path(dpath, name, rel, sizeof rel);
 	if (rel[0] != '\0')
-		snprintf(full, sizeof full, "%s/%s", t->base, rel);
+		snprintf(full, sizeof full, "%s/%s",
+		    strcmp(t->base, "/") == 0 ? "" : t->base, rel);
 	else
 		snprintf(full, sizeof full, "%s", t->base);
 	esc_name(full, out, size);
@@ -1119,6 +1120,10 @@ main(int argc, char *argv[])
 		free(t->base);
 	}
 	free(tg);
+	for (c = 0; c < within.n; c++)
+		free(within.v[c]);
+	for (c = 0; c < guard.n; c++)
+		free(guard.v[c]);
 	if (opt.mode == MODE_CHECK && found)
 		rc = EXIT_NO;
 	if (fflush(stdout) == EOF || ferror(stdout))
