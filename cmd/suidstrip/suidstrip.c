@@ -928,8 +928,10 @@ main(int argc, char *argv[])
 
 	prog_set("suidstrip");
 	opt.budget = 10;
+	/* Two workers a CPU, 2 to 4: the walk is system-call bound, and with
+	 * a cold cache a spare worker keeps the disk busy. */
 	np = sysconf(_SC_NPROCESSORS_ONLN);
-	opt.jobs = np < 2 ? 2 : np > 4 ? 4 : (int)np;
+	opt.jobs = np < 1 ? 2 : np >= 2 ? 4 : 2;
 	while ((c = getopt_long(argc, argv, "+hn", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
