@@ -162,16 +162,17 @@ ln -s "$O/victim" "$F/d/sl"
 state "$O" >"$TMP/outside.before"
 t_exit 1 "fallback: --check finds both" env BORNE_WALK_FALLBACK=1 "$S" --check "$F"
 t_grep "fallback: the v3 capability read" "d/cap: .*rootid=1000" "$OUT"
-# (LeakSanitizer cannot run under ptrace.)
+# (LeakSanitizer cannot run under ptrace.  With several threads strace may
+# split a call into "<unfinished ...>" and "resumed": match its start only.)
 t_exit 0 "fallback: strip" env BORNE_WALK_FALLBACK=1 \
 	ASAN_OPTIONS=detect_leaks=0 strace -f -o "$TMP/fb.trace" \
 	"$S" "$F"
 t_eq "fallback: mode stripped" "$(stat -c %a "$F/d/su")" "750"
 t_eq "fallback: capabilities removed" "$(getcap -r "$F")" ""
-t_grep "fallback: chmod went through /proc/self/fd" 'chmod\("/proc/self/fd/[0-9]+", 0?750\)' \
+t_grep "fallback: chmod went through /proc/self/fd" 'chmod\("/proc/self/fd/[0-9]+", 0?750' \
 	"$TMP/fb.trace"
 t_grep "fallback: removexattr went through /proc/self/fd" \
-	'removexattr\("/proc/self/fd/[0-9]+", "security.capability"\)' "$TMP/fb.trace"
+	'removexattr\("/proc/self/fd/[0-9]+", "security.capability"' "$TMP/fb.trace"
 t_grep "fallback: lgetxattr read through /proc/self/fd/DIR/NAME" \
 	'lgetxattr\("/proc/self/fd/[0-9]+/su", "security.capability"' "$TMP/fb.trace"
 state "$O" >"$TMP/outside.after"
