@@ -839,6 +839,8 @@ dec_tokens(struct dec *d, size_t n, char tok[][24])
 	if (d->vn == 0)
 		return derr(d, "missing value");
 	for (i = 0; i <= d->vn; i++) {
+		if (i < d->vn && (d->v[i] < 0x20 || d->v[i] >= 0x7f))
+			return derr(d, "byte outside printable ASCII");
 		if (i < d->vn && d->v[i] != ' ')
 			continue;
 		if (i == start)
@@ -1130,7 +1132,7 @@ plan_decode(const unsigned char *buf, size_t len, struct plan *p,
 {
 	struct dec d = { NULL, 0, 1, NULL, err, errlen };
 	size_t pos, mlen = sizeof(PLAN_MAGIC) - 1;
-	int last = -1, seen_end = 0;
+	int last = -1, seen_end = 0, seen_mode = 0;
 	const unsigned char *nl;
 
 	memset(p, 0, sizeof(*p));
@@ -1193,6 +1195,7 @@ plan_decode(const unsigned char *buf, size_t len, struct plan *p,
 			goto fail;
 		}
 		last = k;
+		seen_mode |= k == K_MODE;
 		if (kl < ll) {
 			d.v = buf + pos + kl + 1;
 			d.vn = ll - kl - 1;
@@ -1213,7 +1216,7 @@ plan_decode(const unsigned char *buf, size_t len, struct plan *p,
 		pos += ll + 1;
 	}
 	d.key = NULL;
-	if (p->program == NULL || p->argc == 0 || last < K_MODE) {
+	if (p->program == NULL || p->argc == 0 || !seen_mode) {
 		derr(&d, "end: missing %s", p->program == NULL ? "program" :
 		    p->argc == 0 ? "arg (argv[0])" : "mode");
 		goto fail;
