@@ -103,6 +103,11 @@ printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nmode strict\nend\n' \
 	>"$TMP/min.plan"
 ok "minimal plan is exactly the documented text" \
 	cmp "$TMP/min.out" "$TMP/min.plan"
+t_exit 0 "--argv0" $P --argv0 make -- /usr/bin/make -C build
+t_grep "argv0 replaces argv[0]" '^arg make$' "$OUT"
+t_grep "program stays the path" '^program /usr/bin/make$' "$OUT"
+refuse "--argv0 twice" '--argv0: given twice' \
+	$P --argv0 a --argv0 b -- /bin/true
 t_exit 0 "timeout 500ms" $P --timeout 500ms -- /bin/true
 t_grep "500ms in the plan" '^timeout-ms 500$' "$OUT"
 t_exit 0 "timeout bare seconds" $P --timeout 7 -- /bin/true

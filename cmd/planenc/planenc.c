@@ -23,13 +23,14 @@
 	"\t[--memory-max SIZE] [--pids-max N] [--cpu-max QUOTA[/PERIOD]]\n" \
 	"\t[--timeout DURATION] [--uid UID] [--gid GID] [--sha256 HEX]\n" \
 	"\t[--prompt-file FILE] [--ack-daemon NAME] [--keep-fd FD]\n"	\
-	"\t[--strict | --degrade] -- PROGRAM [ARG...]\n"		\
+	"\t[--argv0 NAME] [--strict | --degrade] -- PROGRAM [ARG...]\n"		\
 	"       planenc --decode | --check | --reencode"
 
 enum {
 	O_RO = 256, O_RW, O_ROX, O_UNIX, O_TCP, O_CONNECT, O_BIND, O_ENV,
 	O_SETENV, O_RLIMIT, O_MEMORY, O_PIDS, O_CPU, O_TIMEOUT, O_UID, O_GID,
-	O_SHA256, O_PROMPT, O_ACK, O_KEEP, O_STRICT, O_DEGRADE, O_DECODE,
+	O_SHA256, O_PROMPT, O_ACK, O_KEEP, O_STRICT, O_DEGRADE, O_ARGV0,
+	O_DECODE,
 	O_CHECK, O_REENCODE,
 };
 
@@ -56,6 +57,7 @@ static const struct option longopts[] = {
 	{ "keep-fd", required_argument, NULL, O_KEEP },
 	{ "strict", no_argument, NULL, O_STRICT },	/* the default */
 	{ "degrade", no_argument, NULL, O_DEGRADE },
+	{ "argv0", required_argument, NULL, O_ARGV0 },	/* argv[0] */
 	{ "decode", no_argument, NULL, O_DECODE },	/* stdin -> JSON */
 	{ "check", no_argument, NULL, O_CHECK },	/* stdin: validate */
 	{ "reencode", no_argument, NULL, O_REENCODE },	/* stdin -> stdout */
@@ -215,7 +217,7 @@ main(int argc, char *argv[])
 {
 	struct plan p;
 	char err[512];
-	char **envnames = NULL, *prompt_file = NULL;
+	char **envnames = NULL, *prompt_file = NULL, *argv0 = NULL;
 	size_t nenvnames = 0, i;
 	int c, op = 0, building = 0;
 
@@ -225,7 +227,7 @@ main(int argc, char *argv[])
 		uint64_t v;
 		char *sep;
 
-		building |= c >= O_RO && c <= O_DEGRADE;
+		building |= c >= O_RO && c <= O_ARGV0;
 		switch (c) {
 		case O_RO:
 		case O_RW:
@@ -361,6 +363,11 @@ main(int argc, char *argv[])
 		case O_DEGRADE:
 			p.mode = PLAN_DEGRADE;
 			break;
+		case O_ARGV0:
+			if (argv0 != NULL)
+				die(EXIT_USAGE, "--argv0: given twice");
+			argv0 = optarg;
+			break;
 		case O_DECODE:
 		case O_CHECK:
 		case O_REENCODE:
@@ -419,7 +426,8 @@ main(int argc, char *argv[])
 	if ((p.argv = calloc(p.argc + 1, sizeof(char *))) == NULL)
 		die_sys(EXIT_USAGE, "out of memory");
 	for (i = 0; i < p.argc; i++)
-		p.argv[i] = xstrdup(argv[optind + (int)i]);
+		p.argv[i] = xstrdup(i == 0 && argv0 ? argv0 :
+		    argv[optind + (int)i]);
 	/* Resolve --env now, from the caller's environment. */
 	for (i = 0; i < nenvnames; i++) {
 		const char *n = envnames[i], *why, *v;
