@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* libFuzzer target: plan_decode() of arbitrary bytes must fail cleanly or
- * give a plan whose canonical encoding is exactly the input. */
+ * give a plan whose canonical encoding is exactly the input.
+ * Longer local runs: .build/fuzz/plan -dict=tests/fuzz/plan.dict
+ *     -max_total_time=600 CORPUS_DIR tests/fuzz/seeds-plan */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
