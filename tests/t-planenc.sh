@@ -232,6 +232,14 @@ set --
 i=0; while [ $i -le 256 ]; do set -- "$@" --setenv "V$i=x"; i=$((i + 1)); done
 refuse "257 env entries" 'env: more than 256' $P "$@" -- /bin/true
 set --
+i=3; while [ $i -le 67 ]; do set -- "$@" --keep-fd $i; i=$((i + 1)); done
+refuse "65 kept descriptors" 'keep-fd: more than 64' $P "$@" -- /bin/true
+set --
+i=1; while [ $i -le 4096 ]; do set -- "$@" x; i=$((i + 1)); done
+refuse "4097 arguments" 'arg: more than 4096 arguments' $P -- /bin/true "$@"
+shift
+t_exit 0 "4096 arguments (argv[0] included) accepted" $P -- /bin/true "$@"
+set --
 
 # ---- hostile plans: the decoder applies the same rules ----
 # hostile DESC FIELD-RE LINES...: a plan with LINES before "mode strict".
