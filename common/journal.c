@@ -293,6 +293,21 @@ vend(struct vstate *st, const char *rest, size_t n, uint64_t off)
 
 	if (v->status != JOURNAL_OK)
 		return;
+	/* A witnessed record is durable: if it is missing, that is not a
+	 * crash but truncation, torn tail or not. */
+	if (!st->from_ok) {
+		v->status = JOURNAL_BAD;
+		v->bad_seq = st->from->seq;
+		v->bad_off = off;
+		if (st->from->seq == 0)
+			snprintf(v->why, sizeof(v->why),
+			    "--from 0 needs the all-zero hash");
+		else
+			snprintf(v->why, sizeof(v->why), "record %llu of the "
+			    "--from head is missing: the journal was truncated",
+			    (unsigned long long)st->from->seq);
+		return;
+	}
 	if (n > 0) {
 		h = snprintf(hdr, sizeof(hdr),
 		    "{\"seq\":%llu,\"prev\":\"%s\",\"time\":\"",
@@ -314,18 +329,6 @@ vend(struct vstate *st, const char *rest, size_t n, uint64_t off)
 		snprintf(v->why, sizeof(v->why), "torn tail: %zu bytes of an "
 		    "unterminated record", n);
 		return;
-	}
-	if (!st->from_ok) {
-		v->status = JOURNAL_BAD;
-		v->bad_seq = st->from->seq;
-		v->bad_off = off;
-		if (st->from->seq == 0)
-			snprintf(v->why, sizeof(v->why),
-			    "--from 0 needs the all-zero hash");
-		else
-			snprintf(v->why, sizeof(v->why), "record %llu of the "
-			    "--from head is missing: the journal was truncated",
-			    (unsigned long long)st->from->seq);
 	}
 }
 
