@@ -356,9 +356,9 @@ journal_verify_buf(const void *buf, size_t len, unsigned flags,
 
 /* Shortest possible record line: {"seq":1,...,"time":"0","event":{}}\n */
 #define LINE_MIN 100
-#define PAR_LINES ((VBUF + JOURNAL_RECORD_MAX) / LINE_MIN + 1)
 
 struct par {
+	size_t max;		/* lines the arrays hold */
 	size_t *start, *len;
 	const char **prev;
 	uint8_t (*dig)[SHA256_LEN];
@@ -401,7 +401,7 @@ vfeed_par(struct vstate *st, struct par *pa, const char *buf, size_t len,
 	int pend = 0, threaded;
 
 	/* phase 1: shape, seq, --deep; stop at the first problem */
-	while (p < end && k < PAR_LINES &&
+	while (p < end && k < pa->max &&
 	    (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 		size_t n = (size_t)(nl - p) + 1;
 
@@ -490,14 +490,20 @@ verify_upto(int fd, uint64_t limit, unsigned flags,
 	uint64_t off = 0;
 	size_t have = 0, used;
 	struct par pa;
+	size_t bufsz;
 	char *buf;
 	ssize_t r = 0;
 
-	buf = malloc(VBUF + JOURNAL_RECORD_MAX);
-	pa.start = malloc(PAR_LINES * sizeof(*pa.start));
-	pa.len = malloc(PAR_LINES * sizeof(*pa.len));
-	pa.prev = malloc(PAR_LINES * sizeof(*pa.prev));
-	pa.dig = malloc(PAR_LINES * sizeof(*pa.dig));
+	/* small journals get small buffers */
+	bufsz = VBUF + JOURNAL_RECORD_MAX;
+	if (limit < bufsz)
+		bufsz = (size_t)limit + 1;
+	pa.max = bufsz / LINE_MIN + 1;
+	buf = malloc(bufsz);
+	pa.start = malloc(pa.max * sizeof(*pa.start));
+	pa.len = malloc(pa.max * sizeof(*pa.len));
+	pa.prev = malloc(pa.max * sizeof(*pa.prev));
+	pa.dig = malloc(pa.max * sizeof(*pa.dig));
 	if (buf == NULL || pa.start == NULL || pa.len == NULL ||
 	    pa.prev == NULL || pa.dig == NULL) {
 		free(buf);
@@ -509,7 +515,7 @@ verify_upto(int fd, uint64_t limit, unsigned flags,
 	}
 	vinit(&st, flags, from, v);
 	for (;;) {
-		size_t want = VBUF + JOURNAL_RECORD_MAX - have;
+		size_t want = bufsz - have;
 
 		if ((uint64_t)want > limit - (off + have))
 			want = (size_t)(limit - (off + have));
