@@ -123,6 +123,17 @@ static: $(MUSL_PREFIX)/.done
 	    $(HELPER_SRC:tests/helpers/%.c=.build/static/helpers/%) \
 	    $(UNIT_SRC:tests/unit/%.c=.build/static/unit/%)
 
+# ---- VM tier: the static build on Debian's own kernels, in qemu ----
+# tests/vm/kernels.sh fetches each series' kernel image (never installed),
+# tests/vm/run.sh boots it on a busybox initramfs with a pure cgroup v2
+# hierarchy and writes the guest's TAP to .build/vm/SERIES.tap.
+VM_KERNELS ?= 6.1 6.12
+check-vm: static
+	@sh contrib/install-deps.sh vm
+	sh tests/vm/kernels.sh .build/vm $(VM_KERNELS)
+	@set -e; for k in $(VM_KERNELS); do sh tests/vm/run.sh .build/vm $$k; done
+	$(PROVE) $(PROVE_FLAGS) -e cat $(VM_KERNELS:%=.build/vm/%.tap)
+
 # ---- fuzzing (clang libFuzzer + ASan + UBSan) ----
 FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -175,7 +186,7 @@ distclean: clean
 format:
 	clang-format -i cmd/*/*.c common/*.[ch] tests/helpers/*.c tests/unit/*.c
 
-.PHONY: all helpers units deps test check static fuzzers fuzz-smoke bench \
+.PHONY: all helpers units deps test check check-vm static fuzzers fuzz-smoke bench \
 	demo install uninstall clean distclean format
 
 -include $(shell find .build -name '*.d' 2>/dev/null)
