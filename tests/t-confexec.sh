@@ -9,7 +9,6 @@
 need_root
 need_landlock 4
 need_cgroup2
-need_cmd python3
 need_cmd unshare
 
 CX=$BIN/confexec
@@ -88,26 +87,22 @@ cg_list() { ls -1 "$CGDIR" | grep '^borne-' | sort; }
 cg_list >"$TMP/cg.before"
 
 # ---- the two-layer proof ----------------------------------------------
-t_exit 0 "tcp granted, no port: runs" cxp "socket tcp" -- "$E" escape tcp-udp 9
+t_exit 0 "tcp granted, no port: runs" cxp "socket tcp" -- "$E" tcp-udp 9
 t_grep "connect to 127.0.0.1:9 refused by Landlock (EACCES)" \
 	'^connect:EACCES' "$OUT"
 t_grep "UDP refused earlier, at socket(), by seccomp (EPERM)" \
 	'udp:EPERM$' "$OUT"
-python3 -c '
-import socket, sys
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
-open(sys.argv[1], "w").write(str(s.getsockname()[1]))
-import time; time.sleep(30)' "$TMP/port" &
+"$E" listen "$TMP/port" &
 LPID=$!
 at_exit "kill $LPID 2>/dev/null"
-for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$TMP/port" ] && break; sleep 0.1; done
+for i in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 PORT=$(cat "$TMP/port")
 t_exit 0 "connect to a granted port" \
-	cxp "socket tcp" "connect-tcp $PORT" -- "$E" escape connect "$PORT"
+	cxp "socket tcp" "connect-tcp $PORT" -- "$E" connect "$PORT"
 t_grep "granted port connects" '^OK$' "$OUT"
-t_exit 0 "same port, not granted" cxp "socket tcp" -- "$E" escape connect "$PORT"
+t_exit 0 "same port, not granted" cxp "socket tcp" -- "$E" connect "$PORT"
 t_grep "ungranted listening port: EACCES" '^EACCES$' "$OUT"
-t_exit 0 "bind without bind-tcp" cxp "socket tcp" -- "$E" escape bind 0
+t_exit 0 "bind without bind-tcp" cxp "socket tcp" -- "$E" bind 0
 t_grep "bind to an ungranted port: EACCES" '^EACCES$' "$OUT"
 
 # ---- filesystem --------------------------------------------------------
@@ -116,14 +111,10 @@ echo data >"$TMP/ro/f"
 echo secret >"$TMP/none/secret"
 cp /bin/true "$TMP/ro/true"
 cp /bin/true "$TMP/x/true"
-FS="ro $TMP/ro|rw $TMP/rw|rox $TMP/x"
-cxfs() {
-	( IFS='|'; set -- $FS; unset IFS; cxp "$@" -- "$E" escape "$@" )
-}
 cxfs_run() { # cxfs_run ESCAPE-ARGS...
 	plan=$TMP/.plan
 	( IFS='
-'; set -- $(base) "ro $TMP/ro" "rw $TMP/rw" "rox $TMP/x" -- "$E" escape "$@"
+'; set -- $(base) "ro $TMP/ro" "rw $TMP/rw" "rox $TMP/x" -- "$E" "$@"
 	unset IFS; mkplan "$@" ) >"$plan"
 	"$CX" <"$plan"
 }
@@ -150,7 +141,7 @@ t_eq "and it printed nothing (exec replaced the helper)" "$(cat "$OUT")" ""
 # ---- always-denied syscalls (seccomp) -----------------------------------
 deny() { # deny WANT DESC ESCAPE-ARGS...
 	want=$1; desc=$2; shift 2
-	cxp -- "$E" escape "$@" >"$OUT" 2>"$ERR"
+	cxp -- "$E" "$@" >"$OUT" 2>"$ERR"
 	t_eq "$desc" "$(cat "$OUT")" "$want"
 }
 deny EPERM "ptrace: EPERM" ptrace
@@ -170,11 +161,23 @@ deny OK "pthread_create still works (libc falls back to clone)" pthread
 deny EPERM "io_uring_setup: EPERM" io_uring
 deny EPERM "bpf: EPERM" bpf
 deny EPERM "mount: EPERM" mount
-t_exit 159 "i386 int 0x80: killed by SIGSYS (128+31)" cxp -- "$E" escape int80
+# i386 entry: when this kernel runs int 0x80 (the control returns), the
+# filter must kill it with SIGSYS; when the kernel has the 32-bit entry
+# disabled (ia32_emulation off: int 0x80 faults with SIGSEGV before any
+# syscall, outside as inside), the filter is never reached and the test
+# asserts that the payload still cannot make the call.
+"$E" int80 >"$TMP/int80.out" 2>&1
+if grep -q '^int80 returned' "$TMP/int80.out"; then
+	t_exit 159 "i386 int 0x80: killed by SIGSYS (128+31)" cxp -- "$E" int80
+else
+	diag "this kernel has no i386 entry (int 0x80 faults outside too)"
+	t_exit 139 "i386 int 0x80: no 32-bit entry here, SIGSEGV (128+11)" \
+		cxp -- "$E" int80
+fi
 t_eq "int 0x80 never returned" "$(cat "$OUT")" ""
 # This kernel has no x32 ABI (the call would be ENOSYS without the filter,
 # see the control below); the filter kills it before the kernel looks.
-t_exit 159 "x32 syscall number: killed by SIGSYS" cxp -- "$E" escape x32
+t_exit 159 "x32 syscall number: killed by SIGSYS" cxp -- "$E" x32
 # Controls: the same probes outside confexec get other answers, so the
 # answers above come from the boundary.
 "$E" clone3 >"$OUT" 2>&1
@@ -183,14 +186,12 @@ t_eq "control: clone3 outside works" "$(cat "$OUT")" OK
 t_eq "control: io_uring_setup outside works" "$(cat "$OUT")" OK
 "$E" x32 >"$OUT" 2>&1
 t_eq "control: x32 outside is ENOSYS on this kernel" "$(cat "$OUT")" ENOSYS
-"$E" int80 >"$OUT" 2>&1
-t_grep "control: int 0x80 outside returns" '^int80 returned [0-9]+$' "$OUT"
 
 # ---- socket shapes -------------------------------------------------------
 sock() { # sock WANT DESC GRANT ESCAPE-ARGS...
 	want=$1; desc=$2; g=$3; shift 3
-	if [ -n "$g" ]; then cxp "$g" -- "$E" escape "$@"
-	else cxp -- "$E" escape "$@"; fi >"$OUT" 2>"$ERR"
+	if [ -n "$g" ]; then cxp "$g" -- "$E" "$@"
+	else cxp -- "$E" "$@"; fi >"$OUT" 2>"$ERR"
 	t_eq "$desc" "$(cat "$OUT")" "$want"
 }
 sock EPERM "AF_UNIX stream without --unix: EPERM" "" socket 1 1 0
@@ -221,19 +222,19 @@ sock EPERM "protocol 0x100000084 is SCTP to the kernel: EPERM" \
 	"socket tcp" socket 2 1 0x100000084
 
 # ---- capabilities, no_new_privs, seccomp mode ----------------------------
-t_exit 0 "status as root without a uid switch" cxp -- "$E" escape status
+t_exit 0 "status as root without a uid switch" cxp -- "$E" status
 for f in CapInh CapPrm CapEff CapBnd CapAmb; do
 	t_grep "$f empty" "^$f:[[:space:]]+0000000000000000$" "$OUT"
 done
 t_grep "NoNewPrivs: 1" '^NoNewPrivs:[[:space:]]+1$' "$OUT"
 t_grep "Seccomp: 2 (filter)" '^Seccomp:[[:space:]]+2$' "$OUT"
-t_exit 0 "securebits" cxp -- "$E" escape securebits
+t_exit 0 "securebits" cxp -- "$E" securebits
 # NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE and their locks, plus
 # KEEP_CAPS_LOCKED: 0x1|0x2|0x4|0x8|0x20|0x40|0x80.
 t_eq "securebits locked (0xef)" "$(cat "$OUT")" "securebits 0xef"
 
 # ---- uid/gid switch ------------------------------------------------------
-cxp "uid 100123" "gid 100456" -- "$E" escape ids >"$OUT" 2>"$ERR"
+cxp "uid 100123" "gid 100456" -- "$E" ids >"$OUT" 2>"$ERR"
 t_eq "uid switch without subuid entries refused (125)" "$?" 125
 t_grep "the refusal names /etc/subuid" 'subuid' "$ERR"
 cp -p /etc/subuid "$TMP/subuid.bak"
@@ -242,53 +243,56 @@ at_exit "cat '$TMP/subuid.bak' >/etc/subuid; cat '$TMP/subgid.bak' >/etc/subgid"
 echo "root:100000:65536" >>/etc/subuid
 echo "root:100000:65536" >>/etc/subgid
 t_exit 0 "uid switch with temporary subuid/subgid entries" \
-	cxp "uid 100123" "gid 100456" -- "$E" escape ids
+	cxp "uid 100123" "gid 100456" -- "$E" ids
 t_eq "getresuid/getresgid all equal, no supplementary groups" \
 	"$(cat "$OUT")" "uid 100123 100123 100123 gid 100456 100456 100456 groups 0"
 t_exit 0 "status after a uid switch" \
-	cxp "uid 100123" "gid 100456" -- "$E" escape status
+	cxp "uid 100123" "gid 100456" -- "$E" status
 t_grep "CapBnd empty after a uid switch" '^CapBnd:[[:space:]]+0000000000000000$' "$OUT"
 t_grep "CapPrm empty after a uid switch" '^CapPrm:[[:space:]]+0000000000000000$' "$OUT"
 cat "$TMP/subuid.bak" >/etc/subuid
 cat "$TMP/subgid.bak" >/etc/subgid
-cxp "uid 100123" -- "$E" escape ids >"$OUT" 2>"$ERR"
+cxp "uid 100123" -- "$E" ids >"$OUT" 2>"$ERR"
 t_eq "entries restored: refused again" "$?" 125
 
 # ---- descriptors, environment, prompt -----------------------------------
 echo inherited >"$TMP/inh"
 exec 7<"$TMP/inh"
-t_exit 0 "fds with fd 7 inherited" cxp -- "$E" escape fds
+t_exit 0 "fds with fd 7 inherited" cxp -- "$E" fds
 t_eq "only 0 1 2 are open in the payload" "$(cat "$OUT")" "0 1 2 "
-t_exit 0 "keep-fd 7" cxp "keep-fd 7" -- "$E" escape readfd 7
+t_exit 0 "keep-fd 7" cxp "keep-fd 7" -- "$E" readfd 7
 t_eq "a kept fd stays usable (outside the boundary, by design)" \
 	"$(cat "$OUT")" inherited
 exec 7<&-
-cxp "keep-fd 7" -- "$E" escape fds >"$OUT" 2>"$ERR"
+cxp "keep-fd 7" -- "$E" fds >"$OUT" 2>"$ERR"
 t_eq "keep-fd of a closed fd refused (125)" "$?" 125
 t_grep "naming the fd" 'kept fd 7' "$ERR"
 SECRET=leak; export SECRET
 t_exit 0 "env" cxp "env A=1" "env B=two words" -- /usr/bin/env
 printf 'A=1\nASAN_OPTIONS=detect_leaks=0\nB=two words\n' >"$TMP/env.want"
-ok "environment is exactly the allow-list" cmp -s "$OUT" "$TMP/env.want"
+cp "$OUT" "$TMP/env.got"
+ok "environment is exactly the allow-list" cmp -s "$TMP/env.got" "$TMP/env.want"
 unset SECRET
 printf 'the prompt \000 with a NUL\n' >"$TMP/prompt"
 ( IFS='
 '; set -- $(base) -- /bin/cat; unset IFS
   mkplan_prompt "$TMP/prompt" "$@" ) >"$TMP/pp"
 t_exit 0 "prompt plan runs /bin/cat" "$CX" <"$TMP/pp"
-ok "stdin carries the prompt, byte for byte" cmp -s "$OUT" "$TMP/prompt"
+cp "$OUT" "$TMP/prompt.got"
+ok "stdin carries the prompt, byte for byte" cmp -s "$TMP/prompt.got" "$TMP/prompt"
 ( IFS='
-'; set -- $(base) -- "$E" escape stdin; unset IFS
+'; set -- $(base) -- "$E" stdin; unset IFS
   mkplan_prompt "$TMP/prompt" "$@" ) >"$TMP/pp"
 t_exit 0 "prompt plan, stdin link" "$CX" <"$TMP/pp"
 t_grep "stdin is a memfd, not a path" '^/memfd:borne-prompt' "$OUT"
 ( IFS='
 '; set -- $(base) -- /bin/cat /proc/self/cmdline /proc/self/environ
   unset IFS; mkplan_prompt "$TMP/prompt" "$@" ) >"$TMP/pp"
-"$CX" <"$TMP/pp" >"$OUT" 2>"$ERR"
+"$CX" <"$TMP/pp" >"$TMP/ce" 2>"$ERR"
+t_grep "cmdline and environ were read" 'ASAN_OPTIONS' "$TMP/ce"
 ok "the prompt is not in cmdline or environ" sh -c \
-	'! tr "\0" "\n" <"$1" | grep -q "the prompt"' sh "$OUT"
-t_exit 0 "no prompt: stdin" cxp -- "$E" escape stdin
+	'! tr "\0" "\n" <"$1" | grep -q "the prompt"' sh "$TMP/ce"
+t_exit 0 "no prompt: stdin" cxp -- "$E" stdin
 t_eq "no prompt: stdin is /dev/null" "$(cat "$OUT")" /dev/null
 
 # ---- cgroup, tree kill ---------------------------------------------------
@@ -297,12 +301,12 @@ t_grep "the payload runs in the run's cgroup" "^0::${SELF%/}/borne-[0-9]+-" "$OU
 RUNCG=$(sed -n 's/^0:://p' "$OUT")
 ok "that cgroup is gone after the run" test ! -e "$CG2$RUNCG"
 t_exit 0 "payload leaves a setsid grandchild" \
-	cxp "rw $TMP" -- "$E" escape grandchild "$TMP/gc.pid"
+	cxp "rw $TMP" -- "$E" grandchild "$TMP/gc.pid"
 GC=$(cat "$TMP/gc.pid" 2>/dev/null || echo 0)
 ok "grandchild pid recorded" test "$GC" -gt 1
 ok "the grandchild was killed with the payload" sh -c '! kill -0 "$1" 2>/dev/null' sh "$GC"
 t_exit 124 "timeout: 124" cxp "rw $TMP" "timeout-ms 700" -- \
-	"$E" escape grandchild-sleep "$TMP/gc2.pid"
+	"$E" grandchild-sleep "$TMP/gc2.pid"
 GC=$(cat "$TMP/gc2.pid" 2>/dev/null || echo 0)
 ok "grandchild pid recorded (timeout)" test "$GC" -gt 1
 ok "the timeout killed the setsid grandchild" sh -c '! kill -0 "$1" 2>/dev/null' sh "$GC"
@@ -313,21 +317,21 @@ ok "no borne- cgroup left behind" cmp -s "$TMP/cg.before" "$TMP/cg.after"
 cp "$E" "$TMP/prog"
 GOOD=$(sha256sum "$TMP/prog" | cut -d' ' -f1)
 BAD=$(printf '%s' "$GOOD" | tr 0123456789abcdef 123456789abcdef0)
-cxp "sha256 $BAD" "rw $TMP" -- "$TMP/prog" escape write "$TMP/marker" \
+cxp "sha256 $BAD" "rw $TMP" -- "$TMP/prog" write "$TMP/marker" \
 	>"$OUT" 2>"$ERR"
 t_eq "wrong pinned digest: 125" "$?" 125
 t_grep "the refusal names the digest" 'SHA-256 differs' "$ERR"
 ok "the payload did not run (no marker)" test ! -e "$TMP/marker"
 t_exit 0 "right pinned digest runs" cxp "sha256 $GOOD" "rw $TMP" -- \
-	"$TMP/prog" escape write "$TMP/marker"
+	"$TMP/prog" write "$TMP/marker"
 ok "marker written" test -e "$TMP/marker"
-t_exit 0 "exe" cxp -- "$E" escape exe
+t_exit 0 "exe" cxp -- "$E" exe
 t_grep "what executes is the sealed memfd" '^/memfd:borne-image' "$OUT"
 
 # ---- exit statuses ------------------------------------------------------
-t_exit 7 "payload status passes through" cxp -- "$E" escape exit 7
-t_exit 143 "killed by SIGTERM: 128+15" cxp -- "$E" escape kill 15
-t_exit 137 "killed by SIGKILL: 128+9" cxp -- "$E" escape kill 9
+t_exit 7 "payload status passes through" cxp -- "$E" exit 7
+t_exit 143 "killed by SIGTERM: 128+15" cxp -- "$E" kill 15
+t_exit 137 "killed by SIGKILL: 128+9" cxp -- "$E" kill 9
 cp /bin/true "$TMP/noexec"; chmod 644 "$TMP/noexec"
 t_exit 126 "not executable: 126" cxp -- "$TMP/noexec"
 printf '#!/bin/sh\necho hi\n' >"$TMP/script"; chmod 755 "$TMP/script"
@@ -363,10 +367,10 @@ t_exit 125 "usage error: 125" "$CX" extra-arg
 cat >"$TMP/handoff.sh" <<'EOF'
 set -u
 mount -t tmpfs tmpfs /run || exit 99
-python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind("/run/docker.sock")' || exit 98
+"$ESC" unix-bind /run/docker.sock >/dev/null || exit 98
 "$@"
 EOF
-handoff() { unshare -m sh "$TMP/handoff.sh" "$@"; }
+handoff() { ESC=$E unshare -m sh "$TMP/handoff.sh" "$@"; }
 ( IFS='
 '; set -- $(base) "socket unix" -- /bin/true; unset IFS; mkplan "$@" ) >"$TMP/h1"
 ( IFS='
@@ -396,9 +400,10 @@ t_grep "verdict refuse for memory" '"verdict": "refuse"' "$OUT"
 
 # ---- documented gaps, shown ---------------------------------------------
 plan=$TMP/gap
+LDSO=$(readlink -f /lib64/ld-linux-x86-64.so.2)
 ( IFS='
-'; set -- "ro /usr" "ro /lib" "ro /lib64" "ro /etc" "ro /proc" \
-	"env ASAN_OPTIONS=detect_leaks=0" -- "$E" escape exec /bin/true
+'; set -- "ro /usr" "ro /lib" "ro /lib64" "ro /etc" "ro /proc" "rox $LDSO" \
+	"env ASAN_OPTIONS=detect_leaks=0" -- "$E" exec /bin/true
   unset IFS; mkplan "$@" ) >"$plan"
 "$CX" <"$plan" >"$OUT" 2>"$ERR"
 t_eq "no --rox: exec of /bin/true refused (EACCES)" "$(cat "$OUT")" EACCES
@@ -412,7 +417,7 @@ J=$TMP/runs.jnl
 ( IFS='
 '; set -- $(base) -- /bin/true; unset IFS; mkplan "$@" ) >"$TMP/j1"
 ( IFS='
-'; set -- $(base) "timeout-ms 300" -- "$E" escape sleep 5; unset IFS
+'; set -- $(base) "timeout-ms 300" -- "$E" sleep 5; unset IFS
   mkplan "$@" ) >"$TMP/j2"
 ( IFS='
 '; set -- $(base) "memory-max 67108864" -- /bin/true; unset IFS

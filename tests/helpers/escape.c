@@ -11,6 +11,7 @@
  *          io_uring | memfd-exec | bpf | mount
  *   escape ids | securebits | status | exe | fds | stdin | environ
  *   escape tcp-udp PORT                      connect, then a UDP socket
+ *   escape listen FILE | unix-bind PATH     fixtures (outside confexec)
  *   escape readfd N                          read an inherited fd
  *   escape grandchild[-sleep] PIDFILE        setsid child that sleeps
  *                                            (-sleep: the parent too)
@@ -32,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -179,6 +181,39 @@ main(int argc, char *argv[])
 		tcp(argv[2], 0);
 		printf("udp:");
 		return report(socket(AF_INET, SOCK_DGRAM, 0));
+	}
+	if (strcmp(c, "listen") == 0 && argc == 3) {
+		/* Test fixture: listen on 127.0.0.1:0, write the port to
+		 * FILE, wait to be killed. */
+		struct sockaddr_in a;
+		socklen_t al = sizeof(a);
+		FILE *f;
+		int l = socket(AF_INET, SOCK_STREAM, 0);
+
+		memset(&a, 0, sizeof(a));
+		a.sin_family = AF_INET;
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (l == -1 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+		    listen(l, 8) || getsockname(l, (struct sockaddr *)&a, &al))
+			return report(-1);
+		f = fopen(argv[2], "w");
+		if (f == NULL)
+			return report(-1);
+		fprintf(f, "%u\n", (unsigned)ntohs(a.sin_port));
+		fclose(f);
+		for (;;)
+			pause();
+	}
+	if (strcmp(c, "unix-bind") == 0 && argc == 3) {
+		/* Test fixture: leave a unix socket inode at PATH. */
+		struct sockaddr_un u;
+		int l = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		memset(&u, 0, sizeof(u));
+		u.sun_family = AF_UNIX;
+		snprintf(u.sun_path, sizeof(u.sun_path), "%s", argv[2]);
+		return report(l == -1 ? -1 :
+		    bind(l, (struct sockaddr *)&u, sizeof(u)));
 	}
 	if (strcmp(c, "readfd") == 0 && argc == 3) {
 		n = read((int)num(argv[2]), buf, sizeof(buf) - 1);
