@@ -373,14 +373,18 @@ main(int argc, char *argv[])
 		pid_t p = fork();
 
 		if (p == 0) {
+			char tmp[4096];
 			FILE *f;
 
 			setsid();
-			f = fopen(argv[2], "w");
+			/* Complete or absent: the parent waits for it. */
+			snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
+			f = fopen(tmp, "w");
 			if (f == NULL)
 				_exit(1);
 			fprintf(f, "%ld\n", (long)getpid());
-			fclose(f);
+			if (fclose(f) != 0 || rename(tmp, argv[2]) != 0)
+				_exit(1);
 			for (;;)
 				pause();
 		}
