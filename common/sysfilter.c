@@ -92,7 +92,7 @@ add_sock_rules(scmp_filter_ctx ctx, unsigned sock)
 }
 
 int
-sf_build(unsigned sock, struct sock_fprog *prog, char *err, size_t errlen)
+sf_compile(unsigned sock, struct sock_fprog *prog, char *err, size_t errlen)
 {
 	scmp_filter_ctx ctx;
 	const char *what = "init";
@@ -181,6 +181,36 @@ fail:
 	errno = -r;
 	return -1;
 }
+
+#ifndef SF_GENERATOR
+/* The programs compiled by common/gen/sysfilter-gen at build time:
+ * sf_prog_<sock>[] and sf_prog_len[]. */
+#include "sysfilter-bpf.h"
+
+int
+sf_build(unsigned sock, struct sock_fprog *prog, char *err, size_t errlen)
+{
+	size_t n;
+
+	prog->filter = NULL;
+	prog->len = 0;
+	if (sock >= SF_NVARIANTS) {
+		snprintf(err, errlen, "seccomp: no program for socket grant %u",
+		    sock);
+		errno = EINVAL;
+		return -1;
+	}
+	n = sf_prog_len[sock] * sizeof(struct sock_filter);
+	prog->filter = malloc(n);
+	if (prog->filter == NULL) {
+		snprintf(err, errlen, "seccomp: %s", strerror(errno));
+		return -1;
+	}
+	memcpy(prog->filter, sf_progs[sock], n);
+	prog->len = (unsigned short)sf_prog_len[sock];
+	return 0;
+}
+#endif
 
 int
 sf_load(const struct sock_fprog *prog)

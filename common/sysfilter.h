@@ -33,9 +33,21 @@
 
 #define SF_NR_MAX 511	/* x86_64 numbers below the x32 region */
 
-/* Compile the filter for the plan's socket grants (PLAN_SOCK_* bits) into
- * prog (prog->filter malloc'd; free with sf_free).  Returns 0, or -1 with
- * errno and err set. */
+/* The four socket-grant variants: PLAN_SOCK_* bits 0..3. */
+#define SF_NVARIANTS 4
+
+/* Compile the filter for the plan's socket grants (PLAN_SOCK_* bits) with
+ * libseccomp into prog (prog->filter malloc'd; free with sf_free).
+ * Returns 0, or -1 with errno and err set.  Cold, libseccomp costs
+ * several milliseconds per call, so this runs at build time (the
+ * generator common/gen/sysfilter-gen.c) and in the unit test that checks
+ * the built-in programs equal a fresh compile. */
+int sf_compile(unsigned sock, struct sock_fprog *prog, char *err,
+    size_t errlen);
+
+/* The same program, from the table compiled at build time by sf_compile
+ * (copied into a malloc'd prog->filter).  Returns 0, or -1 with errno
+ * and err set. */
 int sf_build(unsigned sock, struct sock_fprog *prog, char *err,
     size_t errlen);
 
