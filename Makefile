@@ -83,6 +83,19 @@ $(B)/unit/%: tests/unit/%.c $(B)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libcommon.a $(LIBS) -pthread
 
+# The payload's seccomp programs are compiled with libseccomp at build
+# time, one per socket grant (common/gen/sysfilter-gen.c): libseccomp's
+# cold compile would otherwise cost confexec milliseconds per run.
+$(B)/gen/sysfilter-gen: common/gen/sysfilter-gen.c common/sysfilter.c common/sysfilter.h common/plan.h common/uapi.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DSF_GENERATOR $(ALL_LDFLAGS) -o $@ common/gen/sysfilter-gen.c common/sysfilter.c -lseccomp
+
+$(B)/gen/sysfilter-bpf.h: $(B)/gen/sysfilter-gen
+	$< >$@.tmp && mv $@.tmp $@
+
+$(B)/common/sysfilter.o: $(B)/gen/sysfilter-bpf.h
+$(B)/common/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
+
 .build/man/%: man/%.scd
 	@mkdir -p $(@D)
 	$(SCDOC) < $< > $@
