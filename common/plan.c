@@ -164,20 +164,24 @@ escape(const char *s, size_t n, char *out)
 void
 plan_escape_short(const char *s, size_t n, char *out, size_t outsize)
 {
+	static const char oct[] = "01234567";
 	size_t i, k = 0;
 
 	if (outsize == 0)
 		return;
 	for (i = 0; i < n; i++) {
-		char tmp[4];
-		size_t w = escape(s + i, 1, NULL);
+		unsigned char b = (unsigned char)s[i];
+		char tmp[4] = { (char)b };
+		size_t w = 1;
 
-		/* escape() of one byte: keep space literal mid-string. */
-		if (s[i] == ' ' && i != 0 && i + 1 != n)
-			w = 1, tmp[0] = ' ';
-		else
-			escape(s + i, 1, tmp);
-		if (k + w + 4 > outsize) {
+		if (must_escape(b, i, n)) {
+			tmp[0] = '\\';
+			tmp[1] = oct[b >> 6];
+			tmp[2] = oct[(b >> 3) & 7];
+			tmp[3] = oct[b & 7];
+			w = 4;
+		}
+		if (k + w + 4 > outsize) {	/* room for "..." and NUL */
 			if (k + 4 <= outsize)
 				memcpy(out + k, "...", 3), k += 3;
 			break;
@@ -839,6 +843,8 @@ dec_tokens(struct dec *d, size_t n, char tok[][24])
 	if (d->vn == 0)
 		return derr(d, "missing value");
 	for (i = 0; i <= d->vn; i++) {
+		if (i < d->vn && (d->v[i] < 0x20 || d->v[i] >= 0x7f))
+			return derr(d, "byte outside printable ASCII");
 		if (i < d->vn && d->v[i] != ' ')
 			continue;
 		if (i == start)
@@ -1130,7 +1136,7 @@ plan_decode(const unsigned char *buf, size_t len, struct plan *p,
 {
 	struct dec d = { NULL, 0, 1, NULL, err, errlen };
 	size_t pos, mlen = sizeof(PLAN_MAGIC) - 1;
-	int last = -1, seen_end = 0;
+	int last = -1, seen_end = 0, seen_mode = 0;
 	const unsigned char *nl;
 
 	memset(p, 0, sizeof(*p));
@@ -1193,6 +1199,7 @@ plan_decode(const unsigned char *buf, size_t len, struct plan *p,
 			goto fail;
 		}
 		last = k;
+		seen_mode |= k == K_MODE;
 		if (kl < ll) {
 			d.v = buf + pos + kl + 1;
 			d.vn = ll - kl - 1;
@@ -1213,7 +1220,7 @@ plan_decode(const unsigned char *buf, size_t len, struct plan *p,
 		pos += ll + 1;
 	}
 	d.key = NULL;
-	if (p->program == NULL || p->argc == 0 || last < K_MODE) {
+	if (p->program == NULL || p->argc == 0 || !seen_mode) {
 		derr(&d, "end: missing %s", p->program == NULL ? "program" :
 		    p->argc == 0 ? "arg (argv[0])" : "mode");
 		goto fail;

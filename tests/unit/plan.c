@@ -240,6 +240,33 @@ main(void)
 		}
 		ok(allbad, "every one of %zu prefixes refused", n);
 	}
+	/* Every single-bit flip: refused, or accepted only when canonical. */
+	{
+		size_t bit, nacc = 0, nbad = 0;
+
+		for (i = 0; i < n; i++) {
+			for (bit = 0; bit < 8; bit++) {
+				unsigned char *re;
+				size_t rn;
+
+				enc[i] ^= (unsigned char)(1u << bit);
+				if (plan_decode(enc, n, &d, NULL, 0) == 0) {
+					nacc++;
+					if (plan_encode(&d, &re, &rn) == -1 ||
+					    rn != n || memcmp(re, enc, n) != 0) {
+						nbad++;
+						printf("#   flip %zu.%zu\n", i,
+						    bit);
+					} else
+						free(re);
+					plan_free(&d);
+				}
+				enc[i] ^= (unsigned char)(1u << bit);
+			}
+		}
+		ok(nbad == 0, "all %zu bit flips refused or canonical "
+		    "(%zu accepted)", n * 8, nacc);
+	}
 	free(enc);
 
 	/* Minimal plan. */
@@ -280,6 +307,8 @@ main(void)
 	    "line 4: end: missing program", "missing program");
 	bads("borne-plan 1\nprogram /bin/true\narg x\nend\n",
 	    "end: missing mode", "missing mode");
+	bads("borne-plan 1\nprogram /bin/true\narg x\nprompt 0\nend\n",
+	    "end: missing mode", "missing mode, prompt present (fuzz)");
 	bads("borne-plan 1\narg x\nprogram /bin/true\nmode strict\nend\n",
 	    "line 3: program: out of order", "program after arg");
 	bads("borne-plan 1\nprogram /bin/true\nprogram /bin/true\narg x\n"
@@ -343,6 +372,9 @@ main(void)
 	bad_line("memory-max 0\n", "memory-max: 0: not a canonical number in");
 	bad_line("memory-max 1125899906842625\n", "not a canonical number");
 	bad_line("memory-max 1M\n", "not a canonical number");
+	bad("borne-plan 1\nprogram /p\narg x\npids-max 1\0002\nmode strict\n"
+	    "end\n", 59, "pids-max: byte outside printable ASCII",
+	    "NUL inside a number (fuzz)");
 	bad_line("pids-max 0\n", "pids-max: 0");
 	bad_line("pids-max 4194305\n", "pids-max: 4194305");
 	bad_line("cpu-max 0 100000\n", "quota 0: not in");
@@ -409,6 +441,16 @@ main(void)
 		memset(b + 17, 'a', cap - 17);
 		bad(b, cap, "text part longer than 1048576", "oversized");
 		free(b);
+	}
+
+	/* Escaping for messages: same escapes, cut with "...". */
+	{
+		char e[32];
+
+		plan_escape_short(" a\nb\\ ", 6, e, sizeof(e));
+		is_str(e, "\\040a\\012b\\134\\040", "escape_short escapes");
+		plan_escape_short("abcdefghijklmnopqrstuvwxyz", 26, e, 16);
+		is_str(e, "abcdefghijkl...", "escape_short cuts with ...");
 	}
 
 	/* plan_validate and plan_encode refuse what the decoder refuses. */
