@@ -78,7 +78,8 @@ int journal_verify_fd(int fd, unsigned flags, const struct journal_head *from,
 struct journal_record {
 	uint64_t seq;
 	uint64_t time_ns;
-	const char *prev_hex;	/* 64 lower-case hex digits, in the line */
+	const char *prev_hex;	/* 64 bytes in the line, not checked here:
+				 * compare them with the expected hash */
 	const char *event;	/* the event object's text, in the line */
 	size_t event_len;
 };

@@ -131,13 +131,14 @@ main(void)
 			if (vbuf(t, len, 0, &from, &v) == JOURNAL_OK)
 				bad++;
 			if (vbuf(t, len, 0, NULL, &v) == JOURNAL_OK &&
-			    i < off[nl - 1])
+			    i + 1 < off[nl - 1])
 				b++;
 		}
 	}
 	is_int(bad, 0, "every single-byte change at each of %zu offsets "
 	    "detected with --from head", len);
 	is_int(b, 0, "without --from, every change before the last record "
+	    "(and its preceding newline) "
 	    "is detected");
 
 	/* delete, duplicate, swap records */
