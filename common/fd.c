@@ -100,14 +100,16 @@ sys_close_range(unsigned lo, unsigned hi)
 }
 
 /* Fallback for kernels before 5.9: walk /proc/self/fd.  Linear in the
- * number of open fds, never in RLIMIT_NOFILE. */
+ * number of open fds, never in RLIMIT_NOFILE.  Closing while reading the
+ * directory may hide entries, so walk again, a bounded number of times: a
+ * close that does nothing must not loop forever (fd_verify catches it). */
 static int
 close_by_walk(const struct fdset *set)
 {
 	char buf[4096] __attribute__((aligned(8)));
-	int dfd, again = 1;
+	int dfd, again = 1, pass;
 
-	while (again) {
+	for (pass = 0; again && pass < 4; pass++) {
 		again = 0;
 		dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd == -1)
@@ -206,13 +208,14 @@ fd_verify(const struct fdset *set, struct fd_leak *leak)
 				continue;
 			if (!found || fd < low)
 				low = fd;
-			found = 1;
+			found++;
 		}
 	}
 	if (found && leak != NULL) {
 		ssize_t r;
 
 		leak->fd = low;
+		leak->count = found;
 		snprintf(name, sizeof(name), "%d", low);
 		r = readlinkat(dfd, name, leak->target,
 		    sizeof(leak->target) - 1);
@@ -222,7 +225,7 @@ fd_verify(const struct fdset *set, struct fd_leak *leak)
 			leak->target[r] = '\0';
 	}
 	close(dfd);
-	return found;
+	return found ? 1 : 0;
 fail:
 	e = errno;
 	close(dfd);
