@@ -479,6 +479,13 @@ t_grep "the refusal's end carries 125 and the reason" \
 t_grep "start records the program digest" \
 	'"program_sha256":"[0-9a-f]{64}"' "$J"
 t_grep "end records cpu time" '"cpu_usec":"[0-9]+"' "$J"
+( IFS='
+'; set -- $(base) "memory-max 67108864" "mode degrade" -- /bin/true; unset IFS
+  mkplan "$@" ) >"$TMP/j4"
+t_exit 0 "journaled degraded run" "$CX" --journal "$J" <"$TMP/j4"
+t_grep "the start record lists the degraded layer" \
+	'"degraded":\["memory"\]' "$J"
+t_grep "and carries the warning" '"warnings":\["running without memory' "$J"
 if [ -x "$BIN/journalchain" ]; then
 	t_exit 0 "journalchain verify accepts the journal" \
 		"$BIN/journalchain" verify "$J"
