@@ -377,6 +377,26 @@ select_layers(struct run *r)
 	}
 }
 
+/* What a layer is, for the refusal line ("memory limit requested"). */
+static const char *
+layer_what(size_t i)
+{
+	switch (i) {
+	case L_MEMORY:
+	case L_PIDS:
+	case L_CPU:
+		return " limit";
+	case L_TCP:
+		return " (TCP port rules)";
+	case L_SCOPE:
+		return " (abstract unix and signal scoping)";
+	case L_TRUNCATE:
+		return " (truncate right)";
+	default:
+		return "";
+	}
+}
+
 static int
 any_refused(char *msg, size_t len)
 {
@@ -384,7 +404,8 @@ any_refused(char *msg, size_t len)
 
 	for (i = 0; i < L_NLAYERS; i++)
 		if (layers[i].wanted && layers[i].v == V_REFUSE) {
-			snprintf(msg, len, "%s requested but %s%s", layers[i].name,
+			snprintf(msg, len, "%s%s requested but %s%s",
+			    layers[i].name, layer_what(i),
 			    layers[i].why[0] ? layers[i].why : "unavailable",
 			    layers[i].soft ? " (use --degrade to run without "
 					     "it)" : "");
