@@ -208,13 +208,14 @@ fd_verify(const struct fdset *set, struct fd_leak *leak)
 				continue;
 			if (!found || fd < low)
 				low = fd;
-			found = 1;
+			found++;
 		}
 	}
 	if (found && leak != NULL) {
 		ssize_t r;
 
 		leak->fd = low;
+		leak->count = found;
 		snprintf(name, sizeof(name), "%d", low);
 		r = readlinkat(dfd, name, leak->target,
 		    sizeof(leak->target) - 1);
@@ -224,7 +225,7 @@ fd_verify(const struct fdset *set, struct fd_leak *leak)
 			leak->target[r] = '\0';
 	}
 	close(dfd);
-	return found;
+	return found ? 1 : 0;
 fail:
 	e = errno;
 	close(dfd);

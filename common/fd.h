@@ -40,6 +40,7 @@ int fdset_has(const struct fdset *set, int fd);
 struct fd_leak {
 	int fd;
 	char target[256];	/* readlink of /proc/self/fd/N, or "?" */
+	int count;		/* how many unexpected fds were open in all */
 };
 
 /* Re-read /proc/self/fd (the directory fd used for reading is excluded;

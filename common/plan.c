@@ -164,20 +164,24 @@ escape(const char *s, size_t n, char *out)
 void
 plan_escape_short(const char *s, size_t n, char *out, size_t outsize)
 {
+	static const char oct[] = "01234567";
 	size_t i, k = 0;
 
 	if (outsize == 0)
 		return;
 	for (i = 0; i < n; i++) {
-		char tmp[4];
-		size_t w = escape(s + i, 1, NULL);
+		unsigned char b = (unsigned char)s[i];
+		char tmp[4] = { (char)b };
+		size_t w = 1;
 
-		/* escape() of one byte: keep space literal mid-string. */
-		if (s[i] == ' ' && i != 0 && i + 1 != n)
-			w = 1, tmp[0] = ' ';
-		else
-			escape(s + i, 1, tmp);
-		if (k + w + 4 > outsize) {
+		if (must_escape(b, i, n)) {
+			tmp[0] = '\\';
+			tmp[1] = oct[b >> 6];
+			tmp[2] = oct[(b >> 3) & 7];
+			tmp[3] = oct[b & 7];
+			w = 4;
+		}
+		if (k + w + 4 > outsize) {	/* room for "..." and NUL */
 			if (k + 4 <= outsize)
 				memcpy(out + k, "...", 3), k += 3;
 			break;

@@ -119,11 +119,14 @@ int plan_decode(const unsigned char *buf, size_t len, struct plan *p,
 int plan_read_fd(int fd, struct plan *p, char *err, size_t errlen);
 
 /* Check every field and every contradiction (the rules of launchplan(5)).
- * Returns 0, or -1 with err set. */
+ * Lists may be in any order (duplicates are refused).  err may be NULL.
+ * Returns 0, or -1 (errno EINVAL) with err set. */
 int plan_validate(const struct plan *p, char *err, size_t errlen);
 
-/* Canonical encoding of a valid plan into a malloc'd buffer.
- * Returns 0, or -1 with errno (EINVAL: plan invalid; ENOMEM). */
+/* Canonical encoding of a valid plan into a malloc'd buffer: the text
+ * part (lists sorted as launchplan(5) says, whatever their order in p),
+ * then the prompt bytes.  Returns 0, or -1 with errno (EINVAL: plan
+ * invalid; ENOMEM). */
 int plan_encode(const struct plan *p, unsigned char **out, size_t *outlen);
 
 /* A valid plan as one JSON object (launchplan(5), "JSON"): the prompt as its

@@ -406,6 +406,43 @@ t_grep "and the verdicts" '"verdict": "enforce"' "$OUT"
 t_exit 125 "dry run of a plan strict would refuse: 125" "$CX" --dry-run <"$TMP/d2"
 t_grep "verdict refuse for memory" '"verdict": "refuse"' "$OUT"
 
+# ---- cancel: SIGTERM to confexec ends the whole tree --------------------
+( IFS='
+'; set -- $(base) "rw $TMP" -- "$E" grandchild-sleep "$TMP/gc3.pid"
+  unset IFS; mkplan "$@" ) >"$TMP/c1"
+"$CX" <"$TMP/c1" >"$OUT" 2>"$ERR" &
+CXPID=$!
+at_exit "kill $CXPID 2>/dev/null"
+for i in $(seq 100); do [ -s "$TMP/gc3.pid" ] && break; sleep 0.05; done
+GC=$(cat "$TMP/gc3.pid" 2>/dev/null || echo 0)
+ok "payload and grandchild running" kill -0 "$GC"
+kill -TERM "$CXPID"
+wait "$CXPID"
+t_eq "SIGTERM to confexec: exit 128+15" "$?" 143
+t_grep "says it was cancelled" 'cancelled by signal 15' "$ERR"
+ok "the grandchild was killed on cancel" sh -c '! kill -0 "$1" 2>/dev/null' sh "$GC"
+cg_list >"$TMP/cg.after"
+cg_same "no cgroup left after a cancel"
+
+# ---- the real pipeline: planenc | confexec --------------------------------
+if [ -x "$BIN/planenc" ]; then
+	PE="$BIN/planenc --rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc"
+	PE="$PE --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+	t_exit 0 "planenc --tcp | confexec: two layers" sh -c \
+		"$PE --tcp -- \"\$1\" tcp-udp 9 | \"\$2\"" sh "$E" "$CX"
+	t_eq "pipeline: EACCES from Landlock, EPERM from seccomp" \
+		"$(tr '\n' ' ' <"$OUT")" "connect:EACCES udp:EPERM "
+	t_exit 124 "planenc --timeout 1s | confexec: 124" sh -c \
+		"$PE --timeout 1s -- \"\$1\" sleep 10 | \"\$2\"" sh "$E" "$CX"
+	t_exit 125 "planenc --memory-max | confexec (strict): 125" sh -c \
+		"$PE --memory-max 64M -- /bin/true | \"\$1\"" sh "$CX"
+	t_exit 0 "planenc --degrade --memory-max | confexec: runs" sh -c \
+		"$PE --degrade --memory-max 64M -- /bin/true | \"\$1\"" sh "$CX"
+	t_grep "with the warning" 'WARNING: running without memory' "$ERR"
+else
+	fail "planenc is not built"
+fi
+
 # ---- documented gaps, shown ---------------------------------------------
 plan=$TMP/gap
 LDSO=$(readlink -f /lib64/ld-linux-x86-64.so.2)
@@ -442,6 +479,13 @@ t_grep "the refusal's end carries 125 and the reason" \
 t_grep "start records the program digest" \
 	'"program_sha256":"[0-9a-f]{64}"' "$J"
 t_grep "end records cpu time" '"cpu_usec":"[0-9]+"' "$J"
+( IFS='
+'; set -- $(base) "memory-max 67108864" "mode degrade" -- /bin/true; unset IFS
+  mkplan "$@" ) >"$TMP/j4"
+t_exit 0 "journaled degraded run" "$CX" --journal "$J" <"$TMP/j4"
+t_grep "the start record lists the degraded layer" \
+	'"degraded":\["memory"\]' "$J"
+t_grep "and carries the warning" '"warnings":\["running without memory' "$J"
 if [ -x "$BIN/journalchain" ]; then
 	t_exit 0 "journalchain verify accepts the journal" \
 		"$BIN/journalchain" verify "$J"

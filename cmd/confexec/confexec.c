@@ -86,6 +86,27 @@ static struct layer layers[L_NLAYERS] = {
 	[L_PIDFD] = {"pidfd", "pidfd", 0, 1, V_ENFORCE, ""},
 };
 
+/* Degrade-mode warnings, printed and journaled with the start record. */
+#define MAX_WARN 24
+static char warnings[MAX_WARN][320];
+static size_t nwarnings;
+
+static void
+loud(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void
+loud(const char *fmt, ...)
+{
+	char buf[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	warning("WARNING: %s", buf);
+	if (nwarnings < MAX_WARN)
+		memcpy(warnings[nwarnings++], buf, sizeof(buf));
+}
+
 /* ---- the child's report: stage + errno over a close-on-exec pipe ---- */
 
 enum stage {
@@ -194,7 +215,8 @@ static json_t *
 event_start(const struct run *r)
 {
 	char buf[32];
-	json_t *o = json_object();
+	json_t *o = json_object(), *w;
+	size_t i;
 
 	json_object_set_new(o, "event", json_string("start"));
 	json_object_set_new(o, "plan", json_string(r->plan_hex));
@@ -209,6 +231,10 @@ event_start(const struct run *r)
 		"degrade" : "strict"));
 	json_object_set_new(o, "layers", layers_json(V_ENFORCE));
 	json_object_set_new(o, "degraded", layers_json(V_DEGRADE));
+	w = json_array();
+	for (i = 0; i < nwarnings; i++)
+		json_array_append_new(w, json_string(warnings[i]));
+	json_object_set_new(o, "warnings", w);
 	json_object_set_new(o, "cgroup",
 	    r->have_cg ? json_string(r->cg.path) : json_null());
 	snprintf(buf, sizeof(buf), "%llu",
@@ -343,11 +369,31 @@ select_layers(struct run *r)
 				    hits[i].name, hits[i].path,
 				    (unsigned long)r->final_uid,
 				    hits[i].name);
-			warning("WARNING: plan grants AF_UNIX and the %s "
-				"socket %s is connectable: the payload can "
-				"talk to that privileged daemon",
+			loud("plan grants AF_UNIX and the %s socket %s is "
+			     "connectable: the payload can talk to that "
+			     "privileged daemon",
 			    hits[i].name, hits[i].path);
 		}
+	}
+}
+
+/* What a layer is, for the refusal line ("memory limit requested"). */
+static const char *
+layer_what(size_t i)
+{
+	switch (i) {
+	case L_MEMORY:
+	case L_PIDS:
+	case L_CPU:
+		return " limit";
+	case L_TCP:
+		return " (TCP port rules)";
+	case L_SCOPE:
+		return " (abstract unix and signal scoping)";
+	case L_TRUNCATE:
+		return " (truncate right)";
+	default:
+		return "";
 	}
 }
 
@@ -358,7 +404,8 @@ any_refused(char *msg, size_t len)
 
 	for (i = 0; i < L_NLAYERS; i++)
 		if (layers[i].wanted && layers[i].v == V_REFUSE) {
-			snprintf(msg, len, "%s requested but %s%s", layers[i].name,
+			snprintf(msg, len, "%s%s requested but %s%s",
+			    layers[i].name, layer_what(i),
 			    layers[i].why[0] ? layers[i].why : "unavailable",
 			    layers[i].soft ? " (use --degrade to run without "
 					     "it)" : "");
@@ -374,8 +421,8 @@ warn_degraded(void)
 
 	for (i = 0; i < L_NLAYERS; i++)
 		if (layers[i].wanted && layers[i].v == V_DEGRADE)
-			warning("WARNING: running without %s: %s",
-			    layers[i].name, layers[i].why);
+			loud("running without %s: %s", layers[i].name,
+			    layers[i].why);
 }
 
 /* ---- step 6: dry run ---- */

@@ -53,6 +53,10 @@ main(int argc, char *argv[])
 	if (r == -1)
 		die_sys(EXIT_FAIL, "unable to verify descriptors: "
 		    "/proc/self/fd");
+	if (r == 1 && leak.count > 1)
+		die(EXIT_FAIL, "fd %d still open after close: %s (and %d more "
+		    "fds) (refusing to exec)", leak.fd, leak.target,
+		    leak.count - 1);
 	if (r == 1)
 		die(EXIT_FAIL, "fd %d still open after close: %s "
 		    "(refusing to exec)", leak.fd, leak.target);

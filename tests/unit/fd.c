@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fd.h"
 #include "tap.h"
+#include "uapi.h"
 
 static int
 is_open(int fd)
@@ -84,7 +86,9 @@ test_close_verify(void)
 	struct rlimit rl;
 	int a, b, c, r;
 
-	/* Open fds spread out, without O_CLOEXEC, some high. */
+	/* Start from stdio only (the harness may leak fds to us), then open
+	 * fds spread out, without O_CLOEXEC, some high. */
+	syscall(__NR_close_range, 3U, ~0U, 0U);
 	a = open("/dev/null", O_RDONLY);
 	b = dup2(a, 40);
 	getrlimit(RLIMIT_NOFILE, &rl);
@@ -95,6 +99,7 @@ test_close_verify(void)
 	r = fd_verify(&keep, &leak);
 	is_int(r, 1, "verify sees the extra fds");
 	is_int(leak.fd, a, "lowest leaked fd reported");
+	is_int(leak.count, 3, "three leaked fds counted");
 	is_str(leak.target, "/dev/null", "leak target read from /proc");
 
 	fdset_add(&keep, 40);

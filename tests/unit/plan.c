@@ -443,6 +443,16 @@ main(void)
 		free(b);
 	}
 
+	/* Escaping for messages: same escapes, cut with "...". */
+	{
+		char e[32];
+
+		plan_escape_short(" a\nb\\ ", 6, e, sizeof(e));
+		is_str(e, "\\040a\\012b\\134\\040", "escape_short escapes");
+		plan_escape_short("abcdefghijklmnopqrstuvwxyz", 26, e, 16);
+		is_str(e, "abcdefghijkl...", "escape_short cuts with ...");
+	}
+
 	/* plan_validate and plan_encode refuse what the decoder refuses. */
 	full_plan(&p);
 	p.sock = PLAN_SOCK_UNIX;
