@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -33,6 +34,13 @@ sys_openat2(int dirfd, const char *name, uint64_t flags, uint64_t resolve)
 	struct open_how how = { .flags = flags, .resolve = resolve };
 
 	return (int)syscall(__NR_openat2, dirfd, name, &how, sizeof how);
+}
+
+int
+walk_statx(int dirfd, const char *path, int flags, unsigned mask,
+    struct statx *st)
+{
+	return (int)syscall(__NR_statx, dirfd, path, flags, mask, st);
 }
 
 int
@@ -94,7 +102,7 @@ walk_open(int dirfd, const char *name, const struct statx *seen,
 	    RESOLVE_WALK);
 	if (fd == -1)
 		return -1;
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STX_BASE |
+	if (walk_statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STX_BASE |
 	    STATX_NLINK | STATX_UID | STATX_GID, &st) == -1)
 		goto fail;
 	if (!same_file(seen, &st)) {
@@ -310,7 +318,7 @@ read_dir(struct walk *w, struct dnode *n, char *buf, size_t bufsz)
 			}
 			if (t != DT_UNKNOWN && !(ops->want & WALK_DT(t)))
 				continue;
-			if (statx(n->fd, nm, AT_SYMLINK_NOFOLLOW |
+			if (walk_statx(n->fd, nm, AT_SYMLINK_NOFOLLOW |
 			    AT_NO_AUTOMOUNT, mask, &st) == -1) {
 				ops->error(w->ctx, n->path, nm, errno, "stat");
 				continue;
@@ -368,7 +376,7 @@ visit(struct walk *w, struct item *it, char *buf, size_t bufsz)
 			    "open");
 		goto out;
 	}
-	if (statx(fd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask, &st) == -1) {
+	if (walk_statx(fd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask, &st) == -1) {
 		ops->error(w->ctx, p->path, it->name, errno, "stat");
 		close(fd);
 		goto out;
@@ -458,7 +466,7 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 
 	if (nthreads < 1 || nthreads > 16)
 		return errno = EINVAL, -1;
-	if (statx(rootfd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask, &st) == -1)
+	if (walk_statx(rootfd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask, &st) == -1)
 		return -1;
 	if (!S_ISDIR(st.stx_mode))
 		return errno = ENOTDIR, -1;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <linux/stat.h>	/* struct statx, STATX_*: musl 1.2.3 has neither */
 
 #include "uapi.h"
 
@@ -62,6 +63,11 @@ enum walk_result {
  * could not start (rootfd unusable, no threads). */
 int walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
     uint64_t budget_ns, uint64_t *scanned);
+
+/* statx(2) through syscall(2), for C libraries without the wrapper.
+ * Returns 0 or -1 with errno. */
+int walk_statx(int dirfd, const char *path, int flags, unsigned mask,
+    struct statx *st);
 
 /* Choose, once, the system calls used below: openat2 is required (-1 with
  * ENOSYS without it); fchmodat2 with AT_EMPTY_PATH, getxattrat and

@@ -3,7 +3,8 @@
 # nested mounts, --guard, budget, progress, and the symlink-swap races.
 # The whole file runs in a private mount namespace (unshare -m) so that
 # every mount it makes vanishes with it.
-#   SUID_RACE_ROUNDS   suidstrip runs against the swapper (default 1200)
+#   SUID_RACE_ROUNDS   suidstrip runs against the swapper (default 1002:
+#                      strip, dry-run and --chown in turn)
 #   SUID_BUDGET_FILES  files in the budget tree (default 500000: a strip walk
 #                      here does at best ~300k entries/s, so 1 s is exceeded)
 if [ -z "${SUID_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ]; then
@@ -20,7 +21,7 @@ need_cmd script
 	skip_all "helpers not built (make helpers)"
 
 S=$BIN/suidstrip
-ROUNDS=${SUID_RACE_ROUNDS:-1200}
+ROUNDS=${SUID_RACE_ROUNDS:-1002}
 NFILES=${SUID_BUDGET_FILES:-500000}
 
 # Work on a tmpfs of our own: fast, and it goes away with the namespace.

@@ -152,7 +152,7 @@ rec_new(const struct target *t, const char *dpath, const char *name,
     long mode_after)
 {
 	char rel[PATH_MAX + NAME_MAX + 2], esc[ESC_SIZE(PATH_MAX + NAME_MAX + 2)];
-	char tesc[ESC_SIZE(PATH_MAX)], m[16];
+	char tesc[ESC_SIZE(PATH_MAX)], m[24];
 	json_t *o;
 
 	rel_path(dpath, name, rel, sizeof rel);
@@ -483,6 +483,12 @@ on_mount(void *ctx, const char *dpath, const char *name)
 		emit_json(o);
 }
 
+/* The restore step prunes the same mounts the strip step will report. */
+static void
+on_mount_quiet(void *ctx, const char *dpath, const char *name)
+{
+}
+
 static void
 on_error(struct target *t, enum step s, const char *dpath, const char *name,
     int err, const char *what)
@@ -530,7 +536,7 @@ static const struct walk_ops restore_ops = {
 	.want = WALK_DT(DT_REG) | WALK_DT(DT_LNK),
 	.stx_mask = STATX_UID | STATX_GID | STATX_NLINK,
 	.ent = restore_ent,
-	.mount = on_mount,
+	.mount = on_mount_quiet,
 	.error = restore_error,
 	.progress = on_progress,
 };
@@ -571,7 +577,7 @@ run_step(struct target *t, enum step s, uint64_t deadline)
 	}
 	if (t->file != NULL) {
 		/* A single-file bind mount: the file alone, in its parent. */
-		if (statx(t->fd, t->file, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS |
+		if (walk_statx(t->fd, t->file, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS |
 		    STATX_MNT_ID, &st) == -1) {
 			fail_target(t, s, "%s: %s", sname, strerror(errno));
 			return;
@@ -696,7 +702,7 @@ target_open(struct target *t, const char *src, const struct roots *roots)
 		fd = open_beneath(AT_FDCWD, real, O_PATH, res);
 	if (fd == -1)
 		goto fail;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &st) == -1) {
+	if (walk_statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &st) == -1) {
 		close(fd);
 		goto fail;
 	}
@@ -758,9 +764,9 @@ guard_in_place(const char *root)
 
 	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
-	r = statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a);
+	r = walk_statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a);
 	if (r == 0)
-		r = statx(fd, "..", 0, STATX_MNT_ID, &b);
+		r = walk_statx(fd, "..", 0, STATX_MNT_ID, &b);
 	if (r == 0)
 		r = fstatvfs(fd, &v);
 	close(fd);
@@ -786,9 +792,9 @@ guard_apply(const char *root)
 
 	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
-	r = statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &x);
+	r = walk_statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &x);
 	if (r == 0)
-		r = statx(fd, "..", 0, STATX_MNT_ID, &y);
+		r = walk_statx(fd, "..", 0, STATX_MNT_ID, &y);
 	close(fd);
 	if (r == -1)
 		return -1;

@@ -6,7 +6,6 @@
  * Exits 0, or 1 with the errno text (e.g. EPERM without CAP_SETFCAP). */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
 
@@ -15,7 +14,8 @@ main(int argc, char *argv[])
 {
 	unsigned char v[24] = { 0x01, 0, 0, 0x02, 0x00, 0x20 };
 	size_t n = 20;
-	unsigned long r;
+	unsigned long r = 0;
+	const char *d;
 
 	if (argc < 3 || (strcmp(argv[2], "2") != 0 &&
 	    (strcmp(argv[2], "3") != 0 || argc != 4))) {
@@ -23,7 +23,18 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if (argv[2][0] == '3') {
-		r = strtoul(argv[3], NULL, 10);
+		/* Digits only: it is built alone, without common/scan. */
+		for (d = argv[3]; *d != '\0'; d++) {
+			if (*d < '0' || *d > '9' || r > 0xffffffffUL / 10) {
+				fprintf(stderr, "fcapset: bad ROOTID\n");
+				return 2;
+			}
+			r = r * 10 + (unsigned long)(*d - '0');
+		}
+		if (d == argv[3] || r > 0xffffffffUL) {
+			fprintf(stderr, "fcapset: bad ROOTID\n");
+			return 2;
+		}
 		v[3] = 0x03;
 		v[20] = r & 0xff;
 		v[21] = (r >> 8) & 0xff;

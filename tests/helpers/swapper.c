@@ -16,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
 
 static volatile sig_atomic_t stop;
 
@@ -66,8 +71,8 @@ main(int argc, char *argv[])
 	}
 	while (!stop) {
 		for (i = 0; i < npairs; i += 2)
-			if (renameat2(dfd, pairs[i], dfd, pairs[i + 1],
-			    RENAME_EXCHANGE) == 0)
+			if (syscall(SYS_renameat2, dfd, pairs[i], dfd,
+			    pairs[i + 1], RENAME_EXCHANGE) == 0)
 				n++;
 		/* Re-arm now and then: the chmod-vs-chmod race is not the
 		 * subject here, escaping the tree is. */
