@@ -119,7 +119,7 @@ check: deps
 	$(MAKE) WERROR=1 all helpers units
 	$(MAKE) WERROR=1 test
 	$(MAKE) WERROR=1 VARIANT=asan test
-	$(MAKE) static
+	$(MAKE) WERROR=1 static
 	$(MAKE) WERROR=1 VARIANT=static test TESTS="$(STATIC_TESTS)"
 	$(MAKE) fuzz-smoke
 

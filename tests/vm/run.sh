@@ -78,6 +78,8 @@ fi
 # Kernel command line: console on ttyS0 (the guest's TAP goes to ttyS1),
 # panic/poweroff end qemu, x32 syscalls enabled (Debian builds them in but
 # disabled) so the filter's x32 handling meets a kernel that runs them.
+# No lsm=: both Debian kernels list landlock first in CONFIG_LSM (checked
+# by kernels.sh, which prints it), and the guest asserts the ABI.
 append="console=ttyS0 panic=-1 oops=panic loglevel=4 rdinit=/init \
 syscall.x32=y borne.kernel=$series"
 console=$k/console.log
