@@ -457,6 +457,19 @@ t_exit 0 "GAP: a memfd the payload fills itself executes anyway" \
 	"$CX" <"$plan.2"
 t_eq "(true ran from the memfd: no output)" "$(cat "$OUT")" ""
 
+mkdir -p "$TMP/sockdir"
+"$E" unix-listen "$TMP/sockdir/s" &
+UPID=$!
+at_exit "kill $UPID 2>/dev/null"
+for i in $(seq 100); do [ -S "$TMP/sockdir/s" ] && break; sleep 0.05; done
+t_exit 0 "unix socket outside every rule, unix not granted" \
+	cxp -- "$E" unix-connect "$TMP/sockdir/s"
+t_eq "without --unix: no socket at all (EPERM)" "$(cat "$OUT")" "socket:EPERM"
+t_exit 0 "unix granted" cxp "socket unix" -- "$E" unix-connect "$TMP/sockdir/s"
+t_eq "GAP: with --unix, connect() to a pathname socket outside every rule" \
+	"$(cat "$OUT")" OK
+kill "$UPID" 2>/dev/null
+
 # ---- journal -------------------------------------------------------------
 J=$TMP/runs.jnl
 ( IFS='
