@@ -61,33 +61,36 @@ t_exit 2 "--json belongs to show" journalchain verify --json "$J"
 t_exit 2 "bad --from" journalchain verify --from 3:abc "$J"
 t_exit 1 "missing file" journalchain verify "$TMP/nope"
 
-# ---- every single-byte change, every offset (witnessed head) ----
+# ---- every single-byte change, every offset ----
+# (the unit test tries three masks per offset in-process; here one, through
+# the command)
 size=$(wc -c <"$J")
-off=0 missed=0 missed_nofrom=0
 last=$(($(head -n 4 "$J" | wc -c) - 1))
+mkdir "$TMP/flip"
+"$FLIP" "$J" "$TMP/flip/f" all 1
+off=0 missed=0 missed_nofrom=0
 while [ "$off" -lt "$size" ]; do
-	for m in 1 32 255; do
-		"$FLIP" "$J" "$TMP/f" "$off" "$m" || missed=$((missed + 1000))
-		journalchain verify --from "$FROM" "$TMP/f" >/dev/null 2>&1 &&
-		    missed=$((missed + 1))
-		[ "$off" -lt "$last" ] &&
-		    journalchain verify "$TMP/f" >/dev/null 2>&1 &&
-		    missed_nofrom=$((missed_nofrom + 1))
-	done
+	journalchain verify --from "$FROM" "$TMP/flip/f.$off" >/dev/null 2>&1 &&
+	    missed=$((missed + 1))
+	[ "$off" -lt "$last" ] &&
+	    journalchain verify "$TMP/flip/f.$off" >/dev/null 2>&1 &&
+	    missed_nofrom=$((missed_nofrom + 1))
 	off=$((off + 1))
 done
-t_eq "all $((size * 3)) single-byte changes detected with --from" "$missed" 0
+t_eq "all $size single-byte changes detected with --from" "$missed" 0
 t_eq "every change before the last record detected without --from" \
     "$missed_nofrom" 0
+rm -rf "$TMP/flip"
 
 # ---- delete, duplicate, reorder, splice ----
 sed 2d "$J" >"$TMP/x"
 t_exit 1 "deleted record detected" journalchain verify "$TMP/x"
-t_grep "names the record and byte" 'record 2, byte [0-9]+: prev does not match' "$ERR"
+t_grep "names the record and byte" "record 2, byte $(head -n 1 "$J" | wc -c): seq is 3, expected 2" "$ERR"
 sed 3p "$J" >"$TMP/x"
 t_exit 1 "duplicated record detected" journalchain verify "$TMP/x"
 t_grep "duplicate: seq" 'record 4, byte [0-9]+: seq is 3, expected 4' "$ERR"
-sed -n '1p;3p;2p;4p;5p' "$J" >"$TMP/x"
+awk 'NR == 2 { h = $0; next } NR == 3 { print; print h; next } { print }' \
+    "$J" >"$TMP/x"
 t_exit 1 "reordered records detected" journalchain verify "$TMP/x"
 journalchain append "$TMP/k" <"$TMP/in2" >/dev/null
 journalchain append "$TMP/k" <"$TMP/in" >/dev/null
@@ -141,23 +144,30 @@ t_exit 1 "append refuses a broken last link" journalchain append "$TMP/b" <"$TMP
 
 # ---- kill -9 in the middle of appends ----
 rounds=${JOURNAL_KILL_ROUNDS:-50}
-big=$(head -c 30000 /dev/zero | tr '\0' x)
+big=$(head -c 20000 /dev/zero | tr '\0' x)
 i=0
-while [ $i -lt 200 ]; do echo "{\"i\":$i,\"pad\":\"$big\"}"; i=$((i + 1)); done >"$TMP/kin"
+while [ $i -lt 100 ]; do echo "{\"i\":$i,\"pad\":\"$big\"}"; i=$((i + 1)); done >"$TMP/kin"
 r=0 torn=0 valid=0 wrong=0
 while [ $r -lt "$rounds" ]; do
 	cp "$J" "$TMP/kj"
+	base=$(wc -c <"$TMP/kj")
 	journalchain append "$TMP/kj" <"$TMP/kin" 2>/dev/null &
 	pid=$!
-	# somewhere between parsing, writing and syncing
-	sleep "0.0$(( (r * 7) % 10 ))$(( (r * 3) % 10 ))"
+	if [ $((r % 3)) -ne 0 ]; then
+		# as soon as the file starts growing: inside the 2 MB write
+		while [ "$(wc -c <"$TMP/kj")" -eq "$base" ] &&
+		    kill -0 "$pid" 2>/dev/null; do :; done
+	else
+		# anywhere: parsing, writing or syncing
+		sleep "0.$(( (r * 7) % 10 ))$(( (r * 3) % 10 ))"
+	fi
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	journalchain verify --deep --from "$FROM" "$TMP/kj" >/dev/null 2>&1
 	case $? in
 	0)
 		n=$(wc -l <"$TMP/kj")
-		if [ "$n" -eq 5 ] || [ "$n" -eq 205 ]; then
+		if [ "$n" -eq 5 ] || [ "$n" -eq 105 ]; then
 			valid=$((valid + 1))
 		else
 			# a partial batch made of whole records is still valid
