@@ -133,7 +133,8 @@ $(MUSL_PREFIX)/.done: contrib/build-static-deps.sh
 
 static: $(MUSL_PREFIX)/.done
 	$(MAKE) VARIANT=static $(TOOLS:%=.build/static/bin/%) \
-	    $(HELPER_SRC:tests/helpers/%.c=.build/static/helpers/%)
+	    $(HELPER_SRC:tests/helpers/%.c=.build/static/helpers/%) \
+	    $(UNIT_SRC:tests/unit/%.c=.build/static/unit/%)
 
 # ---- fuzzing (clang libFuzzer + ASan + UBSan) ----
 FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -g -O1 \

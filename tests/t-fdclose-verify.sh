@@ -37,6 +37,23 @@ t_exit 0 "4000 leaked fds under ulimit -n 20000 are closed" sh -c \
     "$HELP/open-fds" "$FV" "$LIST"
 t_eq "only stdio left" "$(fds)" "0 1 2 "
 
+# Constant in RLIMIT_NOFILE: under a limit of 20000 the whole run makes
+# one close_range per gap (-k 7: [3,6] and [8,~0]) and only the few
+# close(2) calls of the dynamic loaders, never one per possible fd.
+if command -v strace >/dev/null 2>&1; then
+	sh -c 'ulimit -n 20000 && exec strace -qq -e trace=close,close_range \
+	    -o "$1" "$2" -k 7 -- true' sh "$TMP/strace" "$FV" 2>"$ERR"
+	t_eq "two close_range calls under ulimit -n 20000" \
+	    "$(grep -c '^close_range(' "$TMP/strace")" 2
+	t_grep "the second closes up to the top" \
+	    '^close_range\(8, 4294967295, 0\) += 0' "$TMP/strace"
+	n=$(grep -c '^close(' "$TMP/strace")
+	t_eq "a handful of close(2) calls, not thousands ($n)" \
+	    "$([ "$n" -lt 50 ] && echo few)" few
+else
+	skip "syscall count under a big limit" "needs strace"
+fi
+
 # Arguments pass through untouched (no option parsing after program).
 t_exit 0 "options after the program are the program's" "$FV" printf '%s|' -k 7 --
 t_eq "argv kept" "$(cat "$OUT")" "-k|7|--|"

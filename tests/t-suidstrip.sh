@@ -1,0 +1,357 @@
+#!/bin/sh
+# suidstrip: strip, check, dry-run, json, chown, docker inspect scoping,
+# nested mounts, --guard, budget, progress, and the symlink-swap races.
+# The whole file runs in a private mount namespace (unshare -m) so that
+# every mount it makes vanishes with it.
+#   SUID_RACE_ROUNDS   suidstrip runs against the swapper (default 1200)
+#   SUID_BUDGET_FILES  files in the budget tree (default 500000: a strip walk
+#                      here does at best ~300k entries/s, so 1 s is exceeded)
+if [ -z "${SUID_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ]; then
+	SUID_UNSHARED=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+need_root
+need_cmd getcap
+need_cmd setcap
+need_cmd getfattr
+need_cmd jq
+need_cmd script
+[ -x "$HELP/swapper" ] && [ -x "$HELP/mkmany" ] && [ -x "$HELP/fcapset" ] ||
+	skip_all "helpers not built (make helpers)"
+
+S=$BIN/suidstrip
+ROUNDS=${SUID_RACE_ROUNDS:-1200}
+NFILES=${SUID_BUDGET_FILES:-500000}
+
+# Work on a tmpfs of our own: fast, and it goes away with the namespace.
+W=$TMP/w
+mkdir -p "$W"
+mount -t tmpfs -o size=2g,mode=755 tmpfs "$W" || skip_all "cannot mount tmpfs"
+at_exit "umount -l '$W' 2>/dev/null"
+
+# state DIR: one line per entry, "path mode uid gid nlink caps", sorted.
+state() {
+	(cd "$1" && find . -xdev -printf '%p %m %U %G %n %y\n' | sort) || return 1
+	getfattr -R -P -h -d -m security.capability --absolute-names "$1" \
+	    2>/dev/null | grep -v '^$' || true
+}
+
+# ---- usage and invalid input ----
+t_exit 2 "no target is a usage error" "$S"
+t_exit 2 "--inspect without --within is refused (fail closed)" \
+	"$S" --inspect - </dev/null
+t_grep "the refusal says why" "needs at least one --within" "$ERR"
+t_exit 2 "--dry-run with --check is refused" "$S" --dry-run --check "$W"
+t_exit 2 "--check with --chown is refused" "$S" --check --chown 1000:1000 "$W"
+t_exit 2 "--budget 0 is refused" "$S" --budget 0 "$W"
+t_exit 2 "--budget 1x is refused" "$S" --budget 1x "$W"
+t_exit 2 "--chown 0:0 is refused" "$S" --chown 0:0 "$W"
+t_exit 2 "--chown without a colon is refused" "$S" --chown 1000 "$W"
+t_exit 2 "--within a missing directory is refused" \
+	"$S" --within "$W/nonexistent" "$W"
+t_exit 2 "an unknown option is refused" "$S" --frobnicate "$W"
+
+# ---- a planted tree ----
+T=$W/t
+O=$W/outside
+mkdir -p "$T/a/b" "$T/sgd" "$O/dir"
+: >"$T/a/su"; chmod 4755 "$T/a/su"
+: >"$T/a/sg"; chmod 2755 "$T/a/sg"
+: >"$T/a/both"; chmod 6750 "$T/a/both"
+: >"$T/a/sgnox"; chmod 2644 "$T/a/sgnox"
+: >"$T/a/plain"; chmod 0755 "$T/a/plain"
+: >"$T/a/cap2"; setcap cap_net_raw+ep "$T/a/cap2"
+: >"$T/a/cap3"; "$HELP/fcapset" "$T/a/cap3" 3 1000
+: >"$T/a/capsu"; chmod 4711 "$T/a/capsu"; setcap cap_sys_admin+ep "$T/a/capsu"
+chown 1234:5678 "$T/a/su"; chmod 4755 "$T/a/su"
+: >"$O/victim"; chmod 4755 "$O/victim"; setcap cap_net_raw+ep "$O/victim"
+: >"$O/dir/victim2"; chmod 6755 "$O/dir/victim2"
+ln "$O/victim" "$T/a/hardlink"
+ln -s "$O/victim" "$T/a/symlink"
+ln -s "$O/dir" "$T/a/b/dirlink"
+mknod "$T/a/null" c 1 3
+mknod "$T/a/blk" b 7 200
+mkfifo "$T/a/fifo"
+chmod 2775 "$T/sgd"
+: >"$T/a/$(printf 'new\nline')"; chmod 4755 "$T/a/$(printf 'new\nline')"
+: >"$T/a/$(printf 'bad\377utf8')"; chmod 2755 "$T/a/$(printf 'bad\377utf8')"
+state "$O" >"$TMP/outside.before"
+state "$T" >"$TMP/tree.before"
+
+t_exit 1 "--check finds privileged files (exit 1)" "$S" --check "$T"
+cp "$OUT" "$TMP/check.out"; cp "$ERR" "$TMP/check.err"
+for f in su sg both sgnox cap2 cap3 capsu hardlink; do
+	t_grep "--check lists a/$f" "^privileged: $T/a/$f: " "$TMP/check.out"
+done
+t_nogrep "--check does not list a plain file" "/a/plain:" "$TMP/check.out"
+t_grep "--check shows the capability text" \
+	"a/cap2: mode 00644 capability cap_net_raw=ep" "$TMP/check.out"
+t_grep "--check shows the v3 root id" "a/cap3: .*\[rootid=1000\]" "$TMP/check.out"
+t_grep "a newline in a name is escaped" "a/new\\\\x0aline: mode 04755" \
+	"$TMP/check.out"
+t_grep "invalid UTF-8 in a name is escaped" "a/bad\\\\xffutf8: mode 02755" \
+	"$TMP/check.out"
+t_grep "the device node is reported" "a/null: device node \(char 1:3\)" \
+	"$TMP/check.err"
+t_grep "the block device is reported" "a/blk: device node \(block 7:200\)" \
+	"$TMP/check.err"
+t_grep "the setgid directory is reported" "/t/sgd: setgid directory" \
+	"$TMP/check.err"
+t_grep "the hard link is reported" "a/hardlink: hard link \(2 links\)" \
+	"$TMP/check.err"
+state "$T" >"$TMP/tree.after"
+ok "--check changed nothing" cmp -s "$TMP/tree.before" "$TMP/tree.after"
+
+t_exit 0 "--dry-run exits 0" "$S" --dry-run "$T"
+t_grep "--dry-run lists the new mode" "would strip: $T/a/both: mode 06750 -> 00750" \
+	"$OUT"
+state "$T" >"$TMP/tree.after"
+ok "--dry-run changed nothing" cmp -s "$TMP/tree.before" "$TMP/tree.after"
+
+t_exit 0 "--check --json exits 1, one valid JSON object per line" \
+	sh -c "'$S' --check --json '$T' >'$TMP/j' 2>/dev/null; [ \$? -eq 1 ] && jq -e . '$TMP/j' >/dev/null"
+t_eq "json: cap3 carries its v3 root id" \
+	"$(jq -r 'select(.path=="a/cap3") | "\(.cap) \(.cap_version) \(.cap_rootid)"' "$TMP/j")" \
+	"cap_net_raw=ep 3 1000"
+t_eq "json: escaped names" \
+	"$(jq -r 'select(.action=="privileged") | .path' "$TMP/j" | grep -c '\\x')" "2"
+t_eq "json: owner, links, mode of a/su" \
+	"$(jq -r 'select(.path=="a/su") | "\(.uid):\(.gid) \(.nlink) \(.mode_before)"' "$TMP/j")" \
+	"1234:5678 1 04755"
+t_eq "json: summary says complete" \
+	"$(jq -r 'select(.status) | "\(.status) \(.privileged)"' "$TMP/j")" "complete 10"
+
+# The strip itself.
+t_exit 0 "strip exits 0" "$S" --json "$T"
+cp "$OUT" "$TMP/strip.json"
+t_eq "every privileged file was stripped" \
+	"$(jq -r 'select(.action=="stripped") | .path' "$TMP/strip.json" | wc -l)" "10"
+m() { stat -c %a "$T/a/$1"; }
+t_eq "4755 -> 755" "$(m su)" "755"
+t_eq "2755 -> 755" "$(m sg)" "755"
+t_eq "6750 -> 750" "$(m both)" "750"
+t_eq "2644 -> 644 (setgid without group exec)" "$(m sgnox)" "644"
+t_eq "4711 + caps -> 711" "$(m capsu)" "711"
+t_eq "plain file untouched" "$(m plain)" "755"
+t_eq "owner kept" "$(stat -c %u:%g "$T/a/su")" "1234:5678"
+t_eq "no capability left in the tree" "$(getcap -r "$T" 2>/dev/null)" ""
+t_eq "device node untouched" "$(stat -c '%F %a %t:%T' "$T/a/null")" \
+	"character special file 644 1:3"
+t_eq "setgid directory untouched" "$(stat -c %a "$T/sgd")" "2775"
+t_eq "fifo untouched" "$(stat -c '%F %a' "$T/a/fifo")" "fifo 644"
+t_eq "the hard-linked inode was stripped (documented)" \
+	"$(stat -c %a "$O/victim")" "755"
+t_eq "its capability too (same inode)" "$(getcap "$O/victim")" ""
+# Put the shared inode back so the outside comparison covers the rest.
+chmod 4755 "$O/victim"; setcap cap_net_raw+ep "$O/victim"
+state "$O" >"$TMP/outside.after"
+ok "nothing outside changed through the symlinks" \
+	cmp -s "$TMP/outside.before" "$TMP/outside.after"
+rm "$T/a/hardlink"
+t_exit 0 "a second --check is clean" "$S" --check "$T"
+
+# ---- --chown ----
+C=$W/c
+mkdir -p "$C/d"
+: >"$C/d/f"; chmod 4755 "$C/d/f"; setcap cap_net_raw+ep "$C/d/f"
+: >"$C/d/keep"; chown 1000:1000 "$C/d/keep"
+ln -s "$O/victim" "$C/d/sl"
+: >"$C/d/h1"; ln "$C/d/h1" "$C/d/h2"
+mknod "$C/d/null" c 1 3
+state "$O" >"$TMP/outside.before"
+t_exit 0 "--dry-run --chown lists what would be chowned" \
+	"$S" --dry-run --chown 1000:1001 "$C"
+t_grep "would chown the file" "would chown: $C/d/f: 0:0 -> 1000:1001" "$OUT"
+t_eq "--dry-run --chown changed nothing" "$(stat -c %u "$C/d/f")" "0"
+t_exit 0 "--chown 1000:1001 exits 0" "$S" --chown 1000:1001 "$C"
+t_grep "the hard-linked file is reported, not chowned" \
+	"d/h1: not chowned: hard link \(2 links\)" "$ERR"
+t_eq "root-owned file chowned" "$(stat -c %u:%g "$C/d/f")" "1000:1001"
+t_eq "root-owned directory chowned" "$(stat -c %u:%g "$C/d")" "1000:1001"
+t_eq "the symlink itself chowned" "$(stat -c %u:%g "$C/d/sl")" "1000:1001"
+t_eq "hard-linked file not chowned" "$(stat -c %u "$C/d/h1")" "0"
+t_eq "device node not chowned" "$(stat -c %u "$C/d/null")" "0"
+t_eq "user file untouched" "$(stat -c %u:%g "$C/d/keep")" "1000:1000"
+t_eq "setuid gone (chown, then strip)" "$(stat -c %a "$C/d/f")" "755"
+t_eq "capability gone" "$(getcap "$C/d/f")" ""
+state "$O" >"$TMP/outside.after"
+ok "the symlink's target was not chowned" \
+	cmp -s "$TMP/outside.before" "$TMP/outside.after"
+
+# ---- docker inspect scoping ----
+R=$W/srv/sbx
+mkdir -p "$R/one" "$R/vol" "$W/srv/sbx2/evil" "$R/inner"
+: >"$R/one/x"; chmod 4755 "$R/one/x"
+: >"$R/vol/y"; chmod 2755 "$R/vol/y"
+: >"$W/srv/sbx2/evil/z"; chmod 4755 "$W/srv/sbx2/evil/z"
+ln -s "$W/srv/sbx2" "$R/inner/escape"
+cat >"$TMP/inspect.json" <<EOF
+[{"Id":"c1","Config":{"Labels":{"suidstrip.root":"$W/srv/sbx2"}},
+  "HostConfig":{"Tmpfs":{"$W/srv/sbx2/evil":""}},
+  "Mounts":[
+   {"Type":"bind","Source":"$R/one","Destination":"/w","RW":true},
+   {"Type":"volume","Name":"v","Source":"$R/vol","Destination":"/v"},
+   {"Type":"tmpfs","Source":"","Destination":"/tmp"},
+   {"Type":"bind","Source":"$W/srv/sbx2/evil","Destination":"/e"},
+   {"Type":"bind","Source":"$R/inner/escape","Destination":"/s"},
+   {"Type":"bind","Source":"$R/missing","Destination":"/m"}]},
+ {"Id":"c2","Mounts":[{"Type":"bind","Source":"$R/one","Destination":"/w2"},
+   {"Type":"bind","Source":"$R/one/","Destination":"/w3"}]}]
+EOF
+t_exit 0 "--inspect - --within ROOT strips what is under ROOT" \
+	sh -c "'$S' --json --inspect - --within '$R' <'$TMP/inspect.json'"
+cp "$OUT" "$TMP/insp.out"; cp "$ERR" "$TMP/insp.err"
+t_eq "bind mount source stripped" "$(stat -c %a "$R/one/x")" "755"
+t_eq "volume source stripped" "$(stat -c %a "$R/vol/y")" "755"
+t_eq "/srv/sbx2 is not under /srv/sbx: untouched" \
+	"$(stat -c %a "$W/srv/sbx2/evil/z")" "4755"
+t_grep "the outside source is reported" "sbx2/evil: skipped: outside every --within root" \
+	"$TMP/insp.err"
+t_grep "a symlinked source is judged by its real path" \
+	"srv/sbx2: skipped: outside" "$TMP/insp.err"
+t_grep "a missing source is reported" "$R/missing: skipped: missing" "$TMP/insp.err"
+ok "a missing source is not recreated" test ! -e "$R/missing"
+t_eq "duplicate sources merged (one summary per target)" \
+	"$(jq -r 'select(.status=="complete") | .target' "$TMP/insp.out" | sort | tr '\n' ' ')" \
+	"$R/one $R/vol "
+printf '[{"Mounts":[],"Mounts":[]}]' >"$TMP/dup.json"
+t_exit 2 "duplicate JSON keys are invalid input" \
+	"$S" --inspect "$TMP/dup.json" --within "$R"
+t_grep "and say so" "invalid docker inspect input: .*duplicate" "$ERR"
+printf '{"Mounts":[]}' >"$TMP/obj.json"
+t_exit 2 "a non-array document is invalid input" \
+	"$S" --inspect "$TMP/obj.json" --within "$R"
+printf '[{"Mounts":[{"Type":"bind","Source":"rel/path"}]}]' >"$TMP/rel.json"
+t_exit 2 "a relative Source is invalid input" \
+	"$S" --inspect "$TMP/rel.json" --within "$R"
+printf '[{"Mounts":[{"Type":"bind","Source":"/x\\u0000y"}]}]' >"$TMP/nul.json"
+t_exit 2 "a NUL in Source is invalid input" \
+	"$S" --inspect "$TMP/nul.json" --within "$R"
+t_exit 0 "a command-line DIR outside --within is skipped, not walked" \
+	"$S" --within "$R" "$W/srv/sbx2/evil"
+t_eq "and left alone" "$(stat -c %a "$W/srv/sbx2/evil/z")" "4755"
+
+# ---- nested mounts: pruned and reported, never entered ----
+N=$W/n
+mkdir -p "$N/bindsrc" "$N/tree/samefs" "$N/tree/tmp" "$N/tree/sub" "$TMP/disk"
+: >"$N/bindsrc/s"; chmod 4755 "$N/bindsrc/s"
+: >"$N/tree/sub/own"; chmod 4755 "$N/tree/sub/own"
+: >"$N/filesrc"; chmod 4755 "$N/filesrc"; setcap cap_net_raw+ep "$N/filesrc"
+: >"$N/tree/sub/fmount"
+mount --bind "$N/bindsrc" "$N/tree/samefs"
+mount -t tmpfs tmpfs "$N/tree/tmp"
+: >"$N/tree/tmp/t"; chmod 2755 "$N/tree/tmp/t"
+mount --bind "$N/filesrc" "$N/tree/sub/fmount"
+t_exit 0 "a tree with nested mounts is stripped" "$S" "$N/tree"
+t_grep "same-filesystem bind mount pruned and reported" \
+	"tree/samefs: nested mount pruned" "$ERR"
+t_grep "tmpfs pruned and reported" "tree/tmp: nested mount pruned" "$ERR"
+t_grep "file bind mount pruned and reported" "sub/fmount: nested mount pruned" "$ERR"
+t_eq "the tree's own file stripped" "$(stat -c %a "$N/tree/sub/own")" "755"
+t_eq "bind-mounted directory's file untouched" "$(stat -c %a "$N/bindsrc/s")" "4755"
+t_eq "tmpfs file untouched" "$(stat -c %a "$N/tree/tmp/t")" "2755"
+t_eq "bind-mounted file untouched" "$(stat -c %a "$N/filesrc")" "4755"
+t_eq "bind-mounted file keeps its capability" \
+	"$(getcap "$N/filesrc" | sed 's/.* //')" "cap_net_raw=ep"
+umount "$N/tree/sub/fmount" "$N/tree/tmp" "$N/tree/samefs"
+
+# ---- --guard ----
+G=$W/g
+mkdir -p "$G"
+t_exit 1 "--check --guard: absent guard is a 'no'" "$S" --check --guard "$G"
+t_grep "and is reported" "guard: $G: absent" "$OUT"
+t_exit 0 "--guard binds ROOT nosuid,nodev" "$S" --guard "$G"
+t_grep "mountinfo shows the guard" "^[0-9]+ [0-9]+ [^ ]+ [^ ]+ $G [^ ]*nosuid,nodev" \
+	/proc/self/mountinfo
+n1=$(grep -c " $G " /proc/self/mountinfo)
+t_exit 0 "--guard again is idempotent" "$S" --guard "$G"
+t_eq "no second mount" "$(grep -c " $G " /proc/self/mountinfo)" "$n1"
+t_exit 0 "--check --guard: in place" "$S" --check --guard "$G"
+t_grep "and is reported" "guard: $G: in place" "$OUT"
+t_eq "findmnt agrees: nosuid and nodev" \
+	"$(findmnt -n -o OPTIONS -T "$G" | tr ',' '\n' | grep -c -E '^(nosuid|nodev)$')" "2"
+umount "$G"
+
+# ---- budget: a huge tree, 1 s ----
+B=$W/big
+mkdir -p "$B"
+ok "made $NFILES empty files" "$HELP/mkmany" "$B" "$NFILES" 2000
+t_exit 1 "a 1 s budget on $NFILES files is exceeded: exit 1" \
+	"$S" --json --budget 1 "$B"
+t_eq "exactly one WARNING line" "$(grep -c WARNING "$ERR")" "1"
+t_grep "naming the target and the budget" \
+	"^suidstrip: WARNING: $B: strip incomplete: budget of 1 s spent$" "$ERR"
+t_eq "json summary status is incomplete" \
+	"$(jq -r 'select(.status) | .status' "$OUT")" "incomplete"
+t_nogrep "no progress line when stderr is not a tty" "entries scanned" "$ERR"
+script -q -e -c "'$S' --check --budget 3 '$B'" /dev/null >"$TMP/tty.out" 2>&1
+t_grep "progress on a terminal for a walk longer than 1 s" \
+	"entries scanned, [0-9]+/s" "$TMP/tty.out"
+t_exit 1 "--chown with a spent budget warns once too" \
+	"$S" --chown 1000:1000 --budget 1 "$B"
+t_eq "one WARNING for both steps" "$(grep -c WARNING "$ERR")" "1"
+t_grep "naming the restore step" \
+	"WARNING: $B: ownership restore incomplete: budget of 1 s spent" "$ERR"
+rm -rf "$B"
+
+# ---- immutable file: EPERM is a WARNING, not silence ----
+# chattr +i needs a filesystem that has it (tmpfs has not): $TMP's.
+mkdir -p "$TMP/ext"
+: >"$TMP/ext/i"; chmod 4755 "$TMP/ext/i"
+if chattr +i "$TMP/ext/i" 2>/dev/null; then
+	at_exit "chattr -i '$TMP/ext/i' 2>/dev/null"
+	t_exit 1 "an immutable setuid file: exit 1" "$S" "$TMP/ext"
+	t_grep "WARNING names the target and the cause" \
+		"WARNING: $TMP/ext: strip incomplete: $TMP/ext/i: chmod: Operation not permitted" "$ERR"
+	chattr -i "$TMP/ext/i"
+else
+	skip "immutable file" "chattr +i unsupported on $TMP"
+fi
+
+# ---- races: a swapper exchanges tree entries with symlinks outside ----
+X=$W/race
+RO=$W/race-out
+mkdir -p "$X/t/d" "$RO/d"
+for i in 1 2 3 4 5 6 7 8; do
+	: >"$X/t/d/x$i"; chmod 4755 "$X/t/d/x$i"
+	: >"$RO/d/x$i"; chmod 4755 "$RO/d/x$i"; setcap cap_net_raw+ep "$RO/d/x$i"
+done
+: >"$X/t/f"; chmod 4755 "$X/t/f"
+: >"$RO/f"; chmod 6755 "$RO/f"; setcap cap_net_raw+ep "$RO/f"
+ln -s "$RO/d" "$X/t/dl"
+ln -s "$RO/f" "$X/t/fl"
+ln -s "$RO" "$X/t/rootl"
+mkdir -p "$X/t/deep/er"
+ln -s "$RO" "$X/t/deepl"
+state "$RO" >"$TMP/race.before"
+"$HELP/swapper" "$X/t" d dl f fl deep deepl -- d/x1 d/x2 f deep/er \
+	>"$TMP/swaps" &
+SW=$!
+at_exit "kill $SW 2>/dev/null"
+i=0; bad=0; warned=0
+while [ $i -lt "$ROUNDS" ]; do
+	case $((i % 3)) in
+	0) "$S" --budget 5 "$X/t" >/dev/null 2>"$TMP/race.err" ;;
+	1) "$S" --budget 5 --dry-run "$X/t" >/dev/null 2>"$TMP/race.err" ;;
+	*) "$S" --budget 5 --chown 1000:1000 "$X/t" >/dev/null 2>"$TMP/race.err" ;;
+	esac
+	rc=$?
+	case $rc in
+	0) ;;
+	1) warned=$((warned + 1)) ;;
+	*) bad=$((bad + 1)); diag "round $i: exit $rc"; diag_file "$TMP/race.err" ;;
+	esac
+	i=$((i + 1))
+done
+kill -TERM $SW; wait $SW
+diag "race: $ROUNDS runs, $(cat "$TMP/swaps") exchanges, $warned runs saw a change (WARNING)"
+t_eq "race: every run exited 0 or 1 (no crash)" "$bad" "0"
+ok "race: the swapper really swapped" test "$(cat "$TMP/swaps")" -gt 1000
+state "$RO" >"$TMP/race.after"
+ok "race: not one file outside the tree changed (mode, owner, caps)" \
+	cmp -s "$TMP/race.before" "$TMP/race.after"
+diff "$TMP/race.before" "$TMP/race.after" | head -5 | sed 's/^/# /'
+t_exit 0 "race: once the swapper stops, a strip completes" "$S" "$X/t"
+t_exit 0 "race: and --check is clean" "$S" --check "$X/t"
+
+done_testing
