@@ -499,14 +499,35 @@ t_exit 0 "journaled degraded run" "$CX" --journal "$J" <"$TMP/j4"
 t_grep "the start record lists the degraded layer" \
 	'"degraded":\["memory"\]' "$J"
 t_grep "and carries the warning" '"warnings":\["running without memory' "$J"
+( IFS='
+'; set -- $(base) -- "$TMP/no-such-program"; unset IFS; mkplan "$@" ) >"$TMP/j5"
+printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nro /\nmode strict\nend\n' \
+	>"$TMP/j6"
+t_exit 127 "journaled missing program" "$CX" --journal "$J" <"$TMP/j5"
+t_exit 126 "journaled exec failure in the child (loader not under rox)" \
+	"$CX" --journal "$J" <"$TMP/j6"
+t_grep "which names the stage" 'child: execveat: Permission denied' "$ERR"
+t_eq "a start/end pair for every run: 12 records" \
+	"$(wc -l <"$J" | tr -d ' ')" 12
+t_eq "six starts, six ends" \
+	"$(grep -c '"event":"start"' "$J") $(grep -c '"event":"end"' "$J")" "6 6"
+t_grep "the 127 end" '"exit":127.*"refused":"[^"]*no-such-program' "$J"
+t_grep "the child failure end" '"exit":126.*"refused":"child: execveat' "$J"
 if [ -x "$BIN/journalchain" ]; then
 	t_exit 0 "journalchain verify accepts the journal" \
 		"$BIN/journalchain" verify "$J"
+else
+	fail "journalchain is not built"
 fi
-chmod 000 "$TMP" 2>/dev/null
-mkdir -p "$TMP/ro-dir"; chmod 555 "$TMP/ro-dir"
-chmod 755 "$TMP"
 t_exit 125 "strict: a journal that cannot be written refuses the run" \
 	"$CX" --journal /proc/version <"$TMP/j1"
+t_grep "naming the journal" 'journal /proc/version cannot be written' "$ERR"
+( IFS='
+'; set -- $(base) "rw $TMP/rw" "mode degrade" -- "$E" write \
+	"$TMP/rw/degraded-ran"
+  unset IFS; mkplan "$@" ) >"$TMP/j7"
+t_exit 0 "degrade: an unwritable journal warns, the run goes on" \
+	"$CX" --journal /proc/version <"$TMP/j7"
+t_grep "the payload ran" '^OK$' "$OUT"
 
 done_testing
