@@ -241,6 +241,16 @@ t_exit 0 "securebits" cxp -- "$E" securebits
 # KEEP_CAPS_LOCKED: 0x1|0x2|0x4|0x8|0x20|0x40|0x80.
 t_eq "securebits locked (0xef)" "$(cat "$OUT")" "securebits 0xef"
 
+# ---- Landlock scopes (ABI 6+): no signal out of the domain --------------
+sleep 30 &
+SPID=$!
+at_exit "kill $SPID 2>/dev/null"
+t_exit 0 "signal a process outside the domain" cxp -- "$E" signal "$SPID"
+t_eq "SIGTERM to an outside process (same uid 0): EPERM from the scope" \
+	"$(cat "$OUT")" EPERM
+ok "the outside process is alive" kill -0 "$SPID"
+kill "$SPID" 2>/dev/null
+
 # ---- uid/gid switch ------------------------------------------------------
 cxp "uid 100123" "gid 100456" -- "$E" ids >"$OUT" 2>"$ERR"
 t_eq "uid switch without subuid entries refused (125)" "$?" 125

@@ -17,6 +17,7 @@
  *   escape readfd N                          read an inherited fd
  *   escape grandchild[-sleep] PIDFILE        setsid child that sleeps
  *                                            (-sleep: the parent too)
+ *   escape signal PID                        SIGTERM to another process
  *   escape kill SIG | exit N | sleep SEC */
 #include <errno.h>
 #include <fcntl.h>
@@ -423,6 +424,8 @@ main(int argc, char *argv[])
 				pause();
 		return 0;
 	}
+	if (strcmp(c, "signal") == 0 && argc == 3)
+		return report(kill((pid_t)num(argv[2]), SIGTERM));
 	if (strcmp(c, "kill") == 0 && argc == 3) {
 		kill(getpid(), (int)num(argv[2]));
 		return 3;
