@@ -241,6 +241,16 @@ t_exit 0 "securebits" cxp -- "$E" securebits
 # KEEP_CAPS_LOCKED: 0x1|0x2|0x4|0x8|0x20|0x40|0x80.
 t_eq "securebits locked (0xef)" "$(cat "$OUT")" "securebits 0xef"
 
+# ---- Landlock scopes (ABI 6+): no signal out of the domain --------------
+sleep 30 &
+SPID=$!
+at_exit "kill $SPID 2>/dev/null"
+t_exit 0 "signal a process outside the domain" cxp -- "$E" signal "$SPID"
+t_eq "SIGTERM to an outside process (same uid 0): EPERM from the scope" \
+	"$(cat "$OUT")" EPERM
+ok "the outside process is alive" kill -0 "$SPID"
+kill "$SPID" 2>/dev/null
+
 # ---- uid/gid switch ------------------------------------------------------
 cxp "uid 100123" "gid 100456" -- "$E" ids >"$OUT" 2>"$ERR"
 t_eq "uid switch without subuid entries refused (125)" "$?" 125
@@ -457,6 +467,19 @@ t_exit 0 "GAP: a memfd the payload fills itself executes anyway" \
 	"$CX" <"$plan.2"
 t_eq "(true ran from the memfd: no output)" "$(cat "$OUT")" ""
 
+mkdir -p "$TMP/sockdir"
+"$E" unix-listen "$TMP/sockdir/s" &
+UPID=$!
+at_exit "kill $UPID 2>/dev/null"
+for i in $(seq 100); do [ -S "$TMP/sockdir/s" ] && break; sleep 0.05; done
+t_exit 0 "unix socket outside every rule, unix not granted" \
+	cxp -- "$E" unix-connect "$TMP/sockdir/s"
+t_eq "without --unix: no socket at all (EPERM)" "$(cat "$OUT")" "socket:EPERM"
+t_exit 0 "unix granted" cxp "socket unix" -- "$E" unix-connect "$TMP/sockdir/s"
+t_eq "GAP: with --unix, connect() to a pathname socket outside every rule" \
+	"$(cat "$OUT")" OK
+kill "$UPID" 2>/dev/null
+
 # ---- journal -------------------------------------------------------------
 J=$TMP/runs.jnl
 ( IFS='
@@ -486,14 +509,35 @@ t_exit 0 "journaled degraded run" "$CX" --journal "$J" <"$TMP/j4"
 t_grep "the start record lists the degraded layer" \
 	'"degraded":\["memory"\]' "$J"
 t_grep "and carries the warning" '"warnings":\["running without memory' "$J"
+( IFS='
+'; set -- $(base) -- "$TMP/no-such-program"; unset IFS; mkplan "$@" ) >"$TMP/j5"
+printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nro /\nmode strict\nend\n' \
+	>"$TMP/j6"
+t_exit 127 "journaled missing program" "$CX" --journal "$J" <"$TMP/j5"
+t_exit 126 "journaled exec failure in the child (loader not under rox)" \
+	"$CX" --journal "$J" <"$TMP/j6"
+t_grep "which names the stage" 'child: execveat: Permission denied' "$ERR"
+t_eq "a start/end pair for every run: 12 records" \
+	"$(wc -l <"$J" | tr -d ' ')" 12
+t_eq "six starts, six ends" \
+	"$(grep -c '"event":"start"' "$J") $(grep -c '"event":"end"' "$J")" "6 6"
+t_grep "the 127 end" '"exit":127.*"refused":"[^"]*no-such-program' "$J"
+t_grep "the child failure end" '"exit":126.*"refused":"child: execveat' "$J"
 if [ -x "$BIN/journalchain" ]; then
 	t_exit 0 "journalchain verify accepts the journal" \
 		"$BIN/journalchain" verify "$J"
+else
+	fail "journalchain is not built"
 fi
-chmod 000 "$TMP" 2>/dev/null
-mkdir -p "$TMP/ro-dir"; chmod 555 "$TMP/ro-dir"
-chmod 755 "$TMP"
 t_exit 125 "strict: a journal that cannot be written refuses the run" \
 	"$CX" --journal /proc/version <"$TMP/j1"
+t_grep "naming the journal" 'journal /proc/version cannot be written' "$ERR"
+( IFS='
+'; set -- $(base) "rw $TMP/rw" "mode degrade" -- "$E" write \
+	"$TMP/rw/degraded-ran"
+  unset IFS; mkplan "$@" ) >"$TMP/j7"
+t_exit 0 "degrade: an unwritable journal warns, the run goes on" \
+	"$CX" --journal /proc/version <"$TMP/j7"
+t_grep "the payload ran" '^OK$' "$OUT"
 
 done_testing

@@ -273,8 +273,43 @@ out:
 	return rc;
 }
 
-/* A refusal after the plan decoded: one line on stderr, a start/end pair
- * in the journal (exit 125, the reason), nothing else created. */
+/* An end record for a run that never reached execveat (exit code, why). */
+static json_t *
+event_end_early(const struct run *r, int code, const char *why)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "event", json_string("end"));
+	json_object_set_new(o, "plan", json_string(r->plan_hex));
+	json_object_set_new(o, "exit", json_integer(code));
+	json_object_set_new(o, "refused", json_string(why));
+	return o;
+}
+
+/* A run that ends before execveat, after the plan decoded: the cgroup
+ * removed, one line on stderr, a start/end pair in the journal (unless
+ * the start is already there), exit code. */
+_Noreturn static void
+end_early(struct run *r, int started, int code, const char *msg)
+{
+	json_t *ev[2];
+	size_t n = 0;
+
+	if (r->have_cg) {
+		if (cg_remove(&r->cg) == -1)
+			warning_sys("residue: cgroup %s", r->cg.path);
+		r->have_cg = 0;
+	}
+	if (!started)
+		ev[n++] = event_start(r);
+	ev[n++] = event_end_early(r, code, msg);
+	journal_events(r, ev, n);
+	if (code == EXIT_FAIL)
+		die(code, "refusing: %s", msg);
+	die(code, "%s", msg);
+}
+
+/* A refusal after the plan decoded, before the start record. */
 _Noreturn static void
 refuse(struct run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -282,25 +317,12 @@ static void
 refuse(struct run *r, const char *fmt, ...)
 {
 	char msg[1024];
-	json_t *ev[2];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (r->have_cg) {
-		if (cg_remove(&r->cg) == -1)
-			warning_sys("residue: cgroup %s", r->cg.path);
-		r->have_cg = 0;
-	}
-	ev[0] = event_start(r);
-	ev[1] = json_object();
-	json_object_set_new(ev[1], "event", json_string("end"));
-	json_object_set_new(ev[1], "plan", json_string(r->plan_hex));
-	json_object_set_new(ev[1], "exit", json_integer(EXIT_FAIL));
-	json_object_set_new(ev[1], "refused", json_string(msg));
-	journal_events(r, ev, 2);
-	die(EXIT_FAIL, "refusing: %s", msg);
+	end_early(r, 0, EXIT_FAIL, msg);
 }
 
 /* ---- step 2: mode selection ---- */
@@ -674,12 +696,15 @@ supervise(struct run *r, int pidfd, int sigfd)
 	return code;
 }
 
-/* After a child report: reap it, end its cgroup, map the stage. */
+/* After a child report: reap it, end its cgroup, map the stage, and
+ * journal the end (the start is already there). */
 static int
 child_failed(struct run *r, const struct report *rep, int pidfd)
 {
+	char why[256];
 	siginfo_t si;
-	int residue;
+	json_t *ev;
+	int residue, code = EXIT_FAIL;
 
 	while (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) == -1 &&
 	    errno == EINTR)
@@ -688,19 +713,21 @@ child_failed(struct run *r, const struct report *rep, int pidfd)
 	if (!residue && cg_remove(&r->cg) == -1)
 		warning_sys("residue: cgroup %s", r->cg.path);
 	if (rep->stage < 0 || rep->stage > S_EXEC)
-		return EXIT_FAIL;
-	if (rep->stage == S_FDVERIFY && rep->fd >= 0)
-		warning("child: %s: fd %d is still open", stage_name[rep->stage],
-		    rep->fd);
-	else {
-		errno = rep->err;
-		warning_sys("child: %s", stage_name[rep->stage]);
-	}
+		snprintf(why, sizeof(why), "child: no report");
+	else if (rep->stage == S_FDVERIFY && rep->fd >= 0)
+		snprintf(why, sizeof(why), "child: %s: fd %d is still open",
+		    stage_name[rep->stage], rep->fd);
+	else
+		snprintf(why, sizeof(why), "child: %s: %s",
+		    stage_name[rep->stage], strerror(rep->err));
+	warning("%s", why);
 	if (rep->stage == S_EXEC)
-		return rep->err == ENOENT ? EXIT_NOTFOUND :
+		code = rep->err == ENOENT ? EXIT_NOTFOUND :
 		    (rep->err == EACCES || rep->err == ENOEXEC) ?
 		    EXIT_NOEXEC : EXIT_FAIL;
-	return EXIT_FAIL;
+	ev = event_end_early(r, code, why);
+	journal_events(r, &ev, 1);
+	return code;
 }
 
 /* ---- the whole run, in order ---- */
@@ -762,14 +789,9 @@ run(struct run *r, int dry)
 	ie = image_seal(r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL,
 	    &r->imgfd, r->prog_digest, err, sizeof(err));
 	if (ie != IMAGE_OK) {
-		if (ie == IMAGE_NOTFOUND || ie == IMAGE_NOEXEC) {
-			cg_remove(&r->cg);
-			r->have_cg = 0;
-			ev = event_start(r);
-			journal_events(r, &ev, 1);
-			die(ie == IMAGE_NOTFOUND ? EXIT_NOTFOUND : EXIT_NOEXEC,
-			    "%s", err);
-		}
+		if (ie == IMAGE_NOTFOUND || ie == IMAGE_NOEXEC)
+			end_early(r, 0, ie == IMAGE_NOTFOUND ? EXIT_NOTFOUND :
+			    EXIT_NOEXEC, err);
 		refuse(r, "%s", err);
 	}
 	sha256_hex(r->prog_digest, r->prog_hex);

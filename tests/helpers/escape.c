@@ -11,10 +11,13 @@
  *          io_uring | memfd-exec | bpf | mount
  *   escape ids | securebits | status | exe | fds | stdin | environ
  *   escape tcp-udp PORT                      connect, then a UDP socket
- *   escape listen FILE | unix-bind PATH     fixtures (outside confexec)
+ *   escape listen FILE | unix-bind PATH | unix-listen PATH
+ *                                            fixtures (outside confexec)
+ *   escape unix-connect PATH                 connect to a unix socket
  *   escape readfd N                          read an inherited fd
  *   escape grandchild[-sleep] PIDFILE        setsid child that sleeps
  *                                            (-sleep: the parent too)
+ *   escape signal PID                        SIGTERM to another process
  *   escape kill SIG | exit N | sleep SEC */
 #include <errno.h>
 #include <fcntl.h>
@@ -201,6 +204,28 @@ main(int argc, char *argv[])
 			return report(-1);
 		fprintf(f, "%u\n", (unsigned)ntohs(a.sin_port));
 		fclose(f);
+		for (;;)
+			pause();
+	}
+	if ((strcmp(c, "unix-connect") == 0 || strcmp(c, "unix-listen") == 0) &&
+	    argc == 3) {
+		/* unix-listen: test fixture (listen at PATH, wait to be
+		 * killed); unix-connect: connect to it from inside. */
+		struct sockaddr_un u;
+		int l = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		if (l == -1) {
+			printf("socket:");
+			return report(-1);
+		}
+		memset(&u, 0, sizeof(u));
+		u.sun_family = AF_UNIX;
+		snprintf(u.sun_path, sizeof(u.sun_path), "%s", argv[2]);
+		if (strcmp(c, "unix-connect") == 0)
+			return report(connect(l, (struct sockaddr *)&u,
+			    sizeof(u)));
+		if (bind(l, (struct sockaddr *)&u, sizeof(u)) || listen(l, 8))
+			return report(-1);
 		for (;;)
 			pause();
 	}
@@ -399,6 +424,8 @@ main(int argc, char *argv[])
 				pause();
 		return 0;
 	}
+	if (strcmp(c, "signal") == 0 && argc == 3)
+		return report(kill((pid_t)num(argv[2]), SIGTERM));
 	if (strcmp(c, "kill") == 0 && argc == 3) {
 		kill(getpid(), (int)num(argv[2]));
 		return 3;
