@@ -14,12 +14,18 @@ struct fdset {
 	size_t n;
 };
 
+/* Initialiser for the usual set: stdin, stdout, stderr. */
+#define FDSET_STDIO { .fd = { 0, 1, 2 }, .n = 3 }
+
 /* Parse "0,1,2,7" (decimal, comma-separated, no blanks) and merge into
- * set.  Returns 0, or -1 with errno EINVAL (malformed), ERANGE (fd out of
- * range) or E2BIG (too many). */
+ * set.  Returns 0, or -1 with errno EINVAL (malformed: empty, empty item,
+ * sign, non-digit, leading zero, or the same fd twice in s), ERANGE (fd out
+ * of range 0..INT_MAX) or E2BIG (too many).  An fd already in set is not
+ * an error (merging is idempotent).  On error set is unchanged. */
 int fdset_parse(struct fdset *set, const char *s);
 
-/* Add one fd.  Same errors as fdset_parse. */
+/* Add one fd (no-op when already there).  -1 with errno ERANGE (negative)
+ * or E2BIG (set full). */
 int fdset_add(struct fdset *set, int fd);
 
 /* Close every descriptor not in set, with close_range(2) over the gaps
@@ -27,13 +33,19 @@ int fdset_add(struct fdset *set, int fd);
  * Returns 0, or -1 with errno. */
 int fd_close_except(const struct fdset *set);
 
+/* 1 when fd is in set, else 0. */
+int fdset_has(const struct fdset *set, int fd);
+
 /* An fd found open that should not be. */
 struct fd_leak {
 	int fd;
 	char target[256];	/* readlink of /proc/self/fd/N, or "?" */
+	int count;		/* how many unexpected fds were open in all */
 };
 
-/* Re-read /proc/self/fd (the directory fd used for reading is excluded).
+/* Re-read /proc/self/fd (the directory fd used for reading is excluded;
+ * the directory must be on procfs, checked with fstatfs).  Allocates
+ * nothing, so it may run between fork and exec.
  * Returns 0 when the only open fds are in set, 1 when another is open (the
  * lowest one is described in *leak), -1 with errno when /proc cannot be
  * read (callers must treat that as a failure, not a pass). */

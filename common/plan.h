@@ -14,6 +14,35 @@
 #define PLAN_SOCK_TCP	0x2u	/* AF_INET/AF_INET6 stream, TCP only */
 
 enum plan_mode { PLAN_STRICT = 0, PLAN_DEGRADE = 1 };
+
+/* Hard bounds of launchplan(5).  The decoder checks every count and size
+ * against these before it allocates; the encoder refuses to exceed them. */
+#define PLAN_MAGIC		"borne-plan 1"
+#define PLAN_MAX_TEXT		(1u << 20)	/* text part, magic to end\n */
+#define PLAN_MAX_PROMPT		(16u << 20)	/* prompt bytes after end */
+#define PLAN_MAX_ARGS		4096		/* argv entries, argv[0] too */
+#define PLAN_MAX_ARG_LEN	131071		/* bytes of one argument */
+#define PLAN_MAX_PATH_LEN	4095		/* bytes of a path (PATH_MAX-1) */
+#define PLAN_MAX_PATHS		256		/* ro + rw + rox entries */
+#define PLAN_MAX_PORTS		64		/* each of connect-tcp, bind-tcp */
+#define PLAN_MAX_ENV		256		/* env entries */
+#define PLAN_MAX_ENV_LEN	32768		/* bytes of one NAME=VALUE */
+#define PLAN_MAX_RLIMITS	16		/* one per resource at most */
+#define PLAN_MAX_RLIMIT_VAL	((1ull << 53) - 1)	/* finite rlimit values */
+#define PLAN_RLIM_INF		UINT64_MAX	/* "inf" (RLIM_INFINITY) */
+#define PLAN_MIN_MEMORY		(1ull << 20)	/* memory-max 1M.. */
+#define PLAN_MAX_MEMORY		(1ull << 50)	/* ..1P */
+#define PLAN_MAX_PIDS		4194304		/* PID_MAX_LIMIT */
+#define PLAN_MIN_CPU_US		1000		/* cpu-max quota and period */
+#define PLAN_MAX_CPU_QUOTA	1000000000ull	/* 1000 s per period */
+#define PLAN_MAX_CPU_PERIOD	1000000		/* 1 s (cgroup limit) */
+#define PLAN_DEF_CPU_PERIOD	100000		/* cgroup default */
+#define PLAN_MAX_TIMEOUT_MS	2678400000ull	/* 31 days */
+#define PLAN_MAX_ID		4294967294u	/* uid/gid 1..2^32-2 */
+#define PLAN_MAX_ACK		16		/* ack-daemon names */
+#define PLAN_MAX_ACK_LEN	64		/* bytes of one daemon name */
+#define PLAN_MAX_KEEP		64		/* keep-fd entries */
+#define PLAN_MAX_FD		1048575		/* keep-fd 3..nr_open-1 */
 enum plan_intent { PLAN_RO = 0, PLAN_RW = 1, PLAN_ROX = 2 };
 
 struct plan_fsrule {
@@ -72,6 +101,7 @@ struct plan {
 	size_t prompt_len;
 
 	uint8_t digest[32];	/* SHA-256 of the encoded plan (set by decode) */
+	int has_digest;		/* digest is set (by plan_decode) */
 };
 
 /* Every function below that can fail writes a one-line message naming the
@@ -89,12 +119,37 @@ int plan_decode(const unsigned char *buf, size_t len, struct plan *p,
 int plan_read_fd(int fd, struct plan *p, char *err, size_t errlen);
 
 /* Check every field and every contradiction (the rules of launchplan(5)).
- * Returns 0, or -1 with err set. */
+ * Lists may be in any order (duplicates are refused).  err may be NULL.
+ * Returns 0, or -1 (errno EINVAL) with err set. */
 int plan_validate(const struct plan *p, char *err, size_t errlen);
 
-/* Canonical encoding of a valid plan into a malloc'd buffer.
- * Returns 0, or -1 with errno (EINVAL: plan invalid; ENOMEM). */
+/* Canonical encoding of a valid plan into a malloc'd buffer: the text
+ * part (lists sorted as launchplan(5) says, whatever their order in p),
+ * then the prompt bytes.  Returns 0, or -1 with errno (EINVAL: plan
+ * invalid; ENOMEM). */
 int plan_encode(const struct plan *p, unsigned char **out, size_t *outlen);
+
+/* A valid plan as one JSON object (launchplan(5), "JSON"): the prompt as its
+ * length and SHA-256, strings that are not UTF-8 as {"escaped": "..."}.
+ * Returns a new reference, or NULL (ENOMEM). */
+struct json_t;
+struct json_t *plan_to_json(const struct plan *p);
+
+/* rlimit names of launchplan(5) ("nofile", "as", ...) and RLIMIT_* numbers.
+ * plan_rlimit_name() returns NULL for an unknown resource;
+ * plan_rlimit_lookup() returns -1 for an unknown name. */
+const char *plan_rlimit_name(int resource);
+int plan_rlimit_lookup(const char *name);
+
+/* Check one absolute, normalised path / one NAME=VALUE entry / one env
+ * name (n bytes).  Return NULL when fine, else a static reason. */
+const char *plan_path_why(const char *path);
+const char *plan_env_why(const char *nv);
+const char *plan_envname_why(const char *name, size_t n);
+
+/* Escape s (n bytes) as launchplan(5) does into out (at most outsize-1
+ * bytes, "..." when cut; always terminated).  For messages. */
+void plan_escape_short(const char *s, size_t n, char *out, size_t outsize);
 
 /* Release everything a decoded or built plan owns; *p becomes empty. */
 void plan_free(struct plan *p);

@@ -20,14 +20,20 @@ struct probe {
 	int cg2_writable;		/* caller may create a child cgroup */
 	char cg2_available[256];	/* cgroup.controllers of caller's dir */
 	char cg2_enabled[256];		/* cgroup.subtree_control */
-	int cg2_kill;			/* cgroup.kill exists */
+	int cg2_kill;			/* cgroup.kill exists (see cgprobe(1):
+					 * the root cgroup has none, so a child
+					 * or the kernel version tells) */
+	char cg2_kill_how[8];		/* "file", "child", "kernel" or "" */
+	int cg2_v1;			/* number of cgroup v1 hierarchies */
 	int cg2_clone_into;		/* clone3(CLONE_INTO_CGROUP) usable */
 
 	/* Landlock */
 	int landlock_abi;		/* 0: unavailable */
+	int landlock_errno;		/* errno of the version query, or 0 */
 
 	/* seccomp */
 	int seccomp_filter;		/* SECCOMP_MODE_FILTER available */
+	int seccomp_mode;		/* caller's current mode (PR_GET_SECCOMP) */
 	int seccomp_kill_process;	/* SECCOMP_RET_KILL_PROCESS */
 	int seccomp_kill_thread;
 	int seccomp_trap;
@@ -36,10 +42,15 @@ struct probe {
 	int seccomp_trace;
 	int seccomp_log;
 	int arch_x86_64;		/* native architecture is x86_64 */
+	char arch[65];			/* uname(2) machine */
 
 	/* process and file mechanisms */
 	int no_new_privs;		/* PR_SET_NO_NEW_PRIVS known */
+	int no_new_privs_set;		/* already set on the caller */
 	int userns;			/* user namespaces can be created */
+	long userns_max;		/* user.max_user_namespaces, -1 unknown */
+	int userns_unpriv;		/* kernel.unprivileged_userns_clone,
+					 * -1 when the sysctl does not exist */
 	int memfd_seal;			/* memfd_create + F_ADD_SEALS */
 	int memfd_exec_flag;		/* MFD_EXEC understood by the kernel */
 	int memfd_noexec;		/* vm.memfd_noexec (0,1,2; -1 unknown) */
@@ -56,6 +67,7 @@ struct probe {
 	int root;			/* euid == 0 */
 	char caps[512];			/* cap_to_text() of the caller */
 	int subuid_n;			/* ranges of the caller in /etc/subuid */
+	int subid_truncated;		/* more than 8 ranges: rest ignored */
 	uint64_t subuid_start[8], subuid_count[8];
 	int subgid_n;
 	uint64_t subgid_start[8], subgid_count[8];
@@ -81,8 +93,27 @@ extern const char *const probe_mechanisms[];
 int probe_can(const struct probe *p, const char *mechanism, char *why,
     size_t whylen);
 
-/* 1 when [id, id+count) lies inside one of the caller's subuid (or subgid)
- * ranges, else 0. */
+/* Landlock ABI -> what it gives, the one table (probe.c).  Each level
+ * adds to the ones below it. */
+struct landlock_level {
+	int abi;
+	const char *key;	/* cgprobe key suffix, e.g. "truncate" */
+	const char *mechanism;	/* probe_mechanisms name, e.g. "landlock-tcp" */
+	uint64_t fs;		/* LANDLOCK_ACCESS_FS_* added at this ABI */
+	uint64_t net;		/* LANDLOCK_ACCESS_NET_* added */
+	uint64_t scoped;	/* LANDLOCK_SCOPE_* added */
+	unsigned restrict_flags;/* landlock_restrict_self() flags added */
+};
+extern const struct landlock_level landlock_levels[];	/* abi 0 ends */
+
+/* Union of the rights of every level up to abi (0 for abi <= 0). */
+uint64_t landlock_fs_rights(int abi);
+uint64_t landlock_net_rights(int abi);
+uint64_t landlock_scopes(int abi);
+unsigned landlock_restrict_flags(int abi);
+
+/* 1 when id lies inside one of the caller's subuid (or subgid) ranges,
+ * else 0. */
 int probe_subuid_ok(const struct probe *p, uint64_t id);
 int probe_subgid_ok(const struct probe *p, uint64_t id);
 
@@ -96,10 +127,15 @@ struct daemon_hit {
 	int connectable;		/* the given credentials could connect */
 };
 
-/* Look for the known daemon sockets and decide, for credentials uid/gid
- * with no supplementary groups, whether each could be connected to (DAC on
- * the socket and every directory above it; root passes DAC).  Fills at
- * most max entries; *n gets the count.  Returns 0 or -1 with errno. */
+/* Look for the known daemon sockets (lstat: only sockets count, the same
+ * inode reached twice is listed once; plus the rootless docker and podman
+ * sockets under $XDG_RUNTIME_DIR when it is set and absolute) and decide,
+ * for credentials uid/gid with no supplementary groups, whether each could
+ * be connected to (write on the socket and search on every directory of
+ * its real path; root passes DAC; a POSIX ACL is read as granting what its
+ * mask allows, so the answer errs towards "connectable").  Fills at most
+ * max entries; *n gets the count.  Returns 0 or -1 with errno (E2BIG when
+ * more than max were found: the first max are filled). */
 int probe_daemons(uid_t uid, gid_t gid, struct daemon_hit *hits, size_t max,
     size_t *n);
 

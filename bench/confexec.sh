@@ -1,0 +1,73 @@
+#!/bin/sh
+# bench/confexec.sh: the cost of confexec's full boundary around /bin/true.
+#
+# Three commands side by side, in ROUNDS rounds (order rotated each round),
+# RUNS runs each per round, medians over all runs, then ratios:
+#   bare     /bin/true
+#   confexec confexec < plan, the plan pre-encoded once: cgroup, sealed
+#            image with a pinned SHA-256, uid/gid switch (temporary
+#            /etc/subuid and /etc/subgid entries, restored on exit), fds
+#            closed and verified, rlimits, capabilities dropped, Landlock,
+#            seccomp, a timeout
+#   bwrap    bwrap --ro-bind / / --unshare-all /bin/true
+# Every command runs through sh -c (stdin redirection), whose spawn time
+# hyperfine measures and subtracts.  Targets: confexec <= 2.0x bare and
+# <= 0.4x bwrap.
+#   ROUNDS (default 4), RUNS (default 40)
+set -eu
+BIN=${BORNE_BIN:-$(dirname "$0")/../.build/dyn/bin}
+ROUNDS=${ROUNDS:-4}
+RUNS=${RUNS:-40}
+for c in hyperfine jq bwrap; do
+	command -v "$c" >/dev/null || { echo "bench: needs $c" >&2; exit 1; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench: needs root (uid switch)" >&2; exit 1; }
+TMP=$(mktemp -d)
+cp -p /etc/subuid "$TMP/subuid"
+cp -p /etc/subgid "$TMP/subgid"
+trap 'cat "$TMP/subuid" >/etc/subuid; cat "$TMP/subgid" >/etc/subgid;
+	rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+echo "root:100000:65536" >>/etc/subuid
+echo "root:100000:65536" >>/etc/subgid
+
+"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro /etc \
+    --sha256 "$(sha256sum /bin/true | cut -d' ' -f1)" \
+    --uid 100000 --gid 100000 --rlimit nofile=1024 --timeout 10s \
+    --setenv PATH=/usr/bin:/bin -- /bin/true >"$TMP/plan"
+"$BIN/confexec" <"$TMP/plan" || { echo "bench: the plan does not run" >&2;
+	exit 1; }
+
+c1="/bin/true"
+c2="$BIN/confexec <$TMP/plan"
+c3="bwrap --ro-bind / / --unshare-all /bin/true"
+r=0
+while [ "$r" -lt "$ROUNDS" ]; do
+	case $((r % 3)) in
+	0) set -- "$c1" "$c2" "$c3" ;;
+	1) set -- "$c3" "$c1" "$c2" ;;
+	*) set -- "$c2" "$c3" "$c1" ;;
+	esac
+	hyperfine --style none --warmup 5 --runs "$RUNS" \
+	    --export-json "$TMP/r$r.json" "$@" >/dev/null 2>&1
+	jq -r '.results[] | .command as $c | .times[] | "\($c)\t\(.)"' \
+	    "$TMP/r$r.json" >>"$TMP/all.tsv"
+	r=$((r + 1))
+done
+
+med() {
+	awk -F '\t' -v c="$1" '$1 == c { print $2 }' "$TMP/all.tsv" | sort -g |
+	    awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
+	        else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+m1=$(med "$c1"); m2=$(med "$c2"); m3=$(med "$c3")
+awk -v m1="$m1" -v m2="$m2" -v m3="$m3" -v n="$((ROUNDS * RUNS))" 'BEGIN {
+	printf "runs per command: %d (%s rounds), median wall time:\n", n,
+	    "'"$ROUNDS"'"
+	printf "  bare /bin/true          %8.3f ms\n", m1 * 1000
+	printf "  confexec full stack     %8.3f ms\n", m2 * 1000
+	printf "  bwrap --unshare-all     %8.3f ms\n", m3 * 1000
+	printf "confexec / bare  = %.2f (target <= 2.0)\n", m2 / m1
+	printf "confexec / bwrap = %.2f (target <= 0.4)\n", m2 / m3
+	printf "bwrap / bare     = %.2f\n", m3 / m1
+}'

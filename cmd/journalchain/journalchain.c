@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: ISC */
+/* journalchain: append to, verify, show and recover a hash-chained journal. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "hash.h"
+#include "journal.h"
+#include "scan.h"
+
+#define USAGE                                                              \
+	"journalchain append [--batch N] FILE | verify [--deep] "          \
+	"[--from SEQ:HASH] FILE | show [--json] FILE | head FILE | "       \
+	"recover FILE"
+
+/* Exit status of a torn tail (journalchain(1)). */
+#define EXIT_TORN 3
+
+enum cmd { C_APPEND, C_VERIFY, C_SHOW, C_HEAD, C_RECOVER };
+
+static const struct option longopts[] = {
+	{"batch", required_argument, NULL, 'b'}, /* append: records per commit */
+	{"deep", no_argument, NULL, 'd'},	 /* verify: parse every event */
+	{"from", required_argument, NULL, 'f'},	 /* verify: earlier head */
+	{"json", no_argument, NULL, 'j'},	 /* show: JSON lines */
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int
+status_exit(enum journal_status st)
+{
+	switch (st) {
+	case JOURNAL_OK:
+		return EXIT_OK;
+	case JOURNAL_TORN:
+		return EXIT_TORN;
+	case JOURNAL_BAD:
+		return EXIT_NO;
+	default:
+		return EXIT_NO;
+	}
+}
+
+/* Read stdin, one event per line; canonicalise all before writing any;
+ * commit in groups of batch records (0: all in one). */
+static int
+cmd_append(const char *path, uint64_t batch)
+{
+	char **ev = NULL, *line = NULL, *canon, msg[256], err[512];
+	size_t *lens = NULL, n = 0, cap = 0, lcap = 0, i, clen;
+	enum journal_status st;
+	ssize_t r;
+
+	while ((r = getline(&line, &lcap, stdin)) != -1) {
+		size_t l = (size_t)r;
+
+		if (l > 0 && line[l - 1] == '\n')
+			l--;
+		if (journal_event_canon(line, l, &canon, &clen, msg,
+		    sizeof(msg)) == -1)
+			die(EXIT_USAGE, "stdin:%zu: %s; nothing written", n + 1,
+			    msg);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			ev = realloc(ev, cap * sizeof(*ev));
+			lens = realloc(lens, cap * sizeof(*lens));
+			if (ev == NULL || lens == NULL)
+				die(EXIT_NO, "out of memory");
+		}
+		ev[n] = canon;
+		lens[n++] = clen;
+	}
+	if (ferror(stdin))
+		die_sys(EXIT_NO, "reading stdin; nothing written");
+	free(line);
+	i = 0;
+	do {
+		size_t k = n - i;
+
+		if (batch != 0 && k > batch)
+			k = (size_t)batch;
+		if (journal_append_canon(path, (const char *const *)ev + i,
+		    lens + i, k, NULL, &st, err, sizeof(err)) == -1) {
+			if (i > 0)
+				warning("%s: %zu records were appended before "
+				    "this failure", path, i);
+			die(errno == EBADMSG ? status_exit(st) : EXIT_NO,
+			    "%s: %s", path, err);
+		}
+		i += k;
+	} while (i < n);
+	for (i = 0; i < n; i++)
+		free(ev[i]);
+	free(ev);
+	free(lens);
+	return EXIT_OK;
+}
+
+static void
+verdict_report(const char *path, const struct journal_verdict *v)
+{
+	if (v->status == JOURNAL_OK)
+		return;
+	warning("%s: %s at record %llu, byte %llu: %s", path,
+	    v->status == JOURNAL_TORN ? "torn tail" : "verification failed",
+	    (unsigned long long)v->bad_seq, (unsigned long long)v->bad_off,
+	    v->why);
+}
+
+static int
+open_ro(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd == -1)
+		die_sys(EXIT_NO, "cannot open %s", path);
+	return fd;
+}
+
+static int
+cmd_verify(const char *path, unsigned flags, const struct journal_head *from)
+{
+	struct journal_verdict v;
+	char hex[SHA256_HEX_LEN + 1];
+	int fd = open_ro(path);
+
+	if (journal_verify_fd(fd, flags, from, &v) == -1)
+		die_sys(EXIT_NO, "cannot read %s", path);
+	close(fd);
+	sha256_hex(v.head.hash, hex);
+	if (v.status == JOURNAL_OK)
+		printf("%llu records, head %llu:%s\n",
+		    (unsigned long long)v.count,
+		    (unsigned long long)v.head.seq, hex);
+	verdict_report(path, &v);
+	return status_exit(v.status);
+}
+
+static void
+time_str(uint64_t ns, char *buf, size_t len)
+{
+	time_t s = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	if (gmtime_r(&s, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+		snprintf(buf, len, "%llu", (unsigned long long)ns);
+		return;
+	}
+	snprintf(buf + strlen(buf), len - strlen(buf), ".%09lluZ",
+	    (unsigned long long)(ns % 1000000000u));
+}
+
+static int
+cmd_show(const char *path, int json)
+{
+	struct journal_verdict v;
+	struct journal_record r;
+	char hex[SHA256_HEX_LEN + 1], ts[64], *buf;
+	uint8_t d[SHA256_LEN];
+	size_t off = 0, len;
+	int fd = open_ro(path), width;
+	ssize_t got;
+
+	/* show is for people and jq: check every event deeply first, then
+	 * print the valid records. */
+	if (journal_verify_fd(fd, JOURNAL_DEEP, NULL, &v) == -1)
+		die_sys(EXIT_NO, "cannot read %s", path);
+	len = (size_t)v.good_end;
+	buf = malloc(len ? len : 1);
+	if (buf == NULL)
+		die(EXIT_NO, "out of memory");
+	while (off < len) {
+		got = pread(fd, buf + off, len - off, (off_t)off);
+		if (got == -1 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			die_sys(EXIT_NO, "cannot read %s", path);
+		off += (size_t)got;
+	}
+	close(fd);
+	width = snprintf(hex, sizeof(hex), "%llu", (unsigned long long)v.count);
+	for (off = 0; off < len;) {
+		char *nl = memchr(buf + off, '\n', len - off);
+		size_t n = (size_t)(nl - (buf + off));
+
+		if (journal_record_parse(buf + off, n, &r, NULL) == -1)
+			die(EXIT_NO, "%s: record changed while reading", path);
+		sha256_buf(buf + off, n + 1, d);
+		sha256_hex(d, hex);
+		if (json) {
+			printf("{\"seq\":%llu,\"hash\":\"%s\",\"prev\":\"%.64s\","
+			    "\"time\":\"%llu\",\"event\":%.*s}\n",
+			    (unsigned long long)r.seq, hex, r.prev_hex,
+			    (unsigned long long)r.time_ns, (int)r.event_len,
+			    r.event);
+		} else {
+			time_str(r.time_ns, ts, sizeof(ts));
+			printf("%*llu  %s  %.16s  %.*s\n", width,
+			    (unsigned long long)r.seq, ts, hex,
+			    (int)r.event_len, r.event);
+		}
+		off += n + 1;
+	}
+	free(buf);
+	if (fflush(stdout) == EOF)
+		die_sys(EXIT_NO, "writing stdout");
+	verdict_report(path, &v);
+	return status_exit(v.status);
+}
+
+static int
+cmd_head(const char *path)
+{
+	struct journal_head h;
+	enum journal_status st;
+	char hex[SHA256_HEX_LEN + 1], err[512];
+
+	if (journal_head_read(path, &h, &st, err, sizeof(err)) == -1)
+		die(errno == EBADMSG ? status_exit(st) : EXIT_NO, "%s: %s",
+		    path, err);
+	sha256_hex(h.hash, hex);
+	printf("%llu %s\n", (unsigned long long)h.seq, hex);
+	return EXIT_OK;
+}
+
+static int
+cmd_recover(const char *path)
+{
+	char err[512];
+	uint64_t dropped;
+
+	if (journal_recover(path, &dropped, err, sizeof(err)) == -1)
+		die(EXIT_NO, "%s: %s", path, err);
+	if (dropped == 0)
+		printf("%s: not torn, nothing to recover\n", path);
+	else
+		printf("%s: dropped %llu bytes of a torn record; recorded in a "
+		    "recovered event\n", path, (unsigned long long)dropped);
+	return EXIT_OK;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct journal_head from;
+	uint64_t batch = 0;
+	unsigned flags = 0;
+	int c, json = 0, have_from = 0, have_batch = 0;
+	const char *sub, *path;
+	enum cmd cmd;
+
+	prog_set("journalchain");
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "--help") == 0)) {
+		puts("usage: " USAGE);
+		return EXIT_OK;
+	}
+	if (argc < 2)
+		die_usage(USAGE);
+	sub = argv[1];
+	if (strcmp(sub, "append") == 0)
+		cmd = C_APPEND;
+	else if (strcmp(sub, "verify") == 0)
+		cmd = C_VERIFY;
+	else if (strcmp(sub, "show") == 0)
+		cmd = C_SHOW;
+	else if (strcmp(sub, "head") == 0)
+		cmd = C_HEAD;
+	else if (strcmp(sub, "recover") == 0)
+		cmd = C_RECOVER;
+	else
+		die_usage(USAGE);
+	argc--;
+	argv++;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (scan_u64(optarg, 0, UINT32_MAX, &batch) == -1)
+				die(EXIT_USAGE, "--batch: not a count: %s",
+				    optarg);
+			have_batch = 1;
+			break;
+		case 'd':
+			flags |= JOURNAL_DEEP;
+			break;
+		case 'f':
+			if (journal_head_parse(optarg, &from) == -1)
+				die(EXIT_USAGE, "--from: want SEQ:HASH (64 hex "
+				    "digits): %s", optarg);
+			have_from = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			puts("usage: " USAGE);
+			return EXIT_OK;
+		default:
+			die_usage(USAGE);
+		}
+	}
+	/* validation: each option belongs to one subcommand; one FILE */
+	if (optind != argc - 1 || (have_batch && cmd != C_APPEND) ||
+	    ((flags || have_from) && cmd != C_VERIFY) ||
+	    (json && cmd != C_SHOW))
+		die_usage(USAGE);
+	path = argv[optind];
+
+	switch (cmd) {
+	case C_APPEND:
+		return cmd_append(path, batch);
+	case C_VERIFY:
+		return cmd_verify(path, flags, have_from ? &from : NULL);
+	case C_SHOW:
+		return cmd_show(path, json);
+	case C_HEAD:
+		return cmd_head(path);
+	case C_RECOVER:
+		return cmd_recover(path);
+	default:
+		die_usage(USAGE);
+	}
+}

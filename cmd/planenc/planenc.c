@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: ISC */
+/* planenc: encode a typed, bounded LaunchPlan on stdout; decode, check or
+ * re-encode one read on stdin. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "err.h"
+#include "hash.h"
+#include "plan.h"
+#include "scan.h"
+
+#define USAGE								\
+	"planenc [--ro PATH] [--rw PATH] [--rox PATH] [--unix] [--tcp]\n" \
+	"\t[--connect-tcp PORT] [--bind-tcp PORT] [--env NAME]\n"	\
+	"\t[--setenv NAME=VALUE] [--rlimit NAME=SOFT[:HARD]]\n"		\
+	"\t[--memory-max SIZE] [--pids-max N] [--cpu-max QUOTA[/PERIOD]]\n" \
+	"\t[--timeout DURATION] [--uid UID] [--gid GID] [--sha256 HEX]\n" \
+	"\t[--prompt-file FILE] [--ack-daemon NAME] [--keep-fd FD]\n"	\
+	"\t[--argv0 NAME] [--strict | --degrade] -- PROGRAM [ARG...]\n"		\
+	"       planenc --decode | --check | --reencode"
+
+enum {
+	O_RO = 256, O_RW, O_ROX, O_UNIX, O_TCP, O_CONNECT, O_BIND, O_ENV,
+	O_SETENV, O_RLIMIT, O_MEMORY, O_PIDS, O_CPU, O_TIMEOUT, O_UID, O_GID,
+	O_SHA256, O_PROMPT, O_ACK, O_KEEP, O_STRICT, O_DEGRADE, O_ARGV0,
+	O_DECODE,
+	O_CHECK, O_REENCODE,
+};
+
+static const struct option longopts[] = {
+	{ "ro", required_argument, NULL, O_RO },	/* read */
+	{ "rw", required_argument, NULL, O_RW },	/* read-write */
+	{ "rox", required_argument, NULL, O_ROX },	/* read-execute */
+	{ "unix", no_argument, NULL, O_UNIX },		/* AF_UNIX sockets */
+	{ "tcp", no_argument, NULL, O_TCP },		/* TCP sockets */
+	{ "connect-tcp", required_argument, NULL, O_CONNECT },
+	{ "bind-tcp", required_argument, NULL, O_BIND },
+	{ "env", required_argument, NULL, O_ENV },	/* pass NAME through */
+	{ "setenv", required_argument, NULL, O_SETENV },	/* NAME=VALUE */
+	{ "rlimit", required_argument, NULL, O_RLIMIT },
+	{ "memory-max", required_argument, NULL, O_MEMORY },
+	{ "pids-max", required_argument, NULL, O_PIDS },
+	{ "cpu-max", required_argument, NULL, O_CPU },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "uid", required_argument, NULL, O_UID },
+	{ "gid", required_argument, NULL, O_GID },
+	{ "sha256", required_argument, NULL, O_SHA256 },
+	{ "prompt-file", required_argument, NULL, O_PROMPT },
+	{ "ack-daemon", required_argument, NULL, O_ACK },
+	{ "keep-fd", required_argument, NULL, O_KEEP },
+	{ "strict", no_argument, NULL, O_STRICT },	/* the default */
+	{ "degrade", no_argument, NULL, O_DEGRADE },
+	{ "argv0", required_argument, NULL, O_ARGV0 },	/* argv[0] */
+	{ "decode", no_argument, NULL, O_DECODE },	/* stdin -> JSON */
+	{ "check", no_argument, NULL, O_CHECK },	/* stdin: validate */
+	{ "reencode", no_argument, NULL, O_REENCODE },	/* stdin -> stdout */
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Append one element to a malloc'd array, dying on ENOMEM. */
+static void *
+push(void *arr, size_t *n, size_t sz)
+{
+	void *na;
+
+	if (*n >= (size_t)1 << 20)
+		die(EXIT_USAGE, "too many options");
+	if ((na = realloc(arr, (*n + 1) * sz)) == NULL)
+		die_sys(EXIT_USAGE, "out of memory");
+	(*n)++;
+	return na;
+}
+
+static char *
+xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (d == NULL)
+		die_sys(EXIT_USAGE, "out of memory");
+	return d;
+}
+
+static uint16_t
+port_arg(const char *opt, const char *s)
+{
+	uint64_t v;
+
+	if (scan_u64(s, 1, 65535, &v) == -1)
+		die(EXIT_USAGE, "%s %s: port outside 1-65535", opt, s);
+	return (uint16_t)v;
+}
+
+/* SOFT or HARD of --rlimit: "inf", or a size (K/M/G/T suffixes). */
+static uint64_t
+rlim_arg(const char *opt, const char *s)
+{
+	uint64_t v;
+
+	if (strcmp(s, "inf") == 0 || strcmp(s, "unlimited") == 0)
+		return PLAN_RLIM_INF;
+	if (scan_size(s, 0, PLAN_MAX_RLIMIT_VAL, &v) == -1)
+		die(EXIT_USAGE, "--rlimit %s: %s is not inf nor a number "
+		    "up to 2^53-1", opt, s);
+	return v;
+}
+
+/* DURATION: digits then ms, s, m or h (a bare number is seconds). */
+static uint64_t
+timeout_arg(const char *s)
+{
+	static const struct { const char *sfx; uint64_t ms; } u[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	size_t n = strspn(s, "0123456789"), i;
+	uint64_t v, mult = 1000;
+	char num[24];
+
+	if (n == 0 || n >= sizeof(num))
+		goto bad;
+	if (s[n] != '\0') {
+		for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+			if (strcmp(s + n, u[i].sfx) == 0)
+				break;
+		if (i == sizeof(u) / sizeof(u[0]))
+			goto bad;
+		mult = u[i].ms;
+	}
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (scan_u64(num, 1, PLAN_MAX_TIMEOUT_MS, &v) == -1 ||
+	    v > PLAN_MAX_TIMEOUT_MS / mult)
+		goto bad;
+	return v * mult;
+bad:
+	die(EXIT_USAGE, "--timeout %s: want N[ms|s|m|h] from 1ms to 31 days",
+	    s);
+}
+
+/* Read the whole prompt file, refusing more than the bound. */
+static void
+read_prompt(const char *path, struct plan *p)
+{
+	size_t cap = 65536, len = 0;
+	unsigned char *buf = NULL, *nb;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		die_sys(EXIT_USAGE, "--prompt-file %s", path);
+	for (;;) {
+		ssize_t n;
+
+		if (buf == NULL || len == cap) {
+			if (buf != NULL)
+				cap *= 2;
+			if (cap > (size_t)PLAN_MAX_PROMPT + 1)
+				cap = (size_t)PLAN_MAX_PROMPT + 1;
+			if ((nb = realloc(buf, cap)) == NULL)
+				die_sys(EXIT_USAGE, "--prompt-file %s", path);
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			die_sys(EXIT_USAGE, "--prompt-file %s: read", path);
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > PLAN_MAX_PROMPT)
+			die(EXIT_USAGE, "--prompt-file %s: prompt longer than "
+			    "%u bytes", path, PLAN_MAX_PROMPT);
+	}
+	close(fd);
+	p->has_prompt = 1;
+	p->prompt = buf;
+	p->prompt_len = len;
+}
+
+static void
+write_all(const unsigned char *b, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(STDOUT_FILENO, b, n);
+
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			die_sys(EXIT_USAGE, "writing the plan to stdout");
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+static void
+emit_plan(const struct plan *p)
+{
+	unsigned char *out;
+	size_t n;
+
+	if (plan_encode(p, &out, &n) == -1)
+		die_sys(EXIT_USAGE, "encoding the plan");
+	write_all(out, n);
+	free(out);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct plan p;
+	char err[512];
+	char **envnames = NULL, *prompt_file = NULL, *argv0 = NULL;
+	size_t nenvnames = 0, i;
+	int c, op = 0, building = 0;
+
+	prog_set("planenc");
+	memset(&p, 0, sizeof(p));
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		uint64_t v;
+		char *sep;
+
+		building |= c >= O_RO && c <= O_ARGV0;
+		switch (c) {
+		case O_RO:
+		case O_RW:
+		case O_ROX:
+			p.fs = push(p.fs, &p.nfs, sizeof(*p.fs));
+			p.fs[p.nfs - 1].intent = c == O_RO ? PLAN_RO :
+			    c == O_RW ? PLAN_RW : PLAN_ROX;
+			p.fs[p.nfs - 1].path = xstrdup(optarg);
+			break;
+		case O_UNIX:
+			p.sock |= PLAN_SOCK_UNIX;
+			break;
+		case O_TCP:
+			p.sock |= PLAN_SOCK_TCP;
+			break;
+		case O_CONNECT:
+			p.connect_tcp = push(p.connect_tcp, &p.nconnect,
+			    sizeof(uint16_t));
+			p.connect_tcp[p.nconnect - 1] =
+			    port_arg("--connect-tcp", optarg);
+			break;
+		case O_BIND:
+			p.bind_tcp = push(p.bind_tcp, &p.nbind,
+			    sizeof(uint16_t));
+			p.bind_tcp[p.nbind - 1] = port_arg("--bind-tcp",
+			    optarg);
+			break;
+		case O_ENV:
+			envnames = push(envnames, &nenvnames, sizeof(char *));
+			envnames[nenvnames - 1] = optarg;
+			break;
+		case O_SETENV:
+			if (strchr(optarg, '=') == NULL)
+				die(EXIT_USAGE, "--setenv %s: want NAME=VALUE",
+				    optarg);
+			p.env = push(p.env, &p.nenv, sizeof(char *));
+			p.env[p.nenv - 1] = xstrdup(optarg);
+			break;
+		case O_RLIMIT: {
+			struct plan_rlimit *r;
+			char *name = xstrdup(optarg), *hard;
+			int res;
+
+			if ((sep = strchr(name, '=')) == NULL)
+				die(EXIT_USAGE, "--rlimit %s: want "
+				    "NAME=SOFT[:HARD]", optarg);
+			*sep++ = '\0';
+			if ((res = plan_rlimit_lookup(name)) == -1)
+				die(EXIT_USAGE, "--rlimit %s: unknown resource "
+				    "(see launchplan(5))", name);
+			p.rlim = push(p.rlim, &p.nrlim, sizeof(*p.rlim));
+			r = &p.rlim[p.nrlim - 1];
+			r->resource = res;
+			if ((hard = strchr(sep, ':')) != NULL)
+				*hard++ = '\0';
+			r->soft = rlim_arg(name, sep);
+			r->hard = hard ? rlim_arg(name, hard) : r->soft;
+			free(name);
+			break;
+		}
+		case O_MEMORY:
+			if (scan_size(optarg, PLAN_MIN_MEMORY, PLAN_MAX_MEMORY,
+			    &p.mem_max) == -1)
+				die(EXIT_USAGE, "--memory-max %s: want a size "
+				    "from 1M to 1P", optarg);
+			break;
+		case O_PIDS:
+			if (scan_u64(optarg, 1, PLAN_MAX_PIDS, &p.pids_max) ==
+			    -1)
+				die(EXIT_USAGE, "--pids-max %s: want 1 to %d",
+				    optarg, PLAN_MAX_PIDS);
+			break;
+		case O_CPU: {
+			char q[24];
+			size_t n = strcspn(optarg, "/");
+
+			p.cpu_period_us = PLAN_DEF_CPU_PERIOD;
+			if (n >= sizeof(q) ||
+			    (memcpy(q, optarg, n), q[n] = '\0',
+			    scan_u64(q, PLAN_MIN_CPU_US, PLAN_MAX_CPU_QUOTA,
+			    &p.cpu_quota_us) == -1) ||
+			    (optarg[n] == '/' &&
+			    scan_u64(optarg + n + 1, PLAN_MIN_CPU_US,
+			    PLAN_MAX_CPU_PERIOD, &p.cpu_period_us) == -1))
+				die(EXIT_USAGE, "--cpu-max %s: want QUOTA_US "
+				    "(1000..1000000000) [/PERIOD_US "
+				    "(1000..1000000)]", optarg);
+			break;
+		}
+		case O_TIMEOUT:
+			p.timeout_ms = timeout_arg(optarg);
+			break;
+		case O_UID:
+		case O_GID:
+			if (scan_u64(optarg, 1, PLAN_MAX_ID, &v) == -1)
+				die(EXIT_USAGE, "%s %s: want a subordinate id "
+				    "from 1 to %u (never 0)", c == O_UID ?
+				    "--uid" : "--gid", optarg, PLAN_MAX_ID);
+			if (c == O_UID)
+				p.uid = (uid_t)v, p.has_uid = 1;
+			else
+				p.gid = (gid_t)v, p.has_gid = 1;
+			break;
+		case O_SHA256:
+			if (sha256_unhex(optarg, strlen(optarg), p.sha256) ==
+			    -1)
+				die(EXIT_USAGE, "--sha256 %s: want 64 hex "
+				    "digits (as sha256sum prints them)",
+				    optarg);
+			p.has_sha256 = 1;
+			break;
+		case O_PROMPT:
+			if (prompt_file != NULL)
+				die(EXIT_USAGE, "--prompt-file: given twice");
+			prompt_file = optarg;
+			break;
+		case O_ACK:
+			p.ack_daemons = push(p.ack_daemons, &p.nack,
+			    sizeof(char *));
+			p.ack_daemons[p.nack - 1] = xstrdup(optarg);
+			break;
+		case O_KEEP:
+			p.keep_fds = push(p.keep_fds, &p.nkeep, sizeof(int));
+			if (scan_int(optarg, 3, PLAN_MAX_FD,
+			    &p.keep_fds[p.nkeep - 1]) == -1)
+				die(EXIT_USAGE, "--keep-fd %s: want 3 to %d "
+				    "(0, 1 and 2 are always kept)", optarg,
+				    PLAN_MAX_FD);
+			break;
+		case O_STRICT:
+			p.mode = PLAN_STRICT;
+			break;
+		case O_DEGRADE:
+			p.mode = PLAN_DEGRADE;
+			break;
+		case O_ARGV0:
+			if (argv0 != NULL)
+				die(EXIT_USAGE, "--argv0: given twice");
+			argv0 = optarg;
+			break;
+		case O_DECODE:
+		case O_CHECK:
+		case O_REENCODE:
+			if (op != 0 && op != c)
+				die(EXIT_USAGE, "--decode, --check and "
+				    "--reencode exclude each other");
+			op = c;
+			break;
+		case 'h':
+			puts("usage: " USAGE);
+			return EXIT_OK;
+		default:
+			die_usage(USAGE);
+		}
+	}
+
+	/* Validation: every combination, before any side effect. */
+	if (op != 0 && (building || optind < argc))
+		die(EXIT_USAGE, "--%s reads a plan on stdin and takes no "
+		    "plan options nor program", op == O_DECODE ? "decode" :
+		    op == O_CHECK ? "check" : "reencode");
+	if (op == 0 && optind >= argc)
+		die_usage(USAGE);
+	if ((op == 0 || op == O_REENCODE) && isatty(STDOUT_FILENO))
+		die(EXIT_USAGE, "refusing to write a plan to a terminal "
+		    "(redirect or pipe stdout)");
+
+	if (op != 0) {
+		json_t *j;
+
+		if (plan_read_fd(STDIN_FILENO, &p, err, sizeof(err)) == -1)
+			die(EXIT_USAGE, "stdin: %s", err);
+		switch (op) {
+		case O_CHECK:
+			break;
+		case O_REENCODE:
+			emit_plan(&p);
+			break;
+		case O_DECODE:
+			if ((j = plan_to_json(&p)) == NULL)
+				die_sys(EXIT_USAGE, "converting to JSON");
+			if (json_dumpf(j, stdout, JSON_COMPACT) == -1 ||
+			    putchar('\n') == EOF || fflush(stdout) == EOF)
+				die_sys(EXIT_USAGE, "writing JSON to stdout");
+			json_decref(j);
+			break;
+		default:
+			die_usage(USAGE);
+		}
+		plan_free(&p);
+		return EXIT_OK;
+	}
+
+	p.program = xstrdup(argv[optind]);
+	p.argc = (size_t)(argc - optind);
+	if ((p.argv = calloc(p.argc + 1, sizeof(char *))) == NULL)
+		die_sys(EXIT_USAGE, "out of memory");
+	for (i = 0; i < p.argc; i++)
+		p.argv[i] = xstrdup(i == 0 && argv0 ? argv0 :
+		    argv[optind + (int)i]);
+	/* Resolve --env now, from the caller's environment. */
+	for (i = 0; i < nenvnames; i++) {
+		const char *n = envnames[i], *why, *v;
+		char *nv;
+
+		if ((why = plan_envname_why(n, strlen(n))) != NULL)
+			die(EXIT_USAGE, "--env %s: %s", n, why);
+		if ((v = getenv(n)) == NULL)
+			die(EXIT_USAGE, "--env %s: not set in the caller's "
+			    "environment (use --setenv NAME=VALUE)", n);
+		if (asprintf(&nv, "%s=%s", n, v) == -1)
+			die_sys(EXIT_USAGE, "out of memory");
+		p.env = push(p.env, &p.nenv, sizeof(char *));
+		p.env[p.nenv - 1] = nv;
+	}
+	free(envnames);
+	if (plan_validate(&p, err, sizeof(err)) == -1)
+		die(EXIT_USAGE, "refusing the plan: %s", err);
+	if (prompt_file != NULL)
+		read_prompt(prompt_file, &p);
+	emit_plan(&p);
+	plan_free(&p);
+	return EXIT_OK;
+}

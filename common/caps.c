@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: ISC */
+/* caps: uid/gid switch, capability drop, securebits lock (libcap). */
+#include <errno.h>
+#include <grp.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include <linux/securebits.h>
+
+#include "caps.h"
+
+int
+caps_have_setpcap(void)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+	cap_t c;
+
+	c = cap_get_proc();
+	if (c == NULL)
+		return 0;
+	if (cap_get_flag(c, CAP_SETPCAP, CAP_EFFECTIVE, &v) == -1)
+		v = CAP_CLEAR;
+	cap_free(c);
+	return v == CAP_SET;
+}
+
+int
+caps_lock_securebits(void)
+{
+	unsigned bits;
+
+	/* KEEP_CAPS stays clear and locked; NO_SETUID_FIXUP keeps the
+	 * capabilities the next steps need across the uid switch; NOROOT
+	 * makes uid 0 get nothing at execve (capabilities(7),
+	 * "The securebits flags"). */
+	bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+	    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	if (cap_set_secbits(bits) == -1)
+		return -1;
+	if ((unsigned)cap_get_secbits() != bits) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+int
+caps_drop_bounding(void)
+{
+	cap_value_t c, max;
+
+	max = (cap_value_t)cap_max_bits();	/* CAP_LAST_CAP + 1, at run time */
+	for (c = 0; c < max; c++)
+		if (cap_drop_bound(c) == -1 && errno != EINVAL)
+			return -1;
+	if (cap_reset_ambient() == -1)
+		return -1;
+	return 0;
+}
+
+int
+creds_switch(int has_uid, uid_t uid, int has_gid, gid_t gid)
+{
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
+
+	if (!has_uid && !has_gid)
+		return 0;
+	/* Supplementary groups first: they would survive the switch. */
+	if (setgroups(0, NULL) == -1)
+		return -1;
+	if (has_gid && setresgid(gid, gid, gid) == -1)
+		return -1;
+	if (has_uid && setresuid(uid, uid, uid) == -1)
+		return -1;
+	if (getresgid(&rg, &eg, &sg) == -1 || getresuid(&r, &e, &s) == -1)
+		return -1;
+	if ((has_gid && (rg != gid || eg != gid || sg != gid)) ||
+	    (has_uid && (r != uid || e != uid || s != uid)) ||
+	    getgroups(0, NULL) != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+int
+caps_clear(void)
+{
+	cap_t c;
+	int rc;
+
+	c = cap_init();		/* all three sets clear */
+	if (c == NULL)
+		return -1;
+	rc = cap_set_proc(c);
+	cap_free(c);
+	return rc;
+}
+
+int
+caps_verify_empty(int bounding)
+{
+	cap_t c, z;
+	int cmp;
+	cap_value_t v, max;
+
+	c = cap_get_proc();
+	z = cap_init();
+	if (c == NULL || z == NULL) {
+		cap_free(c);
+		cap_free(z);
+		return -1;
+	}
+	cmp = cap_compare(c, z);
+	cap_free(c);
+	cap_free(z);
+	if (cmp != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	max = (cap_value_t)cap_max_bits();
+	for (v = 0; v < max; v++) {
+		if (cap_get_ambient(v) > 0 ||
+		    (bounding && cap_get_bound(v) > 0)) {
+			errno = EPERM;
+			return -1;
+		}
+	}
+	return 0;
+}

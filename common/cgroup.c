@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: ISC */
+/* cgroup: per-run cgroup v2 lifecycle. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "scan.h"
+
+static int
+write_file(int dirfd, const char *name, const char *val)
+{
+	size_t n = strlen(val);
+	ssize_t w;
+	int fd, e;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	w = write(fd, val, n);
+	e = errno;
+	close(fd);
+	if (w != (ssize_t)n) {
+		errno = w == -1 ? e : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+static ssize_t
+read_file(int dirfd, const char *name, char *buf, size_t size)
+{
+	ssize_t r;
+	int fd, e;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	r = read(fd, buf, size - 1);
+	e = errno;
+	close(fd);
+	if (r < 0) {
+		errno = e;
+		return -1;
+	}
+	buf[r] = '\0';
+	return r;
+}
+
+/* Is word a member of the blank-separated list? */
+static int
+has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word)) != NULL) {
+		if ((p == list || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* Make controller ctl available to children of the parent cgroup. */
+static int
+enable_ctl(int pfd, const char *ctl, char *err, size_t errlen)
+{
+	char buf[512], op[64];
+
+	if (read_file(pfd, "cgroup.subtree_control", buf, sizeof(buf)) == -1)
+		goto fail;
+	if (has_word(buf, ctl))
+		return 0;
+	snprintf(op, sizeof(op), "+%s", ctl);
+	if (write_file(pfd, "cgroup.subtree_control", op) == 0)
+		return 0;
+fail:
+	snprintf(err, errlen, "cgroup: enabling the %s controller: %s", ctl,
+	    strerror(errno));
+	return -1;
+}
+
+int
+cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
+    const struct cg_limits *lim, char *err, size_t errlen)
+{
+	static unsigned seq;
+	struct timespec ts;
+	char name[64], val[64];
+	const char *what = NULL;
+	int pfd = -1, e, n;
+
+	cg->dirfd = -1;
+	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd == -1) {
+		e = errno;
+		snprintf(err, errlen, "cgroup: %s: %s", parent_dir,
+		    strerror(e));
+		errno = e;
+		return -1;
+	}
+	if ((lim->mem_max && enable_ctl(pfd, "memory", err, errlen) == -1) ||
+	    (lim->pids_max && enable_ctl(pfd, "pids", err, errlen) == -1) ||
+	    (lim->cpu_quota_us && enable_ctl(pfd, "cpu", err, errlen) == -1)) {
+		e = errno;
+		close(pfd);
+		errno = e;
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (n = 0; n < 100; n++) {
+		snprintf(name, sizeof(name), "borne-%ld-%lx%u", (long)getpid(),
+		    (unsigned long)ts.tv_nsec, seq++);
+		if (mkdirat(pfd, name, 0755) == 0)
+			break;
+		if (errno != EEXIST) {
+			e = errno;
+			close(pfd);
+			snprintf(err, errlen, "cgroup: mkdir %s/%s: %s",
+			    parent_dir, name, strerror(e));
+			errno = e;
+			return -1;
+		}
+	}
+	if (n == 100) {
+		close(pfd);
+		snprintf(err, errlen, "cgroup: no free name under %s",
+		    parent_dir);
+		errno = EEXIST;
+		return -1;
+	}
+	snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
+	snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
+	    strcmp(parent_rel, "/") == 0 ? "" : parent_rel, name);
+	cg->dirfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->dirfd == -1) {
+		what = "open";
+		goto fail;
+	}
+	/* Limits before any process is inside. */
+	if (lim->mem_max) {
+		what = "memory.max";
+		snprintf(val, sizeof(val), "%llu",
+		    (unsigned long long)lim->mem_max);
+		if (write_file(cg->dirfd, "memory.max", val) == -1)
+			goto fail;
+		what = "memory.swap.max";
+		if (write_file(cg->dirfd, "memory.swap.max", "0") == -1 &&
+		    errno != ENOENT)
+			goto fail;
+	}
+	if (lim->pids_max) {
+		what = "pids.max";
+		snprintf(val, sizeof(val), "%llu",
+		    (unsigned long long)lim->pids_max);
+		if (write_file(cg->dirfd, "pids.max", val) == -1)
+			goto fail;
+	}
+	if (lim->cpu_quota_us) {
+		what = "cpu.max";
+		snprintf(val, sizeof(val), "%llu %llu",
+		    (unsigned long long)lim->cpu_quota_us,
+		    (unsigned long long)(lim->cpu_period_us ?
+			lim->cpu_period_us : 100000));
+		if (write_file(cg->dirfd, "cpu.max", val) == -1)
+			goto fail;
+	}
+	close(pfd);
+	return 0;
+fail:
+	e = errno;
+	snprintf(err, errlen, "cgroup: %s: %s: %s", cg->path, what,
+	    strerror(e));
+	if (cg->dirfd != -1)
+		close(cg->dirfd);
+	cg->dirfd = -1;
+	unlinkat(pfd, name, AT_REMOVEDIR);
+	close(pfd);
+	errno = e;
+	return -1;
+}
+
+int
+cg_is_member(const struct cg *cg)
+{
+	char buf[4096], *line, *end;
+	ssize_t r;
+	size_t n;
+	int fd, e;
+
+	fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	r = read(fd, buf, sizeof(buf) - 1);
+	e = errno;
+	close(fd);
+	if (r < 0) {
+		errno = e;
+		return -1;
+	}
+	buf[r] = '\0';
+	n = strlen(cg->rel);
+	for (line = buf; *line != '\0'; line = end + 1) {
+		end = strchr(line, '\n');
+		if (end == NULL)
+			end = line + strlen(line);
+		if (strncmp(line, "0::", 3) == 0 &&
+		    (size_t)(end - line - 3) == n &&
+		    memcmp(line + 3, cg->rel, n) == 0)
+			return 0;
+		if (*end == '\0')
+			break;
+	}
+	errno = ESRCH;
+	return -1;
+}
+
+int
+cg_kill(const struct cg *cg)
+{
+	return write_file(cg->dirfd, "cgroup.kill", "1");
+}
+
+static int
+populated(int fd)
+{
+	char buf[256], *p;
+	ssize_t r;
+
+	r = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (r < 0)
+		return -1;
+	buf[r] = '\0';
+	p = strstr(buf, "populated ");
+	if (p == NULL) {
+		errno = EPROTO;
+		return -1;
+	}
+	return p[10] == '1';
+}
+
+int
+cg_wait_empty(const struct cg *cg, int timeout_ms)
+{
+	struct timespec t0, t;
+	struct pollfd pfd;
+	int fd, p, left, e;
+
+	fd = openat(cg->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		p = populated(fd);
+		if (p <= 0) {
+			e = errno;
+			close(fd);
+			errno = e;
+			return p;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+					  (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			break;
+		/* kernfs signals a change of cgroup.events as POLLPRI. */
+		pfd.fd = fd;
+		pfd.events = POLLPRI;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, left > 50 ? 50 : left) == -1 &&
+		    errno != EINTR)
+			break;
+	}
+	close(fd);
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+int
+cg_cpu_usec(const struct cg *cg, uint64_t *usec)
+{
+	char buf[1024], *p;
+	size_t n;
+
+	if (read_file(cg->dirfd, "cpu.stat", buf, sizeof(buf)) == -1)
+		return -1;
+	p = strstr(buf, "usage_usec ");
+	if (p == NULL) {
+		errno = EPROTO;
+		return -1;
+	}
+	p += 11;
+	n = strspn(p, "0123456789");
+	p[n] = '\0';
+	if (scan_u64(p, 0, UINT64_MAX, usec) == -1) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+int
+cg_remove(struct cg *cg)
+{
+	int i;
+
+	if (cg->dirfd != -1)
+		close(cg->dirfd);
+	cg->dirfd = -1;
+	/* rmdir can race the last exit notification: retry briefly. */
+	for (i = 0; i < 50; i++) {
+		if (rmdir(cg->path) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		usleep(2000);
+	}
+	return -1;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: ISC */
+/* cgroup: one fresh cgroup v2 per run, under the caller's cgroup2
+ * directory (found by the probe from mountinfo and /proc/self/cgroup),
+ * with its limits written before any process is inside; the child is
+ * placed in it by clone3(CLONE_INTO_CGROUP).  Ends with cgroup.kill, a
+ * bounded wait for "populated 0" and rmdir.  Nothing here prints. */
+#ifndef BORNE_CGROUP_H
+#define BORNE_CGROUP_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cg_limits {
+	uint64_t mem_max;	/* memory.max bytes; 0: not written */
+	uint64_t pids_max;	/* pids.max; 0: not written */
+	uint64_t cpu_quota_us;	/* cpu.max quota; 0: not written */
+	uint64_t cpu_period_us;
+};
+
+struct cg {
+	char path[PATH_MAX];	/* absolute directory of the run's cgroup */
+	char rel[PATH_MAX];	/* as /proc/self/cgroup shows it: "/name" */
+	int dirfd;		/* O_PATH|O_DIRECTORY|O_CLOEXEC, for clone3 */
+};
+
+/* Create parent_dir/borne-<pid>-<n> (parent_rel is the caller's cgroup as
+ * /proc/self/cgroup names it), enable in parent_dir/cgroup.subtree_control
+ * the controllers the limits need, write them, and open the directory fd.
+ * Returns 0, or -1 with errno and err set; on failure the directory is
+ * removed again. */
+int cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
+    const struct cg_limits *lim, char *err, size_t errlen);
+
+/* In the child: 0 when /proc/self/cgroup's "0::" line names cg->rel,
+ * -1 otherwise (errno ESRCH, or the read error).  Only syscalls. */
+int cg_is_member(const struct cg *cg);
+
+/* Kill every process in the cgroup (cgroup.kill, SIGKILL to the whole
+ * tree, escaped setsid grandchildren included).  Returns 0 or -1. */
+int cg_kill(const struct cg *cg);
+
+/* Wait until cgroup.events says "populated 0", at most timeout_ms
+ * (poll on the events file).  Returns 0, or -1 with errno ETIMEDOUT. */
+int cg_wait_empty(const struct cg *cg, int timeout_ms);
+
+/* CPU time used by the run (cpu.stat usage_usec, always present in v2).
+ * Returns 0 or -1 with errno. */
+int cg_cpu_usec(const struct cg *cg, uint64_t *usec);
+
+/* Close the fd and rmdir the cgroup.  Returns 0, or -1 with errno when
+ * the directory stays (a residue the caller reports). */
+int cg_remove(struct cg *cg);
+
+#endif

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: ISC */
+/* image: sealed program image and sealed prompt (memfd). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nettle/sha2.h>
+
+#include "image.h"
+#include "uapi.h"
+
+#define SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
+
+/* memfd_create with extra flags, dropping the ones an older kernel does
+ * not know (EINVAL) but never the semantics asked for. */
+static int
+memfd_new(const char *name, unsigned flags, unsigned newflag)
+{
+	int fd;
+
+	fd = memfd_create(name, flags | newflag);
+	if (fd == -1 && errno == EINVAL && newflag != 0)
+		fd = memfd_create(name, flags);	/* kernel < 6.3 */
+	return fd;
+}
+
+static enum image_err
+fail(enum image_err k, int e, char *err, size_t errlen, const char *path,
+    const char *what)
+{
+	if (e > 0)
+		snprintf(err, errlen, "%s: %s: %s", path, what, strerror(e));
+	else
+		snprintf(err, errlen, "%s: %s", path, what);
+	errno = e > 0 ? e : EINVAL;
+	return k;
+}
+
+enum image_err
+image_seal(const char *path, const uint8_t *pin, int *memfd,
+    uint8_t digest[32], char *err, size_t errlen)
+{
+	struct sha256_ctx h;
+	struct stat st;
+	enum image_err k = IMAGE_FAIL;
+	const char *what = NULL;
+	unsigned char *m = MAP_FAILED;
+	off_t done = 0;
+	ssize_t n;
+	int src, mfd = -1, e = 0;
+
+	*memfd = -1;
+	src = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (src == -1) {
+		e = errno;
+		return fail(e == ENOENT || e == ENOTDIR ? IMAGE_NOTFOUND :
+		    e == EACCES ? IMAGE_NOEXEC : IMAGE_FAIL, e, err, errlen,
+		    path, "open");
+	}
+	if (fstat(src, &st) == -1) {
+		e = errno;
+		what = "fstat";
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		k = IMAGE_NOEXEC;
+		e = EACCES;
+		what = "not a regular file";
+		goto out;
+	}
+	if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0) {
+		k = IMAGE_NOEXEC;
+		e = EACCES;
+		what = "no execute permission";
+		goto out;
+	}
+	mfd = memfd_new("borne-image", MFD_CLOEXEC | MFD_ALLOW_SEALING,
+	    MFD_EXEC);
+	if (mfd == -1) {
+		e = errno;
+		what = e == EACCES ? "an executable memfd is forbidden "
+				     "(vm.memfd_noexec=2)" : "memfd_create";
+		goto out;
+	}
+	while (done < st.st_size) {
+		n = sendfile(mfd, src, NULL, (size_t)(st.st_size - done));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n == 0 ? EIO : errno;
+			what = n == 0 ? "file shrank while copying" : "copy";
+			goto out;
+		}
+		done += n;
+	}
+	if (fcntl(mfd, F_ADD_SEALS, SEALS) == -1) {
+		e = errno;
+		what = "seal";
+		goto out;
+	}
+	/* Hash the sealed copy: those are the bytes that will execute. */
+	if (st.st_size > 0) {
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, mfd,
+		    0);
+		if (m == MAP_FAILED) {
+			e = errno;
+			what = "mmap";
+			goto out;
+		}
+	}
+	sha256_init(&h);
+	if (st.st_size > 0)
+		sha256_update(&h, (size_t)st.st_size, m);
+	sha256_digest(&h, 32, digest);
+	if (st.st_size < 2 || (m[0] == '#' && m[1] == '!') ||
+	    (m[0] != 0x7f || st.st_size < 4 || memcmp(m, "\177ELF", 4) != 0)) {
+		k = IMAGE_NOEXEC;
+		e = ENOEXEC;
+		what = st.st_size >= 2 && m[0] == '#' && m[1] == '!' ?
+		    "scripts (#!) cannot run from a sealed image; name the "
+		    "interpreter as the program" : "not an ELF executable";
+		goto out;
+	}
+	if (pin != NULL && memcmp(pin, digest, 32) != 0) {
+		k = IMAGE_MISMATCH;
+		e = 0;
+		what = "SHA-256 differs from the pinned digest";
+		goto out;
+	}
+	munmap(m, (size_t)st.st_size);
+	close(src);
+	*memfd = mfd;
+	return IMAGE_OK;
+out:
+	if (m != MAP_FAILED)
+		munmap(m, (size_t)st.st_size);
+	if (mfd != -1)
+		close(mfd);
+	close(src);
+	return fail(k, e, err, errlen, path, what);
+}
+
+int
+prompt_memfd(const unsigned char *buf, size_t len)
+{
+	size_t off = 0;
+	ssize_t n;
+	int fd, e;
+
+	fd = memfd_new("borne-prompt", MFD_CLOEXEC | MFD_ALLOW_SEALING,
+	    MFD_NOEXEC_SEAL);
+	if (fd == -1)
+		return -1;
+	while (off < len) {
+		n = write(fd, buf + off, len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, SEALS) == -1 ||
+	    lseek(fd, 0, SEEK_SET) == -1)
+		goto fail;
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}

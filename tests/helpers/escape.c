@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: ISC */
+/* escape: tries ONE forbidden (or allowed) thing from inside a confexec
+ * boundary and prints what it got: "OK" or the errno name (EACCES, EPERM,
+ * ...).  A seccomp kill shows as the signal to whoever waits for it.
+ *   escape connect PORT | bind PORT          TCP on 127.0.0.1
+ *   escape socket DOM TYPE PROTO             raw syscall, 64-bit args
+ *   escape socketpair DOM TYPE PROTO
+ *   escape read PATH | write PATH | exec PATH [ARGS] | mkdir PATH
+ *   escape ptrace | vmread | vmwrite | pidfd_getfd | unshare FLAGS |
+ *          setns | clone FLAGS | clone3 | pthread | int80 | x32 |
+ *          io_uring | memfd-exec | bpf | mount
+ *   escape ids | securebits | status | exe | fds | stdin | environ
+ *   escape tcp-udp PORT                      connect, then a UDP socket
+ *   escape listen FILE | unix-bind PATH | unix-listen PATH
+ *                                            fixtures (outside confexec)
+ *   escape unix-connect PATH                 connect to a unix socket
+ *   escape readfd N                          read an inherited fd
+ *   escape grandchild[-sleep] PIDFILE        setsid child that sleeps
+ *                                            (-sleep: the parent too)
+ *   escape signal PID                        SIGTERM to another process
+ *   escape kill SIG | exit N | sleep SEC */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <arpa/inet.h>
+
+#include "scan.h"
+#include "uapi.h"
+
+static const struct {
+	int e;
+	const char *name;
+} names[] = {
+	{EPERM, "EPERM"}, {ENOENT, "ENOENT"}, {EACCES, "EACCES"},
+	{ENOSYS, "ENOSYS"}, {EINVAL, "EINVAL"}, {EBADF, "EBADF"},
+	{ECONNREFUSED, "ECONNREFUSED"}, {EAFNOSUPPORT, "EAFNOSUPPORT"},
+	{EPROTONOSUPPORT, "EPROTONOSUPPORT"}, {ESRCH, "ESRCH"},
+	{EEXIST, "EEXIST"}, {ENOEXEC, "ENOEXEC"}, {EOPNOTSUPP, "EOPNOTSUPP"},
+	{ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT"}, {EPROTOTYPE, "EPROTOTYPE"},
+	{EADDRINUSE, "EADDRINUSE"}, {ENOTDIR, "ENOTDIR"}, {EROFS, "EROFS"},
+	{EFAULT, "EFAULT"}, {ECHILD, "ECHILD"},
+};
+
+static int
+report(long rc)
+{
+	size_t i;
+	int e = errno;
+
+	if (rc != -1) {
+		puts("OK");
+		return 0;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e) {
+			puts(names[i].name);
+			return 0;
+		}
+	printf("errno%d\n", e);
+	return 0;
+}
+
+static unsigned long long
+num(const char *s)
+{
+	uint64_t v;
+
+	if (strncmp(s, "0x", 2) == 0) {
+		const char *h = "0123456789abcdef", *q;
+
+		if (s[2] == '\0' || strlen(s + 2) > 16)
+			exit(2);
+		for (v = 0, s += 2; *s != '\0'; s++) {
+			q = strchr(h, *s);
+			if (q == NULL || *s == '\0')
+				exit(2);
+			v = v << 4 | (uint64_t)(q - h);
+		}
+		return v;
+	}
+	if (scan_u64(s, 0, UINT64_MAX, &v) == -1)
+		exit(2);
+	return v;
+}
+
+static int
+tcp(const char *port, int bind_it)
+{
+	struct sockaddr_in a;
+	int s;
+
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	if (s == -1) {
+		printf("socket:");
+		return report(-1);
+	}
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)num(port));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return report(bind_it ? bind(s, (struct sockaddr *)&a, sizeof(a)) :
+			      connect(s, (struct sockaddr *)&a, sizeof(a)));
+}
+
+static void *
+thread_fn(void *arg)
+{
+	return arg;
+}
+
+static int
+memfd_exec(void)
+{
+	char *argv[] = {"true", NULL}, *envp[] = {NULL};
+	struct stat st;
+	int src, m;
+
+	src = open("/bin/true", O_RDONLY | O_CLOEXEC);
+	if (src == -1 || fstat(src, &st) == -1) {
+		printf("open:");
+		return report(-1);
+	}
+	m = memfd_create("self", 0);
+	if (m == -1 || sendfile(m, src, NULL, (size_t)st.st_size) !=
+	    st.st_size) {
+		printf("memfd:");
+		return report(-1);
+	}
+	syscall(SYS_execveat, m, "", argv, envp, AT_EMPTY_PATH);
+	return report(-1);
+}
+
+static int
+status_lines(void)
+{
+	char buf[8192];
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/status", O_RDONLY);
+	if (fd == -1)
+		return report(-1);
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return report(-1);
+	buf[n] = '\0';
+	fputs(buf, stdout);
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *c = argc > 1 ? argv[1] : "";
+	char buf[4096];
+	ssize_t n;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (strcmp(c, "connect") == 0 && argc == 3)
+		return tcp(argv[2], 0);
+	if (strcmp(c, "bind") == 0 && argc == 3)
+		return tcp(argv[2], 1);
+	if (strcmp(c, "tcp-udp") == 0 && argc == 3) {
+		/* The two-layer proof in one process, under one plan. */
+		printf("connect:");
+		tcp(argv[2], 0);
+		printf("udp:");
+		return report(socket(AF_INET, SOCK_DGRAM, 0));
+	}
+	if (strcmp(c, "listen") == 0 && argc == 3) {
+		/* Test fixture: listen on 127.0.0.1:0, write the port to
+		 * FILE, wait to be killed. */
+		struct sockaddr_in a;
+		socklen_t al = sizeof(a);
+		FILE *f;
+		int l = socket(AF_INET, SOCK_STREAM, 0);
+
+		memset(&a, 0, sizeof(a));
+		a.sin_family = AF_INET;
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (l == -1 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+		    listen(l, 8) || getsockname(l, (struct sockaddr *)&a, &al))
+			return report(-1);
+		f = fopen(argv[2], "w");
+		if (f == NULL)
+			return report(-1);
+		fprintf(f, "%u\n", (unsigned)ntohs(a.sin_port));
+		fclose(f);
+		for (;;)
+			pause();
+	}
+	if ((strcmp(c, "unix-connect") == 0 || strcmp(c, "unix-listen") == 0) &&
+	    argc == 3) {
+		/* unix-listen: test fixture (listen at PATH, wait to be
+		 * killed); unix-connect: connect to it from inside. */
+		struct sockaddr_un u;
+		int l = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		if (l == -1) {
+			printf("socket:");
+			return report(-1);
+		}
+		memset(&u, 0, sizeof(u));
+		u.sun_family = AF_UNIX;
+		snprintf(u.sun_path, sizeof(u.sun_path), "%s", argv[2]);
+		if (strcmp(c, "unix-connect") == 0)
+			return report(connect(l, (struct sockaddr *)&u,
+			    sizeof(u)));
+		if (bind(l, (struct sockaddr *)&u, sizeof(u)) || listen(l, 8))
+			return report(-1);
+		for (;;)
+			pause();
+	}
+	if (strcmp(c, "unix-bind") == 0 && argc == 3) {
+		/* Test fixture: leave a unix socket inode at PATH. */
+		struct sockaddr_un u;
+		int l = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		memset(&u, 0, sizeof(u));
+		u.sun_family = AF_UNIX;
+		snprintf(u.sun_path, sizeof(u.sun_path), "%s", argv[2]);
+		return report(l == -1 ? -1 :
+		    bind(l, (struct sockaddr *)&u, sizeof(u)));
+	}
+	if (strcmp(c, "readfd") == 0 && argc == 3) {
+		n = read((int)num(argv[2]), buf, sizeof(buf) - 1);
+		if (n < 0)
+			return report(-1);
+		buf[n] = '\0';
+		fputs(buf, stdout);
+		return 0;
+	}
+	if (strcmp(c, "socket") == 0 && argc == 5)
+		return report(syscall(SYS_socket, num(argv[2]), num(argv[3]),
+		    num(argv[4])));
+	if (strcmp(c, "socketpair") == 0 && argc == 5) {
+		int sv[2];
+
+		return report(syscall(SYS_socketpair, num(argv[2]),
+		    num(argv[3]), num(argv[4]), sv));
+	}
+	if (strcmp(c, "read") == 0 && argc == 3)
+		return report(open(argv[2], O_RDONLY));
+	if (strcmp(c, "write") == 0 && argc == 3)
+		return report(open(argv[2], O_WRONLY | O_CREAT, 0644));
+	if (strcmp(c, "mkdir") == 0 && argc == 3)
+		return report(mkdir(argv[2], 0755));
+	if (strcmp(c, "exec") == 0 && argc >= 3) {
+		execv(argv[2], argv + 2);
+		return report(-1);
+	}
+	if (strcmp(c, "ptrace") == 0)
+		return report(ptrace(PTRACE_ATTACH, getppid(), 0, 0));
+	if (strcmp(c, "vmread") == 0 || strcmp(c, "vmwrite") == 0) {
+		char a[8] = "x", b[8];
+		struct iovec l = {b, 1}, r = {a, 1};
+
+		return report(syscall(strcmp(c, "vmread") == 0 ?
+			SYS_process_vm_readv : SYS_process_vm_writev,
+		    getpid(), &l, 1, &r, 1, 0));
+	}
+	if (strcmp(c, "pidfd_getfd") == 0) {
+		int pfd = (int)syscall(__NR_pidfd_open, getpid(), 0);
+
+		if (pfd == -1) {
+			printf("pidfd_open:");
+			return report(-1);
+		}
+		return report(syscall(__NR_pidfd_getfd, pfd, 0, 0));
+	}
+	if (strcmp(c, "unshare") == 0 && argc == 3)
+		return report(unshare((int)num(argv[2])));
+	if (strcmp(c, "setns") == 0) {
+		int fd = open("/proc/self/ns/net", O_RDONLY);
+
+		/* An fd is not needed for the filter to answer: -1 gives
+		 * EBADF when allowed, EPERM when denied. */
+		return report(setns(fd, 0));
+	}
+	if (strcmp(c, "clone") == 0 && argc == 3) {
+		long pid = syscall(SYS_clone, num(argv[2]) | SIGCHLD, 0, 0, 0,
+		    0);
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid((pid_t)pid, NULL, 0);
+		return report(pid);
+	}
+	if (strcmp(c, "clone3") == 0) {
+		struct borne_clone_args ca;
+		long pid;
+
+		memset(&ca, 0, sizeof(ca));
+		ca.exit_signal = SIGCHLD;
+		pid = syscall(__NR_clone3, &ca, sizeof(ca));
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid((pid_t)pid, NULL, 0);
+		return report(pid);
+	}
+	if (strcmp(c, "pthread") == 0) {
+		pthread_t t;
+		int e = pthread_create(&t, NULL, thread_fn, NULL);
+
+		if (e == 0)
+			pthread_join(t, NULL);
+		errno = e;
+		return report(e == 0 ? 0 : -1);
+	}
+	if (strcmp(c, "int80") == 0) {
+		long r;
+
+		/* i386 getpid (20) through the 32-bit entry point. */
+		__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+		printf("int80 returned %ld\n", r);
+		return 0;
+	}
+	if (strcmp(c, "x32") == 0)
+		return report(syscall(0x40000000L | SYS_getpid));
+	if (strcmp(c, "io_uring") == 0) {
+		char params[120];
+
+		memset(params, 0, sizeof(params));
+		return report(syscall(425, 1, params));
+	}
+	if (strcmp(c, "bpf") == 0)
+		return report(syscall(SYS_bpf, 0, NULL, 0));
+	if (strcmp(c, "mount") == 0)
+		return report(syscall(SYS_mount, "none", "/tmp", "tmpfs", 0,
+		    NULL));
+	if (strcmp(c, "memfd-exec") == 0)
+		return memfd_exec();
+	if (strcmp(c, "ids") == 0) {
+		uid_t r, e, s;
+		gid_t rg, eg, sg;
+
+		getresuid(&r, &e, &s);
+		getresgid(&rg, &eg, &sg);
+		printf("uid %lu %lu %lu gid %lu %lu %lu groups %d\n",
+		    (unsigned long)r, (unsigned long)e, (unsigned long)s,
+		    (unsigned long)rg, (unsigned long)eg, (unsigned long)sg,
+		    getgroups(0, NULL));
+		return 0;
+	}
+	if (strcmp(c, "securebits") == 0) {
+		printf("securebits 0x%x\n", prctl(PR_GET_SECUREBITS));
+		return 0;
+	}
+	if (strcmp(c, "status") == 0)
+		return status_lines();
+	if (strcmp(c, "exe") == 0 || strcmp(c, "stdin") == 0) {
+		n = readlink(strcmp(c, "exe") == 0 ? "/proc/self/exe" :
+					"/proc/self/fd/0", buf, sizeof(buf) - 1);
+		if (n < 0)
+			return report(-1);
+		buf[n] = '\0';
+		puts(buf);
+		return 0;
+	}
+	if (strcmp(c, "fds") == 0) {
+		DIR *d = opendir("/proc/self/fd");
+		struct dirent *de;
+
+		if (d == NULL)
+			return report(-1);
+		while ((de = readdir(d)) != NULL) {
+			int fd;
+
+			if (scan_int(de->d_name, 0, 1 << 20, &fd) == 0 &&
+			    fd != dirfd(d))
+				printf("%d ", fd);
+		}
+		printf("\n");
+		return 0;
+	}
+	if ((strcmp(c, "grandchild") == 0 || strcmp(c, "grandchild-sleep") ==
+		0) && argc == 3) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			char tmp[4096];
+			FILE *f;
+
+			setsid();
+			/* Complete or absent: the parent waits for it. */
+			snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
+			f = fopen(tmp, "w");
+			if (f == NULL)
+				_exit(1);
+			fprintf(f, "%ld\n", (long)getpid());
+			if (fclose(f) != 0 || rename(tmp, argv[2]) != 0)
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		/* Wait until the pid file is there, then leave. */
+		for (n = 0; n < 500; n++) {
+			if (access(argv[2], F_OK) == 0)
+				break;
+			usleep(10000);
+		}
+		if (strcmp(c, "grandchild-sleep") == 0)
+			for (;;)
+				pause();
+		return 0;
+	}
+	if (strcmp(c, "signal") == 0 && argc == 3)
+		return report(kill((pid_t)num(argv[2]), SIGTERM));
+	if (strcmp(c, "kill") == 0 && argc == 3) {
+		kill(getpid(), (int)num(argv[2]));
+		return 3;
+	}
+	if (strcmp(c, "exit") == 0 && argc == 3)
+		return (int)num(argv[2]);
+	if (strcmp(c, "sleep") == 0 && argc == 3) {
+		sleep((unsigned)num(argv[2]));
+		return 0;
+	}
+	fprintf(stderr, "escape: unknown probe\n");
+	return 2;
+}

@@ -1,0 +1,231 @@
+#!/bin/sh
+# journalchain: append, verify, show, head, recover; tampering, torn tails
+# under kill -9, concurrent appenders.
+#
+#   JOURNAL_KILL_ROUNDS  kill -9 rounds (default 50)
+#   JOURNAL_PROCS        concurrent appenders (default 8)
+#   JOURNAL_PER_PROC     records per appender (default 1000)
+#   JOURNAL_SINGLE       of those, appended one record per call (default 10;
+#                        the rest go 50 lines per call: each call costs an
+#                        fdatasync, ~15 ms here, and the lock serialises them)
+. "$(dirname "$0")/lib.sh"
+need_cmd jq
+
+J=$TMP/j
+FLIP=$HELP/flipbyte
+
+# ---- basics ----
+printf '{"b":1,"a":"x"}\n{"run":{"argv":["/bin/true"],"status":0}}\n{}\n' \
+    >"$TMP/in"
+printf '{"n":4}\n{"n":5}\n' >"$TMP/in2"
+t_exit 0 "append 3 records" journalchain append "$J" <"$TMP/in"
+t_exit 0 "append 2 more" journalchain append "$J" <"$TMP/in2"
+t_exit 0 "verify a good journal" journalchain verify "$J"
+t_grep "verify prints count and head" '^5 records, head 5:[0-9a-f]{64}$' "$OUT"
+t_exit 0 "verify --deep" journalchain verify --deep "$J"
+t_exit 0 "head" journalchain head "$J"
+t_grep "head prints SEQ HASH" '^5 [0-9a-f]{64}$' "$OUT"
+HEAD=$(journalchain head "$J")
+FROM=$(echo "$HEAD" | tr ' ' :)
+t_eq "head hash is the SHA-256 of the last line" \
+    "$(tail -n 1 "$J" | sha256sum | cut -d' ' -f1)" "${HEAD#* }"
+t_eq "genesis prev is 64 zeros" "$(head -n 1 "$J" | jq -r .prev)" \
+    "0000000000000000000000000000000000000000000000000000000000000000"
+t_eq "each prev is the SHA-256 of the previous line" \
+    "$(sed -n 2p "$J" | jq -r .prev)" "$(head -n 1 "$J" | sha256sum | cut -d' ' -f1)"
+t_eq "events stored canonical (compact, keys sorted)" \
+    "$(head -n 1 "$J" | jq -c .event)" '{"a":"x","b":1}'
+t_grep "time is a string" '"time":"[1-9][0-9]{18}"' "$J"
+t_exit 0 "show" journalchain show "$J"
+t_grep "show: aligned columns" '^1  20[0-9-]{8}T[0-9:.]{18}Z  [0-9a-f]{16}  \{"a":"x","b":1\}$' "$OUT"
+t_exit 0 "show --json" journalchain show --json "$J"
+t_eq "show --json is JSON lines for jq" "$(jq -r .seq "$OUT" | tr '\n' ' ')" \
+    "1 2 3 4 5 "
+t_eq "show --json hash matches head" "$(jq -r .hash "$OUT" | tail -n 1)" \
+    "${HEAD#* }"
+
+# ---- refusals ----
+cp "$J" "$TMP/before"
+printf '{"ok":1}\n{"bad":\n{"ok":2}\n' >"$TMP/bad"
+t_exit 2 "invalid JSON line refused" journalchain append "$J" <"$TMP/bad"
+t_grep "names its line number" 'stdin:2: invalid JSON' "$ERR"
+ok "nothing of the batch written" cmp "$J" "$TMP/before"
+printf '{"ok":1}\n[1,2]\n' >"$TMP/bad"
+t_exit 2 "non-object line refused" journalchain append "$J" <"$TMP/bad"
+t_grep "names it" 'stdin:2: not a JSON object' "$ERR"
+printf '{"a":1,"a":2}\n' >"$TMP/bad"
+t_exit 2 "duplicate key refused" journalchain append "$J" <"$TMP/bad"
+ok "still nothing written" cmp "$J" "$TMP/before"
+t_exit 2 "unknown subcommand" journalchain frob "$J"
+t_exit 2 "--json belongs to show" journalchain verify --json "$J"
+t_exit 2 "bad --from" journalchain verify --from 3:abc "$J"
+t_exit 1 "missing file" journalchain verify "$TMP/nope"
+
+# ---- every single-byte change, every offset ----
+# One mask per offset through the command, against the witnessed head; the
+# unit test (tests/unit/journal.c) tries three masks per offset in-process,
+# with and without the head.
+size=$(wc -c <"$J")
+mkdir "$TMP/flip"
+ok "flipbyte wrote a copy per offset" "$FLIP" "$J" "$TMP/flip/f" all 1
+off=0 missed=0
+while [ "$off" -lt "$size" ]; do
+	journalchain verify --from "$FROM" "$TMP/flip/f.$off" >/dev/null 2>&1
+	[ $? -eq 1 ] || missed=$((missed + 1))
+	off=$((off + 1))
+done
+t_eq "all $size single-byte changes detected (exit 1) with --from" "$missed" 0
+rm -rf "$TMP/flip"
+
+# ---- delete, duplicate, reorder, splice ----
+sed 2d "$J" >"$TMP/x"
+t_exit 1 "deleted record detected" journalchain verify "$TMP/x"
+t_grep "names the record and byte" "record 2, byte $(head -n 1 "$J" | wc -c): seq is 3, expected 2" "$ERR"
+sed 3p "$J" >"$TMP/x"
+t_exit 1 "duplicated record detected" journalchain verify "$TMP/x"
+t_grep "duplicate: seq" 'record 4, byte [0-9]+: seq is 3, expected 4' "$ERR"
+awk 'NR == 2 { h = $0; next } NR == 3 { print; print h; next } { print }' \
+    "$J" >"$TMP/x"
+t_exit 1 "reordered records detected" journalchain verify "$TMP/x"
+journalchain append "$TMP/k" <"$TMP/in2" >/dev/null
+journalchain append "$TMP/k" <"$TMP/in" >/dev/null
+{ head -n 2 "$J"; tail -n 3 "$TMP/k"; } >"$TMP/x"
+t_exit 1 "two journals spliced detected" journalchain verify "$TMP/x"
+t_grep "splice found at record 3" "record 3, byte $(head -n 2 "$J" | wc -c):" "$ERR"
+
+# ---- truncation and rewriting, with --from ----
+head -n 3 "$J" >"$TMP/x"
+t_exit 0 "a cleanly truncated journal verifies alone" journalchain verify "$TMP/x"
+t_exit 1 "truncation detected with --from" journalchain verify --from "$FROM" "$TMP/x"
+t_grep "says truncated" 'record 5 of the --from head is missing: the journal was truncated' "$ERR"
+t_exit 0 "--from on the journal itself" journalchain verify --from "$FROM" "$J"
+journalchain append "$TMP/w" <"$TMP/in" >/dev/null
+journalchain append "$TMP/w" <"$TMP/in2" >/dev/null
+t_exit 1 "a rewritten journal (same length) detected with --from" \
+    journalchain verify --from "$FROM" "$TMP/w"
+t_grep "says rewritten" 'rewritten' "$ERR"
+
+# ---- torn tail ----
+cp "$J" "$TMP/t"
+truncate -s -7 "$TMP/t"
+tail -c "$(($(tail -n 1 "$TMP/t" | wc -c)))" "$TMP/t" >"$TMP/dropped"
+cp "$TMP/t" "$TMP/tbefore"
+t_exit 3 "torn tail: verify exits 3" journalchain verify "$TMP/t"
+t_grep "says torn, names record 5" 'torn tail at record 5, byte' "$ERR"
+t_exit 3 "append refuses a torn tail" journalchain append "$TMP/t" <"$TMP/in2"
+t_exit 3 "head refuses a torn tail" journalchain head "$TMP/t"
+ok "append wrote nothing" cmp "$TMP/t" "$TMP/tbefore"
+t_exit 0 "recover" journalchain recover "$TMP/t"
+t_grep "recover says how much" "dropped $(wc -c <"$TMP/dropped") bytes" "$OUT"
+t_exit 0 "recovered journal verifies" journalchain verify --deep "$TMP/t"
+t_grep "5 records (4 + recovered)" '^5 records' "$OUT"
+journalchain show --json "$TMP/t" | tail -n 1 >"$TMP/rec"
+t_eq "recovered event type" "$(jq -r .event.type "$TMP/rec")" recovered
+t_eq "recovered event: length" "$(jq -r .event.dropped_bytes "$TMP/rec")" \
+    "$(wc -c <"$TMP/dropped" | tr -d ' ')"
+t_eq "recovered event: SHA-256 of the dropped bytes" \
+    "$(jq -r .event.dropped_sha256 "$TMP/rec")" \
+    "$(sha256sum <"$TMP/dropped" | cut -d' ' -f1)"
+t_exit 0 "recover again: nothing to do" journalchain recover "$TMP/t"
+t_grep "says so" 'nothing to recover' "$OUT"
+{ cat "$J"; printf junk; } >"$TMP/x2"
+t_exit 1 "unterminated garbage is tampering, not torn" journalchain verify "$TMP/x2"
+"$FLIP" "$J" "$TMP/b" 200 1
+cp "$TMP/b" "$TMP/bbefore"
+t_exit 1 "recover refuses a broken chain" journalchain recover "$TMP/b"
+ok "and changes nothing" cmp "$TMP/b" "$TMP/bbefore"
+"$FLIP" "$J" "$TMP/b" $(($(head -n 4 "$J" | wc -c) - 5)) 1
+t_exit 1 "append refuses a broken last link" journalchain append "$TMP/b" <"$TMP/in2"
+
+# ---- kill -9 in the middle of appends ----
+rounds=${JOURNAL_KILL_ROUNDS:-50}
+big=$(head -c 20000 /dev/zero | tr '\0' x)
+i=0
+while [ $i -lt 50 ]; do echo "{\"i\":$i,\"pad\":\"$big\"}"; i=$((i + 1)); done >"$TMP/kin"
+r=0 torn=0 valid=0 wrong=0
+while [ $r -lt "$rounds" ]; do
+	cp "$J" "$TMP/kj"
+	base=$(wc -c <"$TMP/kj")
+	journalchain append "$TMP/kj" <"$TMP/kin" 2>/dev/null &
+	pid=$!
+	if [ $((r % 3)) -ne 0 ]; then
+		# as soon as the file starts growing: inside the 1 MB write
+		while [ "$(wc -c <"$TMP/kj")" -eq "$base" ] &&
+		    kill -0 "$pid" 2>/dev/null; do :; done
+	else
+		# anywhere: parsing, writing or syncing
+		sleep "0.$(( (r * 7) % 10 ))$(( (r * 3) % 10 ))"
+	fi
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	journalchain verify --deep --from "$FROM" "$TMP/kj" >/dev/null 2>&1
+	case $? in
+	0)
+		n=$(wc -l <"$TMP/kj")
+		if [ "$n" -eq 5 ] || [ "$n" -eq 55 ]; then
+			valid=$((valid + 1))
+		else
+			# a partial batch made of whole records is still valid
+			# (the command did not return), but it must end on a
+			# record boundary
+			[ "$(tail -c 1 "$TMP/kj" | od -An -c | tr -d ' ')" = '\n' ] &&
+			    valid=$((valid + 1)) || wrong=$((wrong + 1))
+		fi ;;
+	3)
+		torn=$((torn + 1))
+		cp "$TMP/kj" "$TMP/kb"
+		journalchain append "$TMP/kj" <"$TMP/in2" >/dev/null 2>&1
+		[ $? -eq 3 ] && cmp -s "$TMP/kj" "$TMP/kb" || wrong=$((wrong + 1))
+		journalchain recover "$TMP/kj" >/dev/null 2>&1 &&
+		    journalchain verify --deep --from "$FROM" "$TMP/kj" >/dev/null 2>&1 &&
+		    [ "$(journalchain show --json "$TMP/kj" | tail -n 1 | jq -r .event.type)" = recovered ] ||
+		    wrong=$((wrong + 1)) ;;
+	*)
+		wrong=$((wrong + 1)) ;;
+	esac
+	r=$((r + 1))
+done
+diag "kill -9 rounds: $rounds, torn: $torn, valid: $valid"
+t_eq "kill -9 x $rounds: always torn (then recovered) or valid, never a partial record accepted" \
+    "$wrong" 0
+t_eq "every round classified" "$((torn + valid))" "$rounds"
+
+# ---- concurrent appenders ----
+procs=${JOURNAL_PROCS:-8}
+per=${JOURNAL_PER_PROC:-1000}
+single=${JOURNAL_SINGLE:-10}
+C=$TMP/c
+appender() {
+	i=0
+	while [ $i -lt "$single" ]; do
+		echo "{\"p\":$1,\"i\":$i}" | journalchain append "$C" || return 1
+		i=$((i + 1))
+	done
+	while [ $i -lt "$per" ]; do
+		e=$((i + 50))
+		[ $e -gt "$per" ] && e=$per
+		k=$i
+		while [ $k -lt $e ]; do
+			echo "{\"p\":$1,\"i\":$k}"; k=$((k + 1))
+		done | journalchain append "$C" || return 1
+		i=$e
+	done
+}
+pids=
+p=0
+while [ $p -lt "$procs" ]; do
+	appender $p &
+	pids="$pids $!"
+	p=$((p + 1))
+done
+at_exit "kill $pids 2>/dev/null"
+failed=0
+for pid in $pids; do wait "$pid" || failed=$((failed + 1)); done
+t_eq "$procs concurrent appenders all succeeded" "$failed" 0
+t_exit 0 "concurrent journal verifies" journalchain verify --deep "$C"
+t_grep "with exactly $((procs * per)) records" "^$((procs * per)) records" "$OUT"
+t_eq "every (appender, i) exactly once" \
+    "$(journalchain show --json "$C" | jq -r '"\(.event.p) \(.event.i)"' | sort -u | wc -l)" \
+    "$((procs * per))"
+
+done_testing

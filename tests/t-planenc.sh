@@ -1,0 +1,336 @@
+#!/bin/sh
+# planenc: round trips of every field, canonical re-encoding, one test per
+# refusal, and hostile input (every prefix, padding, bit flips, oversize).
+# FLIP_STRIDE (default 4): flip a bit in every FLIP_STRIDE-th byte of the
+# mid-sized plan (1: every byte; about 4 processes per flip).
+. "$(dirname "$0")/lib.sh"
+need_cmd jq
+
+P=planenc
+
+# refuse DESC FIELD-RE CMD...: CMD exits 2 and stderr names the field.
+refuse() {
+	rdesc=$1; re=$2; shift 2
+	t_exit 2 "refused: $rdesc" "$@"
+	t_grep "refusal names the field: $rdesc" "$re" "$ERR"
+}
+
+# jq_is DESC FILTER WANT: the JSON in $TMP/j.json gives WANT.
+jq_is() { t_eq "json: $1" "$(jq -c "$2" "$TMP/j.json")" "$3"; }
+
+# ---- round trip of every field ----
+NL=$(printf 'line\nbreak')
+HI=$(printf 'bytes\377\376end')
+SP=' lead and trail '
+printf 'the prompt\000with NUL\n\377' >"$TMP/prompt"
+HEX=$(sha256sum "$TMP/prompt" | cut -c1-64)
+export BORNE_T_PASS='passed value'
+t_exit 0 "plan with every field encodes" $P \
+	--ro /usr --ro / --rw "$TMP/w" --rox /bin --rw "/tmp/new
+line" --unix --tcp --connect-tcp 443 --connect-tcp 80 --bind-tcp 8080 \
+	--env BORNE_T_PASS --setenv "ODD=$HI" --setenv 'EMPTY=' \
+	--rlimit nofile=1024:4096 --rlimit core=0 --rlimit as=inf \
+	--memory-max 512M --pids-max 64 --cpu-max 50000/200000 \
+	--timeout 2m --uid 1000 --gid 1001 --sha256 "$HEX" \
+	--prompt-file "$TMP/prompt" --ack-daemon podman --ack-daemon docker \
+	--keep-fd 9 --keep-fd 3 --degrade \
+	-- /usr/bin/env "" "two words" "$NL" "$HI" "$SP" 'back\slash'
+cp "$OUT" "$TMP/full.plan"
+t_grep "magic line first" '^borne-plan 1$' "$TMP/full.plan"
+t_eq "first line is the magic" "$(head -n 1 "$TMP/full.plan")" "borne-plan 1"
+t_grep "empty arg is the bare key" '^arg$' "$TMP/full.plan"
+t_grep "newline escaped" '^arg line\\012break$' "$TMP/full.plan"
+t_grep "non-UTF-8 escaped" '^arg bytes\\377\\376end$' "$TMP/full.plan"
+t_grep "edge spaces escaped" '^arg \\040lead and trail\\040$' "$TMP/full.plan"
+t_grep "backslash escaped" '^arg back\\134slash$' "$TMP/full.plan"
+t_grep "ports sorted" '^connect-tcp 80$' "$TMP/full.plan"
+t_grep "prompt length line" '^prompt 21$' "$TMP/full.plan"
+
+t_exit 0 "--check accepts it" $P --check <"$TMP/full.plan"
+t_eq "--check prints nothing" "$(wc -c <"$OUT" | tr -d ' ')" 0
+t_exit 0 "--reencode accepts it" $P --reencode <"$TMP/full.plan"
+cp "$OUT" "$TMP/re.plan"
+ok "--reencode gives identical bytes" cmp "$TMP/re.plan" "$TMP/full.plan"
+t_exit 0 "--decode accepts it" $P --decode <"$TMP/full.plan"
+cp "$OUT" "$TMP/j.json"
+ok "--decode output is one JSON object" jq -e 'type == "object"' "$TMP/j.json"
+t_eq "--decode output is one line" "$(wc -l <"$TMP/j.json" | tr -d ' ')" 1
+jq_is program .program '"/usr/bin/env"'
+jq_is "argv count" '.argv | length' 7
+jq_is "empty arg" '.argv[1]' '""'
+jq_is "arg with space" '.argv[2]' '"two words"'
+jq_is "arg with newline" '.argv[3]' '"line\nbreak"'
+jq_is "non-UTF-8 arg losslessly escaped" '.argv[4]' \
+	'{"escaped":"bytes\\377\\376end"}'
+jq_is "edge spaces kept" '.argv[5]' '" lead and trail "'
+jq_is "backslash kept" '.argv[6]' '"back\\slash"'
+jq_is sha256 .sha256 "\"$HEX\""
+jq_is ro '.ro' '["/","/usr"]'
+jq_is "rw (sorted by bytes)" '.rw' "[\"$TMP/w\",\"/tmp/new\\nline\"]"
+jq_is rox '.rox' '["/bin"]'
+jq_is socket '.socket' '["unix","tcp"]'
+jq_is connect-tcp '.connect_tcp' '[80,443]'
+jq_is bind-tcp '.bind_tcp' '[8080]'
+jq_is "env passed through, resolved now" '.env.BORNE_T_PASS' \
+	'"passed value"'
+jq_is "env non-UTF-8 value" '.env.ODD' '{"escaped":"bytes\\377\\376end"}'
+jq_is "env empty value" '.env.EMPTY' '""'
+jq_is rlimit '.rlimit' \
+	'{"core":{"soft":0,"hard":0},"nofile":{"soft":1024,"hard":4096},"as":{"soft":"inf","hard":"inf"}}'
+jq_is memory-max .memory_max 536870912
+jq_is pids-max .pids_max 64
+jq_is cpu-max .cpu_max '{"quota_us":50000,"period_us":200000}'
+jq_is "timeout 2m" .timeout_ms 120000
+jq_is uid .uid 1000
+jq_is gid .gid 1001
+jq_is ack-daemon .ack_daemon '["docker","podman"]'
+jq_is keep-fd .keep_fd '[3,9]'
+jq_is mode .mode '"degrade"'
+jq_is "prompt as length and digest" .prompt "{\"length\":21,\"sha256\":\"$HEX\"}"
+jq_is "plan digest" .plan_sha256 \
+	"\"$(sha256sum "$TMP/full.plan" | cut -c1-64)\""
+t_nogrep "prompt bytes not in JSON" 'the prompt' "$TMP/j.json"
+# The prompt is the exact bytes after the end line.
+n=$(wc -c <"$TMP/full.plan")
+tail -c 21 "$TMP/full.plan" >"$TMP/tail"
+ok "prompt bytes follow the end line" cmp "$TMP/tail" "$TMP/prompt"
+t_eq "text part ends with end" \
+	"$(head -c $((n - 21)) "$TMP/full.plan" | tail -n 1)" end
+
+t_exit 0 "defaults: minimal plan" $P -- /bin/true
+cp "$OUT" "$TMP/min.out"
+printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nmode strict\nend\n' \
+	>"$TMP/min.plan"
+ok "minimal plan is exactly the documented text" \
+	cmp "$TMP/min.out" "$TMP/min.plan"
+t_exit 0 "--argv0" $P --argv0 make -- /usr/bin/make -C build
+t_grep "argv0 replaces argv[0]" '^arg make$' "$OUT"
+t_grep "program stays the path" '^program /usr/bin/make$' "$OUT"
+refuse "--argv0 twice" '--argv0: given twice' \
+	$P --argv0 a --argv0 b -- /bin/true
+t_exit 0 "timeout 500ms" $P --timeout 500ms -- /bin/true
+t_grep "500ms in the plan" '^timeout-ms 500$' "$OUT"
+t_exit 0 "timeout bare seconds" $P --timeout 7 -- /bin/true
+t_grep "7 s in the plan" '^timeout-ms 7000$' "$OUT"
+t_exit 0 "cpu-max default period" $P --cpu-max 20000 -- /bin/true
+t_grep "period 100000" '^cpu-max 20000 100000$' "$OUT"
+t_exit 0 "sha256 in upper case" $P --sha256 \
+	"$(echo "$HEX" | tr a-f A-F)" -- /bin/true
+t_grep "digest written lower case" "^sha256 $HEX\$" "$OUT"
+
+# ---- modes and usage ----
+if command -v script >/dev/null 2>&1; then
+	t_exit 2 "refuses to write a plan to a terminal" \
+		script -qec "$BIN/planenc -- /bin/true" /dev/null
+	t_grep "says why" 'terminal' "$OUT"
+else
+	fail "script(1) needed for the terminal test"
+fi
+t_exit 2 "no program is a usage error" $P --ro /usr
+t_grep "usage printed" 'usage: planenc' "$ERR"
+t_exit 2 "--decode takes no plan options" $P --decode --ro /usr
+t_exit 2 "--decode and --check exclude each other" $P --decode --check
+t_exit 2 "unknown option" $P --frob -- /bin/true
+t_exit 0 "-h" $P -h
+t_grep "-h prints usage" 'usage: planenc' "$OUT"
+t_exit 2 "--check refuses an empty input" $P --check </dev/null
+t_grep "names line 1" 'line 1: not a launch plan' "$ERR"
+
+# ---- refusals, each naming the field ----
+refuse "connect-tcp without tcp" 'connect-tcp 443.*tcp socket right' \
+	$P --unix --connect-tcp 443 -- /bin/true
+refuse "bind-tcp without tcp" 'bind-tcp 80.*tcp socket right' \
+	$P --bind-tcp 80 -- /bin/true
+refuse "relative path" 'ro usr: not an absolute path' \
+	$P --ro usr -- /bin/true
+refuse "path with .." 'rw /usr/\.\./etc: .*\. or \.\.' \
+	$P --rw /usr/../etc -- /bin/true
+refuse "path with ." 'rox /usr/\./bin: .*\. or \.\.' \
+	$P --rox /usr/./bin -- /bin/true
+refuse "path with //" 'ro /usr//lib: .*//' $P --ro /usr//lib -- /bin/true
+refuse "path with trailing /" 'ro /usr/: .*trailing' \
+	$P --ro /usr/ -- /bin/true
+refuse "empty path" 'ro : empty path' $P --ro '' -- /bin/true
+refuse "same path, two intents" 'rw /usr: same path also given as ro' \
+	$P --ro /usr --rw /usr -- /bin/true
+refuse "same path twice" 'ro /usr: same path given twice' \
+	$P --ro /usr --ro /usr -- /bin/true
+refuse "relative program" 'program bin/true: not an absolute path' \
+	$P -- bin/true
+refuse "env name grammar (--setenv)" 'env 1X=a: env name fails' \
+	$P --setenv 1X=a -- /bin/true
+refuse "env name grammar (--env)" '--env A-B: env name fails' \
+	$P --env A-B -- /bin/true
+refuse "--setenv without =" '--setenv NOVALUE' $P --setenv NOVALUE -- /bin/true
+BIG=$(head -c 32767 /dev/zero | tr '\0' a)
+refuse "NAME=VALUE over 32768 bytes" 'env X=a+.*longer than 32768' \
+	$P --setenv "X=$BIG" -- /bin/true
+t_exit 0 "NAME=VALUE of exactly 32768 bytes accepted" \
+	$P --setenv "X=${BIG%a}" -- /bin/true
+refuse "same env name twice" 'env A: same name given twice' \
+	$P --setenv A=1 --setenv A=2 -- /bin/true
+refuse "--env and --setenv of one name" 'env HOME: same name given twice' \
+	env HOME=/h $P --env HOME --setenv HOME=/x -- /bin/true
+refuse "--env of an unset variable" \
+	'--env BORNE_T_UNSET: not set in the caller' \
+	env -u BORNE_T_UNSET $P --env BORNE_T_UNSET -- /bin/true
+refuse "malformed digest (short)" '--sha256 abc:' \
+	$P --sha256 abc -- /bin/true
+refuse "malformed digest (not hex)" '--sha256 g' \
+	$P --sha256 "g$(echo "$HEX" | cut -c2-)" -- /bin/true
+refuse "port 0" '--connect-tcp 0: port outside 1-65535' \
+	$P --tcp --connect-tcp 0 -- /bin/true
+refuse "port 65536" '--bind-tcp 65536: port outside 1-65535' \
+	$P --tcp --bind-tcp 65536 -- /bin/true
+refuse "uid 0" '--uid 0:' $P --uid 0 --gid 1 -- /bin/true
+refuse "gid 0" '--gid 0:' $P --uid 1 --gid 0 -- /bin/true
+refuse "uid without gid" 'uid: without gid' $P --uid 1000 -- /bin/true
+refuse "memory-max 0" '--memory-max 0:' $P --memory-max 0 -- /bin/true
+refuse "memory-max over 1P" '--memory-max 2048T:' \
+	$P --memory-max 2048T -- /bin/true
+refuse "pids-max 0" '--pids-max 0:' $P --pids-max 0 -- /bin/true
+refuse "pids-max over the kernel limit" '--pids-max 4194305:' \
+	$P --pids-max 4194305 -- /bin/true
+refuse "timeout 0" '--timeout 0s:' $P --timeout 0s -- /bin/true
+refuse "timeout over 31 days" '--timeout 745h:' \
+	$P --timeout 745h -- /bin/true
+refuse "timeout with a bad unit" '--timeout 5d:' $P --timeout 5d -- /bin/true
+refuse "cpu quota 0" '--cpu-max 0:' $P --cpu-max 0 -- /bin/true
+refuse "cpu period over 1 s" '--cpu-max 1000/2000000:' \
+	$P --cpu-max 1000/2000000 -- /bin/true
+refuse "rlimit soft above hard" 'rlimit nofile: soft limit above hard' \
+	$P --rlimit nofile=10:5 -- /bin/true
+refuse "rlimit nofile 0" 'rlimit nofile: zero limit' \
+	$P --rlimit nofile=0 -- /bin/true
+refuse "rlimit unknown resource" '--rlimit bogus: unknown resource' \
+	$P --rlimit bogus=1 -- /bin/true
+refuse "rlimit given twice" 'rlimit core: same resource given twice' \
+	$P --rlimit core=0 --rlimit core=1 -- /bin/true
+refuse "keep-fd 2" '--keep-fd 2:' $P --keep-fd 2 -- /bin/true
+refuse "keep-fd twice" 'keep-fd 5: same descriptor given twice' \
+	$P --keep-fd 5 --keep-fd 5 -- /bin/true
+refuse "ack-daemon grammar" 'ack-daemon Docker:' \
+	$P --ack-daemon Docker -- /bin/true
+refuse "ack-daemon twice" 'ack-daemon docker: same name given twice' \
+	$P --ack-daemon docker --ack-daemon docker -- /bin/true
+refuse "prompt file missing" '--prompt-file /nonexistent' \
+	$P --prompt-file /nonexistent -- /bin/true
+head -c $((16 * 1024 * 1024 + 1)) /dev/zero >"$TMP/bigprompt"
+refuse "prompt over 16 MiB" '--prompt-file .*longer than 16777216' \
+	$P --prompt-file "$TMP/bigprompt" -- /bin/cat
+# Too many of anything.
+set --
+i=0; while [ $i -le 256 ]; do set -- "$@" --ro "/p$i"; i=$((i + 1)); done
+refuse "257 paths" 'more than 256 paths' $P "$@" -- /bin/true
+set --
+i=1; while [ $i -le 65 ]; do set -- "$@" --connect-tcp $i; i=$((i + 1)); done
+refuse "65 ports" 'connect-tcp: more than 64 ports' $P --tcp "$@" -- /bin/true
+set --
+i=0; while [ $i -le 16 ]; do set -- "$@" --ack-daemon "d$i"; i=$((i + 1)); done
+refuse "17 daemons" 'ack-daemon: more than 16' $P "$@" -- /bin/true
+set --
+i=0; while [ $i -le 256 ]; do set -- "$@" --setenv "V$i=x"; i=$((i + 1)); done
+refuse "257 env entries" 'env: more than 256' $P "$@" -- /bin/true
+set --
+i=3; while [ $i -le 67 ]; do set -- "$@" --keep-fd $i; i=$((i + 1)); done
+refuse "65 kept descriptors" 'keep-fd: more than 64' $P "$@" -- /bin/true
+set --
+i=1; while [ $i -le 4096 ]; do set -- "$@" x; i=$((i + 1)); done
+refuse "4097 arguments" 'arg: more than 4096 arguments' $P -- /bin/true "$@"
+shift
+t_exit 0 "4096 arguments (argv[0] included) accepted" $P -- /bin/true "$@"
+set --
+
+# ---- hostile plans: the decoder applies the same rules ----
+# hostile DESC FIELD-RE LINES...: a plan with LINES before "mode strict".
+hostile() {
+	hdesc=$1; re=$2; shift 2
+	{ printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\n'
+	  for l in "$@"; do printf '%s\n' "$l"; done
+	  printf 'mode strict\nend\n'; } >"$TMP/h.plan"
+	refuse "hostile plan: $hdesc" "$re" $P --check <"$TMP/h.plan"
+}
+hostile "port without tcp" 'line 4: connect-tcp: 443 without the tcp' \
+	'connect-tcp 443'
+hostile "relative path" 'line 4: ro: usr: not an absolute' 'ro usr'
+hostile "two intents" 'line 5: rw: /usr: same path also given as ro' \
+	'ro /usr' 'rw /usr'
+hostile "env grammar" 'line 4: env: 1X=a: env name fails' 'env 1X=a'
+hostile "env twice" 'line 5: env: A: same name given twice' 'env A=1' 'env A=2'
+hostile "uid 0" 'line 4: uid: 0:' 'uid 0' 'gid 1'
+hostile "memory-max 0" 'line 4: memory-max: 0:' 'memory-max 0'
+hostile "unknown key" 'line 4: unknown key "landlock"' 'landlock off'
+hostile "out of order" 'line 5: ro: out of order' 'rw /a' 'ro /b'
+hostile "non-canonical escape" 'line 4: arg: escape of a byte' 'arg \101'
+hostile "bad escape" 'line 4: arg: bad escape' 'arg \9'
+hostile "non-canonical number" 'line 4: pids-max: 010' 'pids-max 010'
+
+# ---- truncated, padded, bit-flipped, oversized ----
+# Process start-up dominates here, so the loops use a mid-sized plan with
+# every kind of line (tests/unit/plan.c does every prefix and every bit
+# flip of the full plan in-process; the fuzzer does the rest).
+printf 'p\000\377' >"$TMP/p3"
+$P --tcp --connect-tcp 443 --setenv "A=$(printf '\377')" --uid 7 --gid 7 \
+	--prompt-file "$TMP/p3" -- /bin/cat ' a' '' >"$TMP/mid.plan" 2>"$ERR"
+t_eq "mid-sized plan written" "$?" 0
+n=$(wc -c <"$TMP/mid.plan" | tr -d ' ')
+# Every strict prefix of a real plan is refused cleanly (exit 2).
+i=0; bad=0
+while [ "$i" -lt "$n" ]; do
+	head -c "$i" "$TMP/mid.plan" >"$TMP/pre.plan"
+	$P --check <"$TMP/pre.plan" 2>/dev/null
+	rc=$?
+	[ "$rc" -eq 2 ] || { bad=$((bad + 1)); diag "prefix $i: exit $rc"; }
+	i=$((i + 1))
+done
+t_eq "all $n prefixes refused with exit 2" "$bad" 0
+{ cat "$TMP/full.plan"; printf x; } >"$TMP/pad.plan"
+refuse "one trailing byte" '1 trailing bytes after the prompt' \
+	$P --check <"$TMP/pad.plan"
+{ printf ' '; cat "$TMP/min.plan"; } >"$TMP/pad.plan"
+refuse "one leading byte" 'line 1: not a launch plan' \
+	$P --check <"$TMP/pad.plan"
+{ cat "$TMP/min.plan"; echo; } >"$TMP/pad.plan"
+refuse "a blank line after end" '1 trailing bytes after end' \
+	$P --check <"$TMP/pad.plan"
+# Flip one bit in every FLIP_STRIDE-th byte: exit 2, or exit 0 only when
+# the result is itself canonical (re-encodes to the same bytes).
+stride=${FLIP_STRIDE:-4}
+od -An -v -tu1 "$TMP/mid.plan" | tr -s ' ' '\n' | grep . >"$TMP/bytes"
+i=0; bad=0; acc=0; tried=0
+while read -r b; do
+	if [ $((i % stride)) -eq 0 ]; then
+		v=$((b ^ (1 << (i % 8))))
+		{ head -c "$i" "$TMP/mid.plan"
+		  printf "\\$(printf %o "$v")"
+		  tail -c +$((i + 2)) "$TMP/mid.plan"; } >"$TMP/flip.plan"
+		$P --reencode <"$TMP/flip.plan" >"$TMP/flip.out" 2>/dev/null
+		rc=$?
+		tried=$((tried + 1))
+		if [ "$rc" -eq 0 ]; then
+			acc=$((acc + 1))
+			cmp -s "$TMP/flip.out" "$TMP/flip.plan" || {
+				bad=$((bad + 1))
+				diag "flip $i accepted, not canonical"; }
+		elif [ "$rc" -ne 2 ]; then
+			bad=$((bad + 1)); diag "flip $i: exit $rc"
+		fi
+	fi
+	i=$((i + 1))
+done <"$TMP/bytes"
+t_eq "$tried bit flips: refused or canonical ($acc accepted)" "$bad" 0
+t_eq "bit flips covered the plan" "$i" "$n"
+{ printf 'borne-plan 1\narg '; head -c 1100000 /dev/zero | tr '\0' a; } \
+	>"$TMP/big.plan"
+refuse "text part over 1 MiB" 'text part longer than 1048576' \
+	$P --check <"$TMP/big.plan"
+{ cat "$TMP/min.plan"; head -c $((17 * 1024 * 1024 + 1)) /dev/zero; } \
+	>"$TMP/big.plan"
+refuse "input over 17 MiB" 'plan longer than 17825792 bytes' \
+	$P --check <"$TMP/big.plan"
+printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nmode strict\nprompt 16777217\nend\n' \
+	>"$TMP/big.plan"
+refuse "prompt length over 16 MiB" 'line 5: prompt: 16777217' \
+	$P --check <"$TMP/big.plan"
+
+done_testing

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: ISC */
+/* Unit tests of common/journal: append, verify, tamper detection, recover. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "tap.h"
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	struct stat sb;
+	char *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd == -1 || fstat(fd, &sb) == -1)
+		return NULL;
+	buf = malloc((size_t)sb.st_size + 1);
+	if (buf == NULL || read(fd, buf, (size_t)sb.st_size) != sb.st_size)
+		return NULL;
+	close(fd);
+	*len = (size_t)sb.st_size;
+	return buf;
+}
+
+static void
+spit(const char *path, const char *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd == -1 || write(fd, buf, len) != (ssize_t)len)
+		abort();
+	close(fd);
+}
+
+static enum journal_status
+vbuf(const char *buf, size_t len, unsigned flags,
+    const struct journal_head *from, struct journal_verdict *v)
+{
+	journal_verify_buf(buf, len, flags, from, v);
+	return v->status;
+}
+
+/* Offsets of the line starts of buf (at most 16 lines). */
+static size_t
+lines(const char *buf, size_t len, size_t off[17])
+{
+	size_t n = 0, i;
+
+	off[0] = 0;
+	for (i = 0; i < len && n < 16; i++)
+		if (buf[i] == '\n')
+			off[++n] = i + 1;
+	return n;
+}
+
+/* journal_verify_fd (two hashing threads) must agree with
+ * journal_verify_buf (sequential) on buf[0..len). */
+static int
+same_verdicts(const char *path, const char *buf, size_t len, unsigned flags,
+    const struct journal_head *from)
+{
+	struct journal_verdict a, b;
+	int fd, r;
+
+	spit(path, buf, len);
+	fd = open(path, O_RDONLY);
+	if (fd == -1 || journal_verify_fd(fd, flags, from, &a) == -1)
+		return 0;
+	close(fd);
+	journal_verify_buf(buf, len, flags, from, &b);
+	r = a.status == b.status && a.count == b.count &&
+	    a.good_end == b.good_end && a.bad_seq == b.bad_seq &&
+	    a.bad_off == b.bad_off && strcmp(a.why, b.why) == 0 &&
+	    memcmp(&a.head, &b.head, sizeof(a.head)) == 0;
+	if (!r)
+		printf("# fd: %d %llu %s / buf: %d %llu %s\n", a.status,
+		    (unsigned long long)a.count, a.why, b.status,
+		    (unsigned long long)b.count, b.why);
+	return r;
+}
+
+int
+main(void)
+{
+	char dir[] = "/tmp/journal-unit.XXXXXX", path[64], path2[64];
+	char err[256], *buf, *buf2, *t, *c;
+	const char *pl[5] = {"{\"a\":1}", "{\"b\":\"x\"}",
+	    "{\"run\":{\"argv\":[\"/bin/true\"],\"status\":0}}", "{}",
+	    "{\"z\":[1,2,3],\"y\":null}"};
+	struct journal_verdict v;
+	struct journal_head h, from;
+	enum journal_status st;
+	size_t len, len2, off[17], nl, i, clen, bad = 0, dropped_ok;
+	uint64_t dropped;
+	int b;
+
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	snprintf(path, sizeof(path), "%s/j", dir);
+	snprintf(path2, sizeof(path2), "%s/k", dir);
+
+	/* canonical events */
+	b = journal_event_canon("{\"b\":1, \"a\":2}", 14, &c, &clen, err,
+	    sizeof(err));
+	is_int(b, 0, "event canonicalised");
+	is_str(c, "{\"a\":2,\"b\":1}", "keys sorted, compact");
+	free(c);
+	errno = 0;
+	ok(journal_event_canon("{\"a\":1,\"a\":2}", 13, &c, &clen, err,
+	    sizeof(err)) == -1 && errno == EINVAL, "duplicate key refused");
+	ok(journal_event_canon("[1]", 3, &c, &clen, err, sizeof(err)) == -1,
+	    "array refused");
+	ok(journal_event_canon("{\"a\":1} x", 9, &c, &clen, err,
+	    sizeof(err)) == -1, "trailing bytes refused");
+
+	/* append */
+	is_int(journal_append(path, pl, 3, err, sizeof(err)), 0,
+	    "append 3 payloads");
+	is_int(journal_append(path, pl + 3, 2, err, sizeof(err)), 0,
+	    "append 2 more");
+	errno = 0;
+	const char *badp[2] = {"{\"ok\":1}", "nope"};
+	ok(journal_append(path, badp, 2, err, sizeof(err)) == -1 &&
+	    errno == EINVAL, "invalid payload refused: %s", err);
+	buf = slurp(path, &len);
+	ok(buf != NULL, "journal read back");
+	nl = lines(buf, len, off);
+	is_int(nl, 5, "5 records, nothing of the refused batch");
+	ok(strncmp(buf, "{\"seq\":1,\"prev\":\"0000000000000000000000000000"
+	    "000000000000000000000000000000000000\",\"time\":\"", 91) == 0,
+	    "genesis record shape");
+	is_int(vbuf(buf, len, JOURNAL_DEEP, NULL, &v), JOURNAL_OK,
+	    "journal verifies (deep)");
+	is_int(v.count, 5, "5 records counted");
+	ok(journal_head_read(path, &h, &st, err, sizeof(err)) == 0 &&
+	    h.seq == 5 && memcmp(h.hash, v.head.hash, SHA256_LEN) == 0,
+	    "head from the tail matches verify");
+
+	/* every byte changed, every offset, three ways: with the witnessed
+	 * head everything is detected; without it, only changes inside the
+	 * last record can pass (nothing follows it to check its hash) */
+	t = malloc(len);
+	from = v.head;
+	for (b = 0, i = 0; i < len; i++) {
+		static const unsigned char x[3] = {0x01, 0x20, 0xff};
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			memcpy(t, buf, len);
+			t[i] ^= (char)x[k];
+			if (vbuf(t, len, 0, &from, &v) == JOURNAL_OK)
+				bad++;
+			if (vbuf(t, len, 0, NULL, &v) == JOURNAL_OK &&
+			    i + 1 < off[nl - 1])
+				b++;
+		}
+	}
+	is_int(bad, 0, "every single-byte change at each of %zu offsets "
+	    "detected with --from head", len);
+	is_int(b, 0, "without --from, every change before the last record "
+	    "(and its preceding newline) "
+	    "is detected");
+
+	/* delete, duplicate, swap records */
+	for (b = 0, i = 0; i < nl; i++) {
+		size_t rl = off[i + 1] - off[i];
+
+		memcpy(t, buf, off[i]);
+		memcpy(t + off[i], buf + off[i + 1], len - off[i + 1]);
+		if (vbuf(t, len - rl, 0, NULL, &v) != JOURNAL_BAD &&
+		    i + 1 != nl)
+			b++;
+	}
+	is_int(b, 0, "deleting any record but the last is detected");
+	buf2 = malloc(2 * len);
+	for (b = 0, i = 0; i < nl; i++) {
+		size_t rl = off[i + 1] - off[i];
+
+		memcpy(buf2, buf, off[i + 1]);
+		memcpy(buf2 + off[i + 1], buf + off[i], len - off[i]);
+		if (vbuf(buf2, len + rl, 0, NULL, &v) != JOURNAL_BAD)
+			b++;
+	}
+	is_int(b, 0, "duplicating any record is detected");
+	for (b = 0, i = 0; i + 1 < nl; i++) {
+		size_t a = off[i + 1] - off[i], bb = off[i + 2] - off[i + 1];
+
+		memcpy(t, buf, len);
+		memcpy(t + off[i], buf + off[i + 1], bb);
+		memcpy(t + off[i] + bb, buf + off[i], a);
+		if (vbuf(t, len, 0, NULL, &v) != JOURNAL_BAD)
+			b++;
+	}
+	is_int(b, 0, "swapping any two neighbours is detected");
+
+	/* splice: head of one journal, tail of another */
+	is_int(journal_append(path2, pl, 5, err, sizeof(err)), 0,
+	    "second journal");
+	free(buf2);
+	buf2 = slurp(path2, &len2);
+	memcpy(t, buf, off[2]);
+	memcpy(t + off[2], buf2 + off[2], len2 - off[2]);
+	is_int(vbuf(t, off[2] + len2 - off[2], 0, NULL, &v), JOURNAL_BAD,
+	    "spliced journals detected");
+	is_int(v.bad_seq, 3, "splice found at record 3");
+	is_int(v.bad_off, off[2], "at its byte offset");
+
+	/* truncation: only --from sees it */
+	vbuf(buf, len, 0, NULL, &v);
+	from = v.head;
+	is_int(vbuf(buf, off[4], 0, NULL, &v), JOURNAL_OK,
+	    "a cleanly truncated journal verifies alone");
+	is_int(vbuf(buf, off[4], 0, &from, &v), JOURNAL_BAD,
+	    "truncation detected with --from");
+	ok(strstr(v.why, "truncated") != NULL, "reason: %s", v.why);
+	is_int(vbuf(buf, len, 0, &from, &v), JOURNAL_OK,
+	    "full journal extends its own head");
+	from.hash[0] ^= 1;
+	is_int(vbuf(buf, len, 0, &from, &v), JOURNAL_BAD,
+	    "a different head at the same seq is detected (rewrite)");
+	memset(&from, 0, sizeof(from));
+	is_int(vbuf(buf, len, 0, &from, &v), JOURNAL_OK, "--from 0:zeros");
+
+	/* torn tails */
+	for (b = 0, i = off[4] + 1; i < len; i++)
+		if (vbuf(buf, i, 0, NULL, &v) != JOURNAL_TORN)
+			b++;
+	is_int(b, 0, "every prefix cut inside the last record is torn");
+	is_int(vbuf(buf, len - 1, 0, NULL, &v), JOURNAL_TORN,
+	    "missing final newline is torn");
+	is_int(v.count, 4, "torn: 4 good records");
+	is_int(v.good_end, off[4], "torn: good end");
+	memcpy(t, buf, off[4]);
+	memcpy(t + off[4], "garbage", 7);
+	is_int(vbuf(t, off[4] + 7, 0, NULL, &v), JOURNAL_BAD,
+	    "unterminated garbage is not torn but bad");
+
+	/* deep: non-canonical event with a valid chain */
+	{
+		const char *nc = "{\"seq\":1,\"prev\":\"000000000000000000000"
+		    "0000000000000000000000000000000000000000000\",\"time\":\"1"
+		    "\",\"event\":{\"b\":1,\"a\":2}}\n";
+
+		is_int(vbuf(nc, strlen(nc), 0, NULL, &v), JOURNAL_OK,
+		    "shape-valid record passes the fast check");
+		is_int(vbuf(nc, strlen(nc), JOURNAL_DEEP, NULL, &v),
+		    JOURNAL_BAD, "non-canonical event refused by --deep");
+	}
+
+	/* append and recover on a torn file */
+	spit(path, buf, len - 10);
+	errno = 0;
+	ok(journal_append(path, pl, 1, err, sizeof(err)) == -1 &&
+	    errno == EBADMSG, "append refuses a torn tail: %s", err);
+	b = journal_recover(path, &dropped, err, sizeof(err));
+	is_int(b, 0, "recover");
+	dropped_ok = len - 10 - off[4];
+	is_int(dropped, dropped_ok, "dropped the torn bytes");
+	free(buf2);
+	buf2 = slurp(path, &len2);
+	is_int(vbuf(buf2, len2, JOURNAL_DEEP, NULL, &v), JOURNAL_OK,
+	    "recovered journal verifies");
+	is_int(v.count, 5, "4 records + recovered");
+	ok(strstr(buf2 + off[4], "\"type\":\"recovered\"") != NULL,
+	    "recovered event written");
+	b = journal_recover(path, &dropped, err, sizeof(err));
+	ok(b == 0 && dropped == 0, "recover on a valid journal does nothing");
+
+	/* broken chain: append and recover refuse */
+	memcpy(t, buf, len);
+	t[off[2] + 20] ^= 1;
+	spit(path, t, len);
+	errno = 0;
+	ok(journal_recover(path, &dropped, err, sizeof(err)) == -1 &&
+	    errno == EBADMSG, "recover refuses a broken chain");
+	t[off[2] + 20] ^= 1;
+	t[off[4] + 20] ^= 1;
+	spit(path, t, len);
+	errno = 0;
+	ok(journal_append(path, pl, 1, err, sizeof(err)) == -1 &&
+	    errno == EBADMSG, "append refuses a broken last link");
+	free(buf2);
+	buf2 = slurp(path, &len2);
+	ok(len2 == len && memcmp(buf2, t, len) == 0, "and writes nothing");
+
+	/* a big journal: the fd path hashes on two threads */
+	{
+		enum { N = 20000 };
+		static const char *many[N];
+		static char txt[N][48];
+		struct journal_verdict bv;
+		size_t k, cut, agree = 0, tries = 0;
+
+		for (k = 0; k < N; k++) {
+			snprintf(txt[k], sizeof(txt[k]), "{\"k\":%zu,\"pad\":"
+			    "\"................\"}", k);
+			many[k] = txt[k];
+		}
+		unlink(path2);
+		is_int(journal_append(path2, many, N, err, sizeof(err)), 0,
+		    "append %d records in one commit", N);
+		free(buf2);
+		buf2 = slurp(path2, &len2);
+		journal_verify_buf(buf2, len2, 0, NULL, &bv);
+		is_int(bv.count, N, "all there");
+		from = bv.head;
+		free(t);
+		t = malloc(len2);
+		for (k = 0; k < 40; k++) {
+			size_t o = (len2 / 40) * k + k * 7;
+
+			memcpy(t, buf2, len2);
+			t[o] ^= 1;
+			tries += 2;
+			agree += same_verdicts(path, t, len2, 0, NULL);
+			agree += same_verdicts(path, t, len2, 0, &from);
+		}
+		/* torn cuts, a deleted line, the untouched journal */
+		cut = len2 - 17;
+		tries += 4;
+		agree += same_verdicts(path, buf2, cut, 0, NULL);
+		agree += same_verdicts(path, buf2, cut, 0, &from);
+		agree += same_verdicts(path, buf2, len2, 0, &from);
+		{
+			char *nl1 = memchr(buf2 + len2 / 2, '\n', len2 / 2);
+			char *nl2 = memchr(nl1 + 1, '\n',
+			    (size_t)(buf2 + len2 - nl1 - 1));
+			size_t a = (size_t)(nl1 + 1 - buf2);
+			size_t l = (size_t)(nl2 - nl1);
+
+			memcpy(t, buf2, a);
+			memcpy(t + a, buf2 + a + l, len2 - a - l);
+			agree += same_verdicts(path, t, len2 - l, 0, NULL);
+		}
+		is_int(agree, tries, "threaded fd verify agrees with the "
+		    "sequential one on %zu cases", tries);
+	}
+
+	unlink(path);
+	unlink(path2);
+	rmdir(dir);
+	free(t);
+	free(buf);
+	free(buf2);
+	return done_testing();
+}

@@ -1,0 +1,219 @@
+#!/bin/sh
+# tests/vm/guest-tests.sh: TAP tests run by busybox sh as PID 1's child
+# inside a VM booted on one of Debian's kernels (tests/vm/run.sh), against
+# the static binaries.  The guest has a pure cgroup v2 hierarchy at
+# /sys/fs/cgroup with memory, pids and cpu enabled for children.
+#
+# The host names the kernel series on the command line (borne.kernel=6.1);
+# BORNE_VM_kernel carries it here, and the expectations below are what that
+# series is known to offer.  Each answer of cgprobe is also checked against
+# an independent probe where one exists (landlock-abi helper, the cgroup
+# files themselves).
+. "$(dirname "$0")/../lib.sh"
+
+series=${BORNE_VM_kernel:-}
+case $series in
+6.1)	want_abi=2 want_fchmodat2=no want_memfd_exec=no ;;
+6.12)	want_abi=6 want_fchmodat2=yes want_memfd_exec=yes ;;
+*)	fail "known kernel series (got '$series')"; done_testing ;;
+esac
+diag "kernel $(uname -r), series $series"
+
+CG=$BIN/cgprobe
+
+# ---- cgprobe: this kernel's truth --------------------------------------
+t_exit 0 "cgprobe runs" "$CG"
+cp "$OUT" "$TMP/kv"
+key() { sed -n "s/^$1=//p" "$TMP/kv"; }
+
+abi=$("$HELP/landlock-abi")
+t_eq "landlock-abi helper: ABI $want_abi on $series" "$abi" "$want_abi"
+t_eq "cgprobe landlock.abi matches the helper" "$(key landlock.abi)" "$abi"
+for f in fs:1 refer:2 truncate:3 tcp:4 ioctl_dev:5 scope:6 log_flags:7; do
+	n=${f#*:}; k=${f%:*}
+	if [ "$want_abi" -ge "$n" ]; then want=yes; else want=no; fi
+	t_eq "landlock.$k is $want at ABI $want_abi" "$(key "landlock.$k")" "$want"
+done
+
+t_eq "cgroup2.mount is /sys/fs/cgroup" "$(key cgroup2.mount)" /sys/fs/cgroup
+t_eq "cgroup2.mode is pure" "$(key cgroup2.mode)" pure
+t_eq "no cgroup v1 hierarchy" "$(key cgroup2.v1_hierarchies)" 0
+t_eq "cgroup2.self is /" "$(key cgroup2.self)" /
+t_eq "available controllers are the root's cgroup.controllers" \
+    "$(key cgroup2.controllers.available)" \
+    "$(cat /sys/fs/cgroup/cgroup.controllers)"
+t_eq "enabled controllers are the root's cgroup.subtree_control" \
+    "$(key cgroup2.controllers.enabled)" \
+    "$(cat /sys/fs/cgroup/cgroup.subtree_control)"
+for c in memory pids cpu; do
+	t_grep "controller $c available" "(^| )$c( |\$)" \
+	    /sys/fs/cgroup/cgroup.controllers
+	case " $(key cgroup2.controllers.enabled) " in
+	*" $c "*) pass "cgprobe: $c enabled for children" ;;
+	*) fail "cgprobe: $c enabled for children" ;;
+	esac
+done
+t_eq "cgroup2.writable" "$(key cgroup2.writable)" yes
+t_eq "cgroup2.kill" "$(key cgroup2.kill)" yes
+t_eq "cgroup2.kill decided from the kernel (root cgroup, no child)" \
+    "$(key cgroup2.kill_evidence)" kernel
+t_eq "cgroup2.clone_into_cgroup" "$(key cgroup2.clone_into_cgroup)" yes
+t_eq "seccomp.arch is x86_64" "$(key seccomp.arch)" x86_64
+t_eq "seccomp user notification" "$(key seccomp.action.user_notif)" yes
+t_eq "syscall.fchmodat2 ($want_fchmodat2 on $series)" \
+    "$(key syscall.fchmodat2)" "$want_fchmodat2"
+t_eq "syscall.xattrat (6.13) absent" "$(key syscall.xattrat)" no
+t_eq "memfd.exec_flag ($want_memfd_exec on $series)" \
+    "$(key memfd.exec_flag)" "$want_memfd_exec"
+if [ -e /proc/sys/vm/memfd_noexec ]; then
+	t_eq "memfd.noexec is vm.memfd_noexec" "$(key memfd.noexec)" \
+	    "$(cat /proc/sys/vm/memfd_noexec)"
+else
+	t_eq "memfd.noexec is -1 without vm.memfd_noexec" \
+	    "$(key memfd.noexec)" -1
+fi
+
+# --require: the mode selector agrees with the kernel.
+t_exit 0 "--require memory,pids,cpu,cgroup-kill,landlock-refer" \
+    "$CG" --require memory,pids,cpu,cgroup-kill,landlock-refer
+req() { # req MECH MIN_ABI
+	if [ "$want_abi" -ge "$2" ]; then w=0; else w=1; fi
+	t_exit "$w" "--require $1 exits $w at ABI $want_abi" "$CG" --require "$1"
+	if [ "$w" -eq 1 ]; then
+		t_grep "--require $1 names what is missing" "$1" "$ERR"
+	fi
+}
+req landlock-truncate 3
+req landlock-tcp 4
+req landlock-scope 6
+req landlock-log 7
+
+# ---- fdclose-verify on this kernel (close_range, /proc/self/fd) --------
+t_exit 0 "fdclose-verify runs a program" "$BIN/fdclose-verify" -- /bin/true
+exec 7</dev/null
+t_exit 0 "fdclose-verify closes fd 7" "$BIN/fdclose-verify" --keep 0,1,2 \
+    -- "$HELP/fd-list"
+t_nogrep "fd 7 is gone in the program" '^7( |$)' "$OUT"
+exec 7<&-
+
+# ---- confexec: the limits and layers a hybrid host cannot show ---------
+# Plans are made by planenc; the payloads are static (busybox, helpers), so
+# read-execute on /bin and /borne is all they need.
+CX=$BIN/confexec
+E=$HELP/escape
+oom_kills() { dmesg | grep -c 'Memory cgroup out of memory' || true; }
+cg_left() { ls -d /sys/fs/cgroup/borne-* 2>/dev/null | wc -l; }
+flat() { tr -d ' \n' <"$1"; }
+
+# Below Landlock ABI 3 the truncate right cannot be handled, so a --ro path
+# is not protected from truncate(2): confexec counts landlock-truncate as a
+# layer of every plan, strict mode refuses, and degrade mode runs with the
+# other rights of this ABI and a warning.  The tests below that are about
+# something else run in degrade mode on such a kernel ($MODE).
+MODE=
+if [ "$want_abi" -lt 3 ]; then
+	MODE=--degrade
+	"$BIN/planenc" --rox /bin -- /bin/true >"$TMP/p0"
+	t_exit 125 "ABI $want_abi: a strict plan is refused (125)" "$CX" <"$TMP/p0"
+	t_grep "the refusal names landlock-truncate and ABI 3" \
+	    'refusing: landlock-truncate.* requested but needs Landlock ABI 3' "$ERR"
+	t_eq "no cgroup was created by the refusal" "$(cg_left)" 0
+	"$BIN/planenc" --degrade --rox /bin -- /bin/true >"$TMP/p1"
+	t_exit 0 "ABI $want_abi: the same plan in degrade mode runs" \
+	    "$CX" <"$TMP/p1"
+	t_grep "with a warning naming landlock-truncate" \
+	    'WARNING: running without landlock-truncate' "$ERR"
+fi
+cx() { # cx PLANENC-ARGS... -- PROG ARGS: encode, then run under confexec
+	"$BIN/planenc" $MODE --rox /bin --rox /borne "$@" >"$TMP/.plan" ||
+	    { echo "guest: planenc failed" >&2; return 99; }
+	"$CX" <"$TMP/.plan"
+}
+
+# Filesystem: an fs-only plan is enforced with this kernel's Landlock rights.
+mkdir -p "$TMP/rw" "$TMP/other"
+echo secret >"$TMP/other/secret"
+t_exit 0 "fs-only plan runs (Landlock ABI $want_abi${MODE:+, $MODE})" \
+    cx --rw "$TMP/rw" -- "$E" write "$TMP/rw/f"
+t_eq "write inside --rw allowed" "$(cat "$OUT")" OK
+t_exit 0 "fs-only plan, write elsewhere" \
+    cx --rw "$TMP/rw" -- "$E" write "$TMP/other/f"
+t_eq "write outside --rw: EACCES from Landlock" "$(cat "$OUT")" EACCES
+t_exit 0 "fs-only plan, read of an ungranted file" \
+    cx -- "$E" read "$TMP/other/secret"
+t_eq "read outside the grants: EACCES from Landlock" "$(cat "$OUT")" EACCES
+t_exit 0 "payload reads its cgroup" cx --ro /proc -- /bin/cat /proc/self/cgroup
+t_grep "the payload runs in a borne- child of the root" '^0::/borne-' "$OUT"
+
+# memory.max: a 64 MiB buffer under a 16 MiB limit is OOM-killed.
+k0=$(oom_kills)
+t_exit 0 "control: 64 MiB dd with no memory limit" \
+    cx --ro /dev/zero --rw /dev/null -- \
+    /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=1
+t_exit 137 "memory-max 16M: dd of a 64 MiB buffer killed by SIGKILL (137)" \
+    cx --memory-max 16M --ro /dev/zero --rw /dev/null -- \
+    /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=1
+k1=$(oom_kills)
+t_eq "the kernel logged one memory-cgroup OOM kill" "$((k1 - k0))" 1
+
+# pids.max: the fifth process of the run cannot be forked.
+t_exit 0 "control: 6 background sleeps under pids-max 32" \
+    cx --pids-max 32 -- /bin/busybox sh -c \
+    'for i in 1 2 3 4 5 6; do sleep 1 & done; wait'
+cx --pids-max 4 -- /bin/busybox sh -c \
+    'for i in 1 2 3 4 5 6; do sleep 1 & done; wait' >"$OUT" 2>"$ERR"
+rc=$?
+t_eq "pids-max 4: the shell fails" "$([ "$rc" -ne 0 ] && echo failed)" failed
+t_grep "fork refused with EAGAIN (pids.max)" \
+    "can't fork: Resource temporarily unavailable" "$ERR"
+
+# cgroup.kill: a setsid grandchild ends with the run.
+t_exit 0 "payload leaves a setsid grandchild" \
+    cx --rw "$TMP/rw" -- "$E" grandchild "$TMP/rw/gc.pid"
+gc=$(cat "$TMP/rw/gc.pid" 2>/dev/null || echo 0)
+ok "grandchild pid recorded" test "$gc" -gt 1
+ok "the grandchild is gone (cgroup.kill)" test ! -e "/proc/$gc"
+t_eq "no borne- cgroup left behind" "$(cg_left)" 0
+
+# TCP: Landlock ABI 4 is needed for port rules.
+ip link set lo up
+"$E" listen "$TMP/port" &
+lpid=$!
+for i in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+port=$(cat "$TMP/port" 2>/dev/null || echo 0)
+ok "a listener on loopback (port $port)" test "$port" -gt 0
+if [ "$want_abi" -ge 4 ]; then
+	t_exit 0 "strict TCP plan runs at ABI $want_abi" \
+	    cx --tcp --connect-tcp "$port" -- "$E" connect "$port"
+	t_eq "granted port connects" "$(cat "$OUT")" OK
+	t_exit 0 "strict TCP plan, port not granted" \
+	    cx --tcp -- "$E" connect "$port"
+	t_eq "ungranted port: EACCES from Landlock" "$(cat "$OUT")" EACCES
+else
+	"$BIN/planenc" --rox /borne --tcp --connect-tcp "$port" -- \
+	    "$E" connect "$port" >"$TMP/pt"
+	t_exit 125 "strict TCP plan refused at ABI $want_abi (125)" "$CX" <"$TMP/pt"
+	t_grep "the refusal is one clear line" '^confexec: refusing: ' "$ERR"
+	"$CX" --dry-run <"$TMP/pt" >"$TMP/dry" 2>&1
+	flat "$TMP/dry" >"$TMP/flat"
+	t_grep "dry run: landlock-tcp verdict refuse" \
+	    '"layer":"landlock-tcp","verdict":"refuse"' "$TMP/flat"
+	"$BIN/planenc" --degrade --rox /borne --tcp --connect-tcp "$port" -- \
+	    "$E" connect "$port" >"$TMP/pd"
+	t_exit 0 "degrade: the TCP plan runs" "$CX" <"$TMP/pd"
+	t_grep "with a loud warning naming Landlock TCP" \
+	    'WARNING: running without landlock-tcp' "$ERR"
+	t_eq "unbounded by Landlock, the connect succeeds" "$(cat "$OUT")" OK
+fi
+kill "$lpid" 2>/dev/null
+wait "$lpid" 2>/dev/null
+
+# x32: this kernel runs x32 syscalls (syscall.x32=y); the filter stops them.
+"$E" x32 >"$OUT" 2>&1
+t_eq "control: an x32 getpid outside the filter succeeds" "$(cat "$OUT")" OK
+t_exit 159 "x32 syscall inside: killed by SIGSYS (128+31)" cx -- "$E" x32
+"$E" int80 >"$OUT" 2>&1
+t_grep "control: i386 int 0x80 outside works" '^int80 returned' "$OUT"
+t_exit 159 "i386 int 0x80 inside: killed by SIGSYS" cx -- "$E" int80
+
+done_testing
