@@ -255,6 +255,12 @@ t_exit 2 "a relative Source is invalid input" \
 printf '[{"Mounts":[{"Type":"bind","Source":"/x\\u0000y"}]}]' >"$TMP/nul.json"
 t_exit 2 "a NUL in Source is invalid input" \
 	"$S" --inspect "$TMP/nul.json" --within "$R"
+: >"$R/single"; chmod 6755 "$R/single"; setcap cap_net_raw+ep "$R/single"
+printf '[{"Mounts":[{"Type":"bind","Source":"%s"}]}]' "$R/single" >"$TMP/file.json"
+t_exit 0 "a file bind mount (a regular file as Source) is a target too" \
+	"$S" --inspect "$TMP/file.json" --within "$R"
+t_eq "the file alone is stripped, bits and capability" \
+	"$(stat -c %a "$R/single") $(getcap "$R/single")" "755 "
 t_exit 0 "a command-line DIR outside --within is skipped, not walked" \
 	"$S" --within "$R" "$W/srv/sbx2/evil"
 t_eq "and left alone" "$(stat -c %a "$W/srv/sbx2/evil/z")" "4755"
