@@ -173,7 +173,8 @@ deny EPERM "mount: EPERM" mount
 # filter must kill it with SIGSYS; when the kernel has the 32-bit entry
 # disabled (ia32_emulation off: int 0x80 faults with SIGSEGV before any
 # syscall, outside as inside), the filter is never reached and the test
-# asserts that the payload still cannot make the call.
+# asserts that the payload still cannot make the call (tests/unit/
+# confexec-layers.c runs the filter on an i386 record: KILL_PROCESS).
 "$E" int80 >"$TMP/int80.out" 2>&1
 if grep -q '^int80 returned' "$TMP/int80.out"; then
 	t_exit 159 "i386 int 0x80: killed by SIGSYS (128+31)" cxp -- "$E" int80
