@@ -5,9 +5,9 @@
 #   JOURNAL_KILL_ROUNDS  kill -9 rounds (default 50)
 #   JOURNAL_PROCS        concurrent appenders (default 8)
 #   JOURNAL_PER_PROC     records per appender (default 1000)
-#   JOURNAL_SINGLE       of those, appended one record per call (default 25;
-#                        the rest go 25 lines per call: each call costs an
-#                        fdatasync, ~15 ms here)
+#   JOURNAL_SINGLE       of those, appended one record per call (default 10;
+#                        the rest go 50 lines per call: each call costs an
+#                        fdatasync, ~15 ms here, and the lock serialises them)
 . "$(dirname "$0")/lib.sh"
 need_cmd jq
 
@@ -62,24 +62,19 @@ t_exit 2 "bad --from" journalchain verify --from 3:abc "$J"
 t_exit 1 "missing file" journalchain verify "$TMP/nope"
 
 # ---- every single-byte change, every offset ----
-# (the unit test tries three masks per offset in-process; here one, through
-# the command)
+# One mask per offset through the command, against the witnessed head; the
+# unit test (tests/unit/journal.c) tries three masks per offset in-process,
+# with and without the head.
 size=$(wc -c <"$J")
-last=$(($(head -n 4 "$J" | wc -c) - 1))
 mkdir "$TMP/flip"
-"$FLIP" "$J" "$TMP/flip/f" all 1
-off=0 missed=0 missed_nofrom=0
+ok "flipbyte wrote a copy per offset" "$FLIP" "$J" "$TMP/flip/f" all 1
+off=0 missed=0
 while [ "$off" -lt "$size" ]; do
-	journalchain verify --from "$FROM" "$TMP/flip/f.$off" >/dev/null 2>&1 &&
-	    missed=$((missed + 1))
-	[ "$off" -lt "$last" ] &&
-	    journalchain verify "$TMP/flip/f.$off" >/dev/null 2>&1 &&
-	    missed_nofrom=$((missed_nofrom + 1))
+	journalchain verify --from "$FROM" "$TMP/flip/f.$off" >/dev/null 2>&1
+	[ $? -eq 1 ] || missed=$((missed + 1))
 	off=$((off + 1))
 done
-t_eq "all $size single-byte changes detected with --from" "$missed" 0
-t_eq "every change before the last record detected without --from" \
-    "$missed_nofrom" 0
+t_eq "all $size single-byte changes detected (exit 1) with --from" "$missed" 0
 rm -rf "$TMP/flip"
 
 # ---- delete, duplicate, reorder, splice ----
@@ -146,7 +141,7 @@ t_exit 1 "append refuses a broken last link" journalchain append "$TMP/b" <"$TMP
 rounds=${JOURNAL_KILL_ROUNDS:-50}
 big=$(head -c 20000 /dev/zero | tr '\0' x)
 i=0
-while [ $i -lt 100 ]; do echo "{\"i\":$i,\"pad\":\"$big\"}"; i=$((i + 1)); done >"$TMP/kin"
+while [ $i -lt 50 ]; do echo "{\"i\":$i,\"pad\":\"$big\"}"; i=$((i + 1)); done >"$TMP/kin"
 r=0 torn=0 valid=0 wrong=0
 while [ $r -lt "$rounds" ]; do
 	cp "$J" "$TMP/kj"
@@ -154,7 +149,7 @@ while [ $r -lt "$rounds" ]; do
 	journalchain append "$TMP/kj" <"$TMP/kin" 2>/dev/null &
 	pid=$!
 	if [ $((r % 3)) -ne 0 ]; then
-		# as soon as the file starts growing: inside the 2 MB write
+		# as soon as the file starts growing: inside the 1 MB write
 		while [ "$(wc -c <"$TMP/kj")" -eq "$base" ] &&
 		    kill -0 "$pid" 2>/dev/null; do :; done
 	else
@@ -167,7 +162,7 @@ while [ $r -lt "$rounds" ]; do
 	case $? in
 	0)
 		n=$(wc -l <"$TMP/kj")
-		if [ "$n" -eq 5 ] || [ "$n" -eq 105 ]; then
+		if [ "$n" -eq 5 ] || [ "$n" -eq 55 ]; then
 			valid=$((valid + 1))
 		else
 			# a partial batch made of whole records is still valid
@@ -198,7 +193,7 @@ t_eq "every round classified" "$((torn + valid))" "$rounds"
 # ---- concurrent appenders ----
 procs=${JOURNAL_PROCS:-8}
 per=${JOURNAL_PER_PROC:-1000}
-single=${JOURNAL_SINGLE:-25}
+single=${JOURNAL_SINGLE:-10}
 C=$TMP/c
 appender() {
 	i=0
@@ -207,7 +202,7 @@ appender() {
 		i=$((i + 1))
 	done
 	while [ $i -lt "$per" ]; do
-		e=$((i + 25))
+		e=$((i + 50))
 		[ $e -gt "$per" ] && e=$per
 		k=$i
 		while [ $k -lt $e ]; do

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* libFuzzer target: arbitrary bytes as a journal, through the verifier
- * (fast and deep, with and without --from), the record parser and the
- * tail reader used by append; the tail reader must agree with verify. */
+ * (fast and deep, with and without --from, from memory and from a file),
+ * the record parser and the tail reader used by append; they must agree. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +62,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(fd);
 		return 0;
 	}
+	/* the file verifier (parallel phases) agrees with the buffer one */
+	if (journal_verify_fd(fd, 0, NULL, &vf) == 0 &&
+	    (vf.status != v.status || vf.count != v.count ||
+	    vf.bad_off != v.bad_off || vf.bad_seq != v.bad_seq ||
+	    strcmp(vf.why, v.why) != 0))
+		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (journal_head_read(path, &h, &st, err, sizeof(err)) == 0) {
 		if (v.status == JOURNAL_TORN)

@@ -52,6 +52,7 @@ main(int argc, char *argv[])
 	if (!all) {
 		buf[off] ^= (char)mask;
 		spit(argv[2], buf, (size_t)sb.st_size);
+		free(buf);
 		return 0;
 	}
 	for (off = 0; off < (uint64_t)sb.st_size; off++) {
@@ -61,5 +62,6 @@ main(int argc, char *argv[])
 		spit(path, buf, (size_t)sb.st_size);
 		buf[off] ^= (char)mask;
 	}
+	free(buf);
 	return 0;
 }

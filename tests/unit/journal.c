@@ -60,6 +60,32 @@ lines(const char *buf, size_t len, size_t off[17])
 	return n;
 }
 
+/* journal_verify_fd (two hashing threads) must agree with
+ * journal_verify_buf (sequential) on buf[0..len). */
+static int
+same_verdicts(const char *path, const char *buf, size_t len, unsigned flags,
+    const struct journal_head *from)
+{
+	struct journal_verdict a, b;
+	int fd, r;
+
+	spit(path, buf, len);
+	fd = open(path, O_RDONLY);
+	if (fd == -1 || journal_verify_fd(fd, flags, from, &a) == -1)
+		return 0;
+	close(fd);
+	journal_verify_buf(buf, len, flags, from, &b);
+	r = a.status == b.status && a.count == b.count &&
+	    a.good_end == b.good_end && a.bad_seq == b.bad_seq &&
+	    a.bad_off == b.bad_off && strcmp(a.why, b.why) == 0 &&
+	    memcmp(&a.head, &b.head, sizeof(a.head)) == 0;
+	if (!r)
+		printf("# fd: %d %llu %s / buf: %d %llu %s\n", a.status,
+		    (unsigned long long)a.count, a.why, b.status,
+		    (unsigned long long)b.count, b.why);
+	return r;
+}
+
 int
 main(void)
 {
@@ -81,8 +107,9 @@ main(void)
 	snprintf(path2, sizeof(path2), "%s/k", dir);
 
 	/* canonical events */
-	ok(journal_event_canon("{\"b\":1, \"a\":2}", 14, &c, &clen, err,
-	    sizeof(err)) == 0, "event canonicalised");
+	b = journal_event_canon("{\"b\":1, \"a\":2}", 14, &c, &clen, err,
+	    sizeof(err));
+	is_int(b, 0, "event canonicalised");
 	is_str(c, "{\"a\":2,\"b\":1}", "keys sorted, compact");
 	free(c);
 	errno = 0;
@@ -176,6 +203,7 @@ main(void)
 	/* splice: head of one journal, tail of another */
 	is_int(journal_append(path2, pl, 5, err, sizeof(err)), 0,
 	    "second journal");
+	free(buf2);
 	buf2 = slurp(path2, &len2);
 	memcpy(t, buf, off[2]);
 	memcpy(t + off[2], buf2 + off[2], len2 - off[2]);
@@ -261,6 +289,59 @@ main(void)
 	free(buf2);
 	buf2 = slurp(path, &len2);
 	ok(len2 == len && memcmp(buf2, t, len) == 0, "and writes nothing");
+
+	/* a big journal: the fd path hashes on two threads */
+	{
+		enum { N = 20000 };
+		static const char *many[N];
+		static char txt[N][48];
+		struct journal_verdict bv;
+		size_t k, cut, agree = 0, tries = 0;
+
+		for (k = 0; k < N; k++) {
+			snprintf(txt[k], sizeof(txt[k]), "{\"k\":%zu,\"pad\":"
+			    "\"................\"}", k);
+			many[k] = txt[k];
+		}
+		unlink(path2);
+		is_int(journal_append(path2, many, N, err, sizeof(err)), 0,
+		    "append %d records in one commit", N);
+		free(buf2);
+		buf2 = slurp(path2, &len2);
+		journal_verify_buf(buf2, len2, 0, NULL, &bv);
+		is_int(bv.count, N, "all there");
+		from = bv.head;
+		free(t);
+		t = malloc(len2);
+		for (k = 0; k < 40; k++) {
+			size_t o = (len2 / 40) * k + k * 7;
+
+			memcpy(t, buf2, len2);
+			t[o] ^= 1;
+			tries += 2;
+			agree += same_verdicts(path, t, len2, 0, NULL);
+			agree += same_verdicts(path, t, len2, 0, &from);
+		}
+		/* torn cuts, a deleted line, the untouched journal */
+		cut = len2 - 17;
+		tries += 4;
+		agree += same_verdicts(path, buf2, cut, 0, NULL);
+		agree += same_verdicts(path, buf2, cut, 0, &from);
+		agree += same_verdicts(path, buf2, len2, 0, &from);
+		{
+			char *nl1 = memchr(buf2 + len2 / 2, '\n', len2 / 2);
+			char *nl2 = memchr(nl1 + 1, '\n',
+			    (size_t)(buf2 + len2 - nl1 - 1));
+			size_t a = (size_t)(nl1 + 1 - buf2);
+			size_t l = (size_t)(nl2 - nl1);
+
+			memcpy(t, buf2, a);
+			memcpy(t + a, buf2 + a + l, len2 - a - l);
+			agree += same_verdicts(path, t, len2 - l, 0, NULL);
+		}
+		is_int(agree, tries, "threaded fd verify agrees with the "
+		    "sequential one on %zu cases", tries);
+	}
 
 	unlink(path);
 	unlink(path2);
