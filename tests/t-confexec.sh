@@ -10,6 +10,7 @@ need_root
 need_landlock 4
 need_cgroup2
 need_cmd unshare
+need_cmd strace
 
 CX=$BIN/confexec
 E=$HELP/escape
@@ -380,6 +381,15 @@ t_exit 125 "empty stdin: 125" "$CX" </dev/null
 t_grep "one clear line" '^confexec: refusing: plan' "$ERR"
 cg_list >"$TMP/cg.after"
 cg_same "no cgroup created by any refusal"
+# Not even for a moment: no mkdir at all on these refusal paths.
+for g in "memory-max 67108864" "ro $TMP/missing"; do
+	( IFS='
+'; set -- $(base) "$g" -- /bin/true; unset IFS; mkplan "$@" ) >"$TMP/nm"
+	strace -f -qq -e trace=mkdir,mkdirat -o "$TMP/strace" "$CX" <"$TMP/nm" \
+		>/dev/null 2>&1
+	t_nogrep "refusal ($g): no mkdir was even attempted" 'mkdir' \
+		"$TMP/strace"
+done
 t_exit 125 "usage error: 125" "$CX" extra-arg
 
 # Trust handoff: a docker socket on a private /run.

@@ -775,6 +775,13 @@ run(struct run *r, int dry)
 	for (i = 0; i < r->p.nkeep; i++)
 		if (fcntl(r->p.keep_fds[i], F_GETFD) == -1)
 			refuse(r, "kept fd %d is not open", r->p.keep_fds[i]);
+	/* The Landlock ruleset and the seccomp program are built before
+	 * anything is created: a path missing at run time refuses the
+	 * whole ruleset here, never a partial one later. */
+	if (ll_build(&r->p, r->abi, &r->rulesetfd, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
+	if (sf_build(r->p.sock, &r->filter, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
 
 	/* 3. The run's cgroup, limits written before anyone is inside. */
 	memset(&lim, 0, sizeof(lim));
@@ -808,10 +815,6 @@ run(struct run *r, int dry)
 	    open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r->stdinfd == -1)
 		refuse(r, "stdin for the payload: %s", strerror(errno));
-	if (ll_build(&r->p, r->abi, &r->rulesetfd, err, sizeof(err)) == -1)
-		refuse(r, "%s", err);
-	if (sf_build(r->p.sock, &r->filter, err, sizeof(err)) == -1)
-		refuse(r, "%s", err);
 	r->envp = calloc(r->p.nenv + 1, sizeof(char *));
 	if (r->envp == NULL)
 		refuse(r, "environment: %s", strerror(errno));
