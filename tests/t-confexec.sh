@@ -147,6 +147,17 @@ t_grep "exec under --ro (no x right): EACCES" '^EACCES$' "$OUT"
 t_exit 0 "exec under --rox runs the program" cxfs_run exec "$TMP/x/true"
 t_eq "and it printed nothing (exec replaced the helper)" "$(cat "$OUT")" ""
 
+echo single >"$TMP/none/one-file"
+cxp "ro $TMP/none/one-file" -- "$E" read "$TMP/none/one-file" >"$OUT" 2>"$ERR"
+t_eq "a rule on a single file (dir-only rights masked): read OK" \
+	"$(cat "$OUT")" OK
+cxp "ro $TMP/none/one-file" -- "$E" read "$TMP/none/secret" >"$OUT" 2>"$ERR"
+t_eq "its sibling stays out of reach: EACCES" "$(cat "$OUT")" EACCES
+t_exit 0 "rlimits" cxp "rlimit nofile 64 128" "rlimit core 0 0" -- \
+	/bin/cat /proc/self/limits
+t_grep "RLIMIT_NOFILE applied" '^Max open files +64 +128 ' "$OUT"
+t_grep "RLIMIT_CORE applied" '^Max core file size +0 +0 ' "$OUT"
+
 # ---- always-denied syscalls (seccomp) -----------------------------------
 deny() { # deny WANT DESC ESCAPE-ARGS...
 	want=$1; desc=$2; shift 2
