@@ -23,6 +23,10 @@ for c in hyperfine jq bwrap; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (uid switch)" >&2; exit 1; }
 TMP=$(mktemp -d)
+# /etc/subuid and /etc/subgid are machine-wide: the tests take this lock
+# too before editing them.
+exec 9>/run/lock/borne-subid.lock
+flock -w 300 9 || { echo "bench: subid lock busy" >&2; exit 1; }
 cp -p /etc/subuid "$TMP/subuid"
 cp -p /etc/subgid "$TMP/subgid"
 trap 'cat "$TMP/subuid" >/etc/subuid; cat "$TMP/subgid" >/etc/subgid;

@@ -327,7 +327,7 @@ vend(struct vstate *st, const char *rest, size_t n, uint64_t off)
 		v->status = JOURNAL_TORN;
 		v->bad_seq = v->count + 1;
 		v->bad_off = off;
-		snprintf(v->why, sizeof(v->why), "torn tail: %zu bytes of an "
+		snprintf(v->why, sizeof(v->why), "%zu bytes of an "
 		    "unterminated record", n);
 		return;
 	}

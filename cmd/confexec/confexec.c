@@ -615,7 +615,7 @@ supervise(struct run *r, int pidfd, int sigfd)
 	siginfo_t si;
 	uint64_t cpu = 0, wall;
 	json_t *ev;
-	int timed_out = 0, cancel = 0, code, residue, left, pr;
+	int timed_out = 0, cancel = 0, failed = 0, code, residue, left, pr;
 	char buf[32];
 
 	for (;;) {
@@ -636,8 +636,13 @@ supervise(struct run *r, int pidfd, int sigfd)
 		pf[1].fd = sigfd;
 		pf[1].events = POLLIN;
 		pr = poll(pf, 2, left);
-		if (pr == -1 && errno != EINTR)
-			die_sys(EXIT_FAIL, "poll");
+		if (pr == -1 && errno != EINTR) {
+			/* Cannot supervise: end the run rather than leave
+			 * it unwatched. */
+			warning_sys("poll");
+			failed = 1;
+			break;
+		}
 		if (pr > 0 && (pf[1].revents & POLLIN) &&
 		    read(sigfd, &ssi, sizeof(ssi)) == sizeof(ssi)) {
 			cancel = (int)ssi.ssi_signo;
@@ -646,7 +651,7 @@ supervise(struct run *r, int pidfd, int sigfd)
 		if (pr > 0 && (pf[0].revents & POLLIN))
 			break;
 	}
-	if (timed_out || cancel)
+	if (timed_out || cancel || failed)
 		cg_kill(&r->cg);
 	memset(&si, 0, sizeof(si));
 	while (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) == -1)
@@ -670,7 +675,8 @@ supervise(struct run *r, int pidfd, int sigfd)
 		warning("cancelled by signal %d; the run's tree was killed",
 		    cancel);
 		code = 128 + cancel;
-	}
+	} else if (failed)
+		code = EXIT_FAIL;
 
 	ev = json_object();
 	json_object_set_new(ev, "event", json_string("end"));
@@ -769,6 +775,13 @@ run(struct run *r, int dry)
 	for (i = 0; i < r->p.nkeep; i++)
 		if (fcntl(r->p.keep_fds[i], F_GETFD) == -1)
 			refuse(r, "kept fd %d is not open", r->p.keep_fds[i]);
+	/* The Landlock ruleset and the seccomp program are built before
+	 * anything is created: a path missing at run time refuses the
+	 * whole ruleset here, never a partial one later. */
+	if (ll_build(&r->p, r->abi, &r->rulesetfd, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
+	if (sf_build(r->p.sock, &r->filter, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
 
 	/* 3. The run's cgroup, limits written before anyone is inside. */
 	memset(&lim, 0, sizeof(lim));
@@ -802,10 +815,6 @@ run(struct run *r, int dry)
 	    open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r->stdinfd == -1)
 		refuse(r, "stdin for the payload: %s", strerror(errno));
-	if (ll_build(&r->p, r->abi, &r->rulesetfd, err, sizeof(err)) == -1)
-		refuse(r, "%s", err);
-	if (sf_build(r->p.sock, &r->filter, err, sizeof(err)) == -1)
-		refuse(r, "%s", err);
 	r->envp = calloc(r->p.nenv + 1, sizeof(char *));
 	if (r->envp == NULL)
 		refuse(r, "environment: %s", strerror(errno));
