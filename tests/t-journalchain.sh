@@ -5,8 +5,8 @@
 #   JOURNAL_KILL_ROUNDS  kill -9 rounds (default 50)
 #   JOURNAL_PROCS        concurrent appenders (default 8)
 #   JOURNAL_PER_PROC     records per appender (default 1000)
-#   JOURNAL_SINGLE       of those, appended one record per call (default 10;
-#                        the rest go 50 lines per call: each call costs an
+#   JOURNAL_SINGLE       of those, appended one record per call (default 5;
+#                        the rest go 100 lines per call: each call costs an
 #                        fdatasync, ~15 ms here, and the lock serialises them)
 . "$(dirname "$0")/lib.sh"
 need_cmd jq
@@ -186,7 +186,7 @@ t_eq "every round classified" "$((torn + valid))" "$rounds"
 # ---- concurrent appenders ----
 procs=${JOURNAL_PROCS:-8}
 per=${JOURNAL_PER_PROC:-1000}
-single=${JOURNAL_SINGLE:-10}
+single=${JOURNAL_SINGLE:-5}
 C=$TMP/c
 appender() {
 	i=0
@@ -195,7 +195,7 @@ appender() {
 		i=$((i + 1))
 	done
 	while [ $i -lt "$per" ]; do
-		e=$((i + 50))
+		e=$((i + 100))
 		[ $e -gt "$per" ] && e=$per
 		k=$i
 		while [ $k -lt $e ]; do
