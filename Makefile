@@ -150,9 +150,13 @@ check-vm: static
 # ---- fuzzing (clang libFuzzer + ASan + UBSan) ----
 FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-.build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC)
+# sysfilter.c embeds the seccomp programs the generator compiled.
+.build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) .build/dyn/gen/sysfilter-bpf.h
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(COMMON_SRC) $(LIBS) -pthread
+	clang $(FUZZ_CFLAGS) -I.build/dyn/gen -o $@ $< $(COMMON_SRC) $(LIBS) -pthread
+
+.build/dyn/gen/sysfilter-bpf.h:
+	$(MAKE) VARIANT=dyn $@
 
 fuzzers: $(FUZZERS)
 
