@@ -146,6 +146,16 @@ t_eq "read outside the grants: EACCES from Landlock" "$(cat "$OUT")" EACCES
 t_exit 0 "payload reads its cgroup" cx --ro /proc -- /bin/cat /proc/self/cgroup
 t_grep "the payload runs in a borne- child of the root" '^0::/borne-' "$OUT"
 
+# The limits are in the run's cgroup, read back by the payload itself.
+t_exit 0 "payload reads its cgroup's limit files" \
+    cx --ro /proc --ro /sys/fs/cgroup --memory-max 32M --pids-max 16 \
+    --cpu-max 50000/100000 -- /bin/busybox sh -c \
+    'cg=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)
+    for f in memory.max pids.max cpu.max; do echo "$f $(cat "$cg/$f")"; done'
+t_grep "memory.max is 32 MiB" '^memory.max 33554432$' "$OUT"
+t_grep "pids.max is 16" '^pids.max 16$' "$OUT"
+t_grep "cpu.max is half a CPU" '^cpu.max 50000 100000$' "$OUT"
+
 # memory.max: a 64 MiB buffer under a 16 MiB limit is OOM-killed.
 k0=$(oom_kills)
 t_exit 0 "control: 64 MiB dd with no memory limit" \
