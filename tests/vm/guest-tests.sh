@@ -187,7 +187,7 @@ t_exit 0 "control: 6 background sleeps under pids-max 32" \
     cx --pids-max 32 -- /bin/busybox sh -c \
     'for i in 1 2 3 4 5 6; do sleep 1 & done; wait'
 cx --pids-max 4 -- /bin/busybox sh -c \
-    'for i in 1 2 3 4 5 6; do sleep 1 & done; wait' >"$OUT" 2>"$ERR"
+    'for i in 1 2 3 4 5 6; do sleep 5 & done; wait' >"$OUT" 2>"$ERR"
 rc=$?
 t_eq "pids-max 4: the shell fails" "$([ "$rc" -ne 0 ] && echo failed)" failed
 t_grep "fork refused with EAGAIN (pids.max)" \
