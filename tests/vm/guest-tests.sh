@@ -124,10 +124,11 @@ if [ "$want_abi" -lt 3 ]; then
 	t_grep "with a warning naming landlock-truncate" \
 	    'WARNING: running without landlock-truncate' "$ERR"
 fi
+CXOPTS=
 cx() { # cx PLANENC-ARGS... -- PROG ARGS: encode, then run under confexec
 	"$BIN/planenc" $MODE --rox /bin --rox /borne "$@" >"$TMP/.plan" ||
 	    { echo "guest: planenc failed" >&2; return 99; }
-	"$CX" <"$TMP/.plan"
+	"$CX" $CXOPTS <"$TMP/.plan"
 }
 
 # Filesystem: an fs-only plan is enforced with this kernel's Landlock rights.
@@ -145,6 +146,16 @@ t_eq "read outside the grants: EACCES from Landlock" "$(cat "$OUT")" EACCES
 t_exit 0 "payload reads its cgroup" cx --ro /proc -- /bin/cat /proc/self/cgroup
 t_grep "the payload runs in a borne- child of the root" '^0::/borne-' "$OUT"
 
+# The limits are in the run's cgroup, read back by the payload itself.
+t_exit 0 "payload reads its cgroup's limit files" \
+    cx --ro /proc --ro /sys/fs/cgroup --memory-max 32M --pids-max 16 \
+    --cpu-max 50000/100000 -- /bin/busybox sh -c \
+    'cg=/sys/fs/cgroup$(sed -n "s/^0:://p" /proc/self/cgroup)
+    for f in memory.max pids.max cpu.max; do echo "$f $(cat "$cg/$f")"; done'
+t_grep "memory.max is 32 MiB" '^memory.max 33554432$' "$OUT"
+t_grep "pids.max is 16" '^pids.max 16$' "$OUT"
+t_grep "cpu.max is half a CPU" '^cpu.max 50000 100000$' "$OUT"
+
 # memory.max: a 64 MiB buffer under a 16 MiB limit is OOM-killed.
 k0=$(oom_kills)
 t_exit 0 "control: 64 MiB dd with no memory limit" \
@@ -155,13 +166,28 @@ t_exit 137 "memory-max 16M: dd of a 64 MiB buffer killed by SIGKILL (137)" \
     /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=1
 k1=$(oom_kills)
 t_eq "the kernel logged one memory-cgroup OOM kill" "$((k1 - k0))" 1
+CXOPTS="--journal $TMP/j"
+t_exit 137 "the same run with a journal" \
+    cx --memory-max 16M --ro /dev/zero --rw /dev/null -- \
+    /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=1
+CXOPTS=
+t_exit 0 "journalchain verifies the run's journal" "$BIN/journalchain" verify "$TMP/j"
+t_grep "two records" '^2 records, head 2:' "$OUT"
+"$BIN/journalchain" show "$TMP/j" >"$TMP/jshow" 2>&1
+t_grep "the start record lists the memory layer as applied" \
+    '"event":"start".*"layers":\[[^]]*"memory"' "$TMP/jshow"
+t_grep "the end record carries 137" '"event":"end".*"exit":137' "$TMP/jshow"
+if [ -n "$MODE" ]; then
+	t_grep "the start record names the degraded layer" \
+	    '"degraded":\["landlock-truncate"\]' "$TMP/jshow"
+fi
 
 # pids.max: the fifth process of the run cannot be forked.
 t_exit 0 "control: 6 background sleeps under pids-max 32" \
     cx --pids-max 32 -- /bin/busybox sh -c \
     'for i in 1 2 3 4 5 6; do sleep 1 & done; wait'
 cx --pids-max 4 -- /bin/busybox sh -c \
-    'for i in 1 2 3 4 5 6; do sleep 1 & done; wait' >"$OUT" 2>"$ERR"
+    'for i in 1 2 3 4 5 6; do sleep 5 & done; wait' >"$OUT" 2>"$ERR"
 rc=$?
 t_eq "pids-max 4: the shell fails" "$([ "$rc" -ne 0 ] && echo failed)" failed
 t_grep "fork refused with EAGAIN (pids.max)" \
@@ -215,5 +241,23 @@ t_exit 159 "x32 syscall inside: killed by SIGSYS (128+31)" cx -- "$E" x32
 "$E" int80 >"$OUT" 2>&1
 t_grep "control: i386 int 0x80 outside works" '^int80 returned' "$OUT"
 t_exit 159 "i386 int 0x80 inside: killed by SIGSYS" cx -- "$E" int80
+
+# ---- suidstrip: no fchmodat2 before 6.6, no getxattrat/removexattrat
+# before 6.13, so the walk takes its /proc/self/fd paths here for real.
+W=$TMP/ss
+mkdir -p "$W/d"
+for f in su sg cap plain; do echo x >"$W/d/$f"; done
+chmod 4750 "$W/d/su"; chmod 2755 "$W/d/sg"; chmod 755 "$W/d/plain"
+t_exit 0 "fcapset writes security.capability on tmpfs" "$HELP/fcapset" "$W/d/cap" 2
+t_exit 1 "suidstrip --check finds the privileged files" "$BIN/suidstrip" --check "$W"
+t_grep "setuid file named" "privileged: $W/d/su: mode 04750" "$OUT"
+t_grep "setgid file named" "privileged: $W/d/sg: mode 02755" "$OUT"
+t_grep "capability named" "privileged: $W/d/cap: .*cap_net_raw=ep" "$OUT"
+t_exit 0 "suidstrip strips" "$BIN/suidstrip" "$W"
+t_eq "setuid bit gone, rest of the mode kept" "$(stat -c %a "$W/d/su")" 750
+t_eq "setgid bit gone" "$(stat -c %a "$W/d/sg")" 755
+t_eq "plain file untouched" "$(stat -c %a "$W/d/plain")" 755
+t_exit 0 "--check afterwards finds nothing (capability removed)" \
+    "$BIN/suidstrip" --check "$W"
 
 done_testing
