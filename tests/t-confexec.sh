@@ -157,6 +157,32 @@ t_grep "exec under --ro (no x right): EACCES" '^EACCES$' "$OUT"
 t_exit 0 "exec under --rox runs the program" cxfs_run exec "$TMP/x/true"
 t_eq "and it printed nothing (exec replaced the helper)" "$(cat "$OUT")" ""
 
+# Truncation at this ABI (>= 3) is Landlock's: --ro files cannot be
+# truncated by path, by O_TRUNC with any access mode, nor opened for
+# writing; --rw files can.  (Below ABI 3 the seccomp program stands in:
+# tests/unit/confexec-layers.c runs it at ABI 2 rights on this host,
+# tests/vm/guest-tests.sh on Linux 6.1.)
+cxfs_run truncate "$TMP/ro/f" >"$OUT" 2>"$ERR"
+t_eq "truncate(2) under --ro: EACCES (Landlock truncate right)" \
+	"$(cat "$OUT")" EACCES
+cxfs_run open-trunc rdonly "$TMP/ro/f" >"$OUT" 2>"$ERR"
+t_eq "O_RDONLY|O_TRUNC under --ro: EACCES (openat and open)" \
+	"$(tr '\n' ' ' <"$OUT")" "openat:EACCES open:EACCES "
+cxfs_run open-trunc 3 "$TMP/none/secret" >"$OUT" 2>"$ERR"
+t_eq "access mode 3 with O_TRUNC outside every rule: EACCES" \
+	"$(tr '\n' ' ' <"$OUT")" "openat:EACCES open:EACCES "
+t_eq "the --ro and unruled files are intact" \
+	"$(cat "$TMP/ro/f" "$TMP/none/secret")" "$(printf 'data\nsecret')"
+echo mine >"$TMP/rw/t"
+cxfs_run truncate "$TMP/rw/t" >"$OUT" 2>"$ERR"
+t_eq "truncate(2) under --rw: OK at ABI >= 3" "$(cat "$OUT")" OK
+echo mine >"$TMP/rw/t"
+cxfs_run ftruncate "$TMP/rw/t" >"$OUT" 2>"$ERR"
+t_eq "ftruncate on a --rw file opened for writing: OK" "$(cat "$OUT")" OK
+t_eq "and it is empty" "$(wc -c <"$TMP/rw/t" | tr -d ' ')" 0
+cxfs_run openat2 "$TMP/ro/f" >"$OUT" 2>"$ERR"
+t_eq "openat2 is allowed at ABI >= 3 (no stand-in)" "$(cat "$OUT")" OK
+
 echo single >"$TMP/none/one-file"
 cxp "ro $TMP/none/one-file" -- "$E" read "$TMP/none/one-file" >"$OUT" 2>"$ERR"
 t_eq "a rule on a single file (dir-only rights masked): read OK" \

@@ -356,6 +356,13 @@ select_layers(struct run *r)
 			snprintf(l->why, sizeof(l->why),
 			    "the probe does not know %s", l->mech);
 	}
+	/* Below Landlock ABI 3 the seccomp program stands in for the
+	 * truncate right (sf_variant: truncate(2), O_TRUNC opens without
+	 * write access, openat2), so the layer is enforced, by seccomp. */
+	if (layers[L_TRUNCATE].v != V_ENFORCE && r->pr.landlock_abi >= 1) {
+		layers[L_TRUNCATE].name = "seccomp-truncate";
+		layers[L_TRUNCATE].v = V_ENFORCE;
+	}
 
 	r->final_uid = p->has_uid ? p->uid : geteuid();
 	r->final_gid = p->has_gid ? p->gid : getegid();
@@ -780,7 +787,8 @@ run(struct run *r, int dry)
 	 * whole ruleset here, never a partial one later. */
 	if (ll_build(&r->p, r->abi, &r->rulesetfd, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
-	if (sf_build(r->p.sock, &r->filter, err, sizeof(err)) == -1)
+	if (sf_build(sf_variant(r->p.sock, r->abi), &r->filter, err,
+		sizeof(err)) == -1)
 		refuse(r, "%s", err);
 
 	/* 3. The run's cgroup, limits written before anyone is inside. */
