@@ -420,6 +420,12 @@ t_grep "the refusal names the memory layer" 'refusing: memory' "$ERR"
 t_exit 125 "strict, pids limit, no pids controller: 125" \
 	cxp "pids-max 64" -- /bin/true
 t_grep "the refusal names the pids layer" 'refusing: pids' "$ERR"
+t_exit 125 "strict, memory and pids limits, neither controller: 125" \
+	cxp "memory-max 67108864" "pids-max 64" -- /bin/true
+t_eq "one line on stderr" "$(wc -l <"$ERR" | tr -d ' ')" 1
+t_grep "naming every missing layer: memory, then pids" \
+	'^confexec: refusing: memory limit requested but .*; pids limit requested but .*\(use --degrade to run without them\)$' \
+	"$ERR"
 cg_list >"$TMP/cg.after"
 cg_same "strict refusals created no cgroup"
 t_exit 0 "degrade mode runs without the memory limit" \
@@ -479,6 +485,19 @@ t_grep "and the verdicts" '"verdict": "enforce"' "$OUT"
   mkplan "$@" ) >"$TMP/d2"
 t_exit 125 "dry run of a plan strict would refuse: 125" "$CX" --dry-run <"$TMP/d2"
 t_grep "verdict refuse for memory" '"verdict": "refuse"' "$OUT"
+( IFS='
+'; set -- $(base) "memory-max 67108864" "pids-max 64" -- /bin/true; unset IFS
+  mkplan "$@" ) >"$TMP/d3"
+t_exit 125 "dry run, memory and pids missing: 125" "$CX" --dry-run <"$TMP/d3"
+tr -d ' \n' <"$OUT" >"$TMP/d3.flat"
+t_grep "dry run: memory refused" '"layer":"memory","verdict":"refuse"' \
+	"$TMP/d3.flat"
+t_grep "dry run: pids refused" '"layer":"pids","verdict":"refuse"' \
+	"$TMP/d3.flat"
+t_grep "dry run: landlock-truncate enforced by Landlock here (ABI >= 3)" \
+	'"layer":"landlock-truncate","verdict":"enforce"' "$TMP/d3.flat"
+t_grep "the dry run's warning names both" \
+	'strict mode would refuse: memory .*; pids ' "$ERR"
 
 # ---- cancel: SIGTERM to confexec ends the whole tree --------------------
 ( IFS='

@@ -426,21 +426,30 @@ layer_what(size_t i)
 	}
 }
 
+/* Every refused layer in one line ("a requested but why; b requested
+ * but why (use --degrade ...)"); returns how many. */
 static int
 any_refused(char *msg, size_t len)
 {
-	size_t i;
+	size_t i, o = 0;
+	int n = 0, hard = 0;
 
-	for (i = 0; i < L_NLAYERS; i++)
-		if (layers[i].wanted && layers[i].v == V_REFUSE) {
-			snprintf(msg, len, "%s%s requested but %s%s",
+	msg[0] = '\0';
+	for (i = 0; i < L_NLAYERS; i++) {
+		if (!layers[i].wanted || layers[i].v != V_REFUSE)
+			continue;
+		if (o < len)
+			o += (size_t)snprintf(msg + o, len - o,
+			    "%s%s%s requested but %s", n ? "; " : "",
 			    layers[i].name, layer_what(i),
-			    layers[i].why[0] ? layers[i].why : "unavailable",
-			    layers[i].soft ? " (use --degrade to run without "
-					     "it)" : "");
-			return 1;
-		}
-	return 0;
+			    layers[i].why[0] ? layers[i].why : "unavailable");
+		hard |= !layers[i].soft;
+		n++;
+	}
+	if (n && !hard && o < len)
+		snprintf(msg + o, len - o, " (use --degrade to run without %s)",
+		    n > 1 ? "them" : "it");
+	return n;
 }
 
 static void
@@ -461,7 +470,7 @@ dry_run(struct run *r)
 {
 	const char *vs[] = {"enforce", "degrade", "refuse"};
 	json_t *o, *a, *l;
-	char msg[512];
+	char msg[1024];
 	size_t i;
 	int refused;
 
@@ -752,7 +761,7 @@ run(struct run *r, int dry)
 	struct cg_limits lim;
 	struct report rep;
 	sigset_t mask;
-	char err[1024], msg[512];
+	char err[1024], msg[1024];
 	int pidfd = -1, sigfd, e;
 	enum image_err ie;
 	json_t *ev;
