@@ -629,9 +629,10 @@ supervise(struct run *r, int pidfd, int sigfd)
 	struct signalfd_siginfo ssi;
 	struct pollfd pf[2];
 	siginfo_t si;
-	uint64_t cpu = 0, wall;
+	uint64_t cpu = 0, wall, oom = 0;
 	json_t *ev;
 	int timed_out = 0, cancel = 0, failed = 0, code, residue, left, pr;
+	int have_oom;
 	char buf[32];
 
 	for (;;) {
@@ -679,9 +680,23 @@ supervise(struct run *r, int pidfd, int sigfd)
 	    1000000000u + (uint64_t)r->t0.tv_nsec);
 	if (cg_cpu_usec(&r->cg, &cpu) == -1)
 		cpu = 0;
+	/* Read before the cgroup goes: an OOM kill otherwise shows only as
+	 * a SIGKILL.  Unreadable without the memory controller. */
+	have_oom = cg_oom_kills(&r->cg, &oom) == 0;
 	if (!residue && cg_remove(&r->cg) == -1) {
 		warning_sys("residue: cgroup %s", r->cg.path);
 		residue = 1;
+	}
+	if (have_oom && oom > 0) {
+		if (layers[L_MEMORY].wanted && layers[L_MEMORY].v == V_ENFORCE)
+			warning("the OOM killer killed %llu process%s of the "
+				"run (memory.max %llu)",
+			    (unsigned long long)oom, oom > 1 ? "es" : "",
+			    (unsigned long long)r->p.mem_max);
+		else
+			warning("the OOM killer killed %llu process%s of the "
+				"run", (unsigned long long)oom,
+			    oom > 1 ? "es" : "");
 	}
 	if (timed_out) {
 		warning("timed out after %llu ms; the run's tree was killed",
@@ -711,6 +726,8 @@ supervise(struct run *r, int pidfd, int sigfd)
 	json_object_set_new(ev, "cpu_usec", json_string(buf));
 	json_object_set_new(ev, "residue",
 	    residue ? json_string(r->cg.path) : json_null());
+	json_object_set_new(ev, "oom_kill",
+	    have_oom ? json_integer((json_int_t)oom) : json_null());
 	snprintf(buf, sizeof(buf), "%llu",
 	    (unsigned long long)now_ns(CLOCK_REALTIME));
 	json_object_set_new(ev, "time_ns", json_string(buf));
