@@ -92,11 +92,14 @@ add_sock_rules(scmp_filter_ctx ctx, unsigned sock)
 }
 
 /* Landlock ABI < 3 (see the header): truncate(2) EACCES, openat2 ENOSYS,
- * and open/openat split on (flags & (O_ACCMODE|O_TRUNC)), five disjoint
+ * and open/openat split on (flags & (3|O_TRUNC)), five disjoint
  * cases that cover every value: no O_TRUNC, O_WRONLY or O_RDWR with
  * O_TRUNC allowed; O_RDONLY or access mode 3 with O_TRUNC EACCES, as
  * Landlock answers a missing truncate right from ABI 3 on.  The masks'
  * high words are zero: only the low 32 bits the kernel reads count. */
+/* The kernel's access-mode bits (musl's O_ACCMODE also holds O_PATH). */
+#define ACCMODE 3u
+
 static int
 add_truncate_rules(scmp_filter_ctx ctx)
 {
@@ -109,10 +112,10 @@ add_truncate_rules(scmp_filter_ctx ctx)
 		int deny;
 	} cases[] = {
 		{O_TRUNC, 0, 0},
-		{O_ACCMODE | O_TRUNC, O_WRONLY | O_TRUNC, 0},
-		{O_ACCMODE | O_TRUNC, O_RDWR | O_TRUNC, 0},
-		{O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC, 1},
-		{O_ACCMODE | O_TRUNC, O_ACCMODE | O_TRUNC, 1},
+		{ACCMODE | O_TRUNC, O_WRONLY | O_TRUNC, 0},
+		{ACCMODE | O_TRUNC, O_RDWR | O_TRUNC, 0},
+		{ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC, 1},
+		{ACCMODE | O_TRUNC, ACCMODE | O_TRUNC, 1},
 	};
 	size_t i, j;
 	int r;

@@ -278,6 +278,12 @@ test_seccomp_truncate(void)
 	    "openat O_RDONLY|O_TRUNC with other flags EACCES");
 	is_int(ask(T, AUDIT_X86_64, __NR_openat, 0, 0, 3 | O_TRUNC),
 	    RET_ERRNO(EACCES), "openat access mode 3 with O_TRUNC EACCES");
+	is_int(ask(T, AUDIT_X86_64, __NR_openat, 0, 0, O_PATH | 3 | O_TRUNC),
+	    RET_ERRNO(EACCES), "openat O_PATH|3|O_TRUNC EACCES (the mask is "
+	    "the kernel's 3, not a libc O_ACCMODE holding O_PATH)");
+	is_int(ask(T, AUDIT_X86_64, __NR_openat, 0, 0,
+	    O_PATH | O_WRONLY | O_TRUNC), RET_ALLOW,
+	    "openat O_PATH|O_WRONLY|O_TRUNC allowed");
 	is_int(ask(T, AUDIT_X86_64, __NR_openat, 0, 0, 3), RET_ALLOW,
 	    "openat access mode 3 without O_TRUNC allowed");
 	is_int(ask(T, AUDIT_X86_64, __NR_openat, 0, 0,
