@@ -308,6 +308,22 @@ cg_cpu_usec(const struct cg *cg, uint64_t *usec)
 }
 
 int
+cg_oom_kills(const struct cg *cg, uint64_t *n)
+{
+	char buf[1024], *line, *save = NULL;
+
+	if (read_file(cg->dirfd, "memory.events", buf, sizeof(buf)) == -1)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "oom_kill ", 9) == 0)
+			return scan_u64(line + 9, 0, UINT64_MAX, n) == -1 ?
+			    (errno = EPROTO, -1) : 0;
+	errno = EPROTO;
+	return -1;
+}
+
+int
 cg_remove(struct cg *cg)
 {
 	int i;

@@ -48,6 +48,12 @@ int cg_wait_empty(const struct cg *cg, int timeout_ms);
  * Returns 0 or -1 with errno. */
 int cg_cpu_usec(const struct cg *cg, uint64_t *usec);
 
+/* Processes of the run the OOM killer killed: the "oom_kill" line of
+ * memory.events (this cgroup and its descendants).  Returns 0, or -1
+ * with errno (ENOENT without the memory controller; EPROTO when the line
+ * is missing or malformed). */
+int cg_oom_kills(const struct cg *cg, uint64_t *n);
+
 /* Close the fd and rmdir the cgroup.  Returns 0, or -1 with errno when
  * the directory stays (a residue the caller reports). */
 int cg_remove(struct cg *cg);

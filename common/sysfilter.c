@@ -91,8 +91,68 @@ add_sock_rules(scmp_filter_ctx ctx, unsigned sock)
 	return 0;
 }
 
+/* Landlock ABI < 3 (see the header): truncate(2) EACCES, openat2 ENOSYS,
+ * and open/openat split on (flags & (3|O_TRUNC)), five disjoint
+ * cases that cover every value: no O_TRUNC, O_WRONLY or O_RDWR with
+ * O_TRUNC allowed; O_RDONLY or access mode 3 with O_TRUNC EACCES, as
+ * Landlock answers a missing truncate right from ABI 3 on.  The masks'
+ * high words are zero: only the low 32 bits the kernel reads count. */
+/* The kernel's access-mode bits (musl's O_ACCMODE also holds O_PATH). */
+#define ACCMODE 3u
+
+static int
+add_truncate_rules(scmp_filter_ctx ctx)
+{
+	static const struct {
+		int nr;
+		unsigned arg;	/* the flags argument */
+	} opens[] = {{__NR_open, 1}, {__NR_openat, 2}};
+	static const struct {
+		uint32_t mask, val;
+		int deny;
+	} cases[] = {
+		{O_TRUNC, 0, 0},
+		{ACCMODE | O_TRUNC, O_WRONLY | O_TRUNC, 0},
+		{ACCMODE | O_TRUNC, O_RDWR | O_TRUNC, 0},
+		{ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC, 1},
+		{ACCMODE | O_TRUNC, ACCMODE | O_TRUNC, 1},
+	};
+	size_t i, j;
+	int r;
+
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(truncate),
+	    0);
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+		    __NR_openat2, 0);
+	for (i = 0; r == 0 && i < sizeof(opens) / sizeof(opens[0]); i++)
+		for (j = 0; r == 0 && j < sizeof(cases) / sizeof(cases[0]);
+		    j++)
+			r = seccomp_rule_add(ctx, cases[j].deny ?
+			    SCMP_ACT_ERRNO(EACCES) : SCMP_ACT_ALLOW,
+			    opens[i].nr, 1, SCMP_CMP(opens[i].arg,
+				SCMP_CMP_MASKED_EQ, (uint64_t)cases[j].mask,
+				(uint64_t)cases[j].val));
+	return r;
+}
+
+static int
+is_truncating(int nr)
+{
+	return nr == __NR_truncate || nr == __NR_open || nr == __NR_openat ||
+	    nr == __NR_openat2;
+}
+
+unsigned
+sf_variant(unsigned sock, int abi)
+{
+	return (sock & (PLAN_SOCK_UNIX | PLAN_SOCK_TCP)) |
+	    (abi < 3 ? SF_DENY_TRUNCATE : 0);
+}
+
 int
-sf_compile(unsigned sock, struct sock_fprog *prog, char *err, size_t errlen)
+sf_compile(unsigned variant, struct sock_fprog *prog, char *err,
+    size_t errlen)
 {
 	scmp_filter_ctx ctx;
 	const char *what = "init";
@@ -102,6 +162,12 @@ sf_compile(unsigned sock, struct sock_fprog *prog, char *err, size_t errlen)
 
 	prog->filter = NULL;
 	prog->len = 0;
+	if (variant >= SF_NVARIANTS) {
+		snprintf(err, errlen, "seccomp: no program variant %u",
+		    variant);
+		errno = EINVAL;
+		return -1;
+	}
 	/* Default EPERM so that rules can allow conditionally (libseccomp
 	 * refuses an ALLOW rule under an ALLOW default); every known number
 	 * is then allowed explicitly below. */
@@ -125,7 +191,8 @@ sf_compile(unsigned sock, struct sock_fprog *prog, char *err, size_t errlen)
 	for (nr = 0; r == 0 && nr <= SF_NR_MAX; nr++) {
 		what = "allow rules";
 		if (is_denied(nr) || nr == __NR_clone3 || nr == __NR_clone ||
-		    nr == __NR_socket || nr == __NR_socketpair)
+		    nr == __NR_socket || nr == __NR_socketpair ||
+		    ((variant & SF_DENY_TRUNCATE) && is_truncating(nr)))
 			continue;
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 	}
@@ -141,7 +208,11 @@ sf_compile(unsigned sock, struct sock_fprog *prog, char *err, size_t errlen)
 	}
 	if (r == 0) {
 		what = "socket rules";
-		r = add_sock_rules(ctx, sock);
+		r = add_sock_rules(ctx, variant);
+	}
+	if (r == 0 && (variant & SF_DENY_TRUNCATE)) {
+		what = "truncate rules";
+		r = add_truncate_rules(ctx);
 	}
 	if (r == 0) {
 		what = "export";
@@ -184,30 +255,31 @@ fail:
 
 #ifndef SF_GENERATOR
 /* The programs compiled by common/gen/sysfilter-gen at build time:
- * sf_prog_<sock>[] and sf_prog_len[]. */
+ * sf_prog_<variant>[] and sf_prog_len[]. */
 #include "sysfilter-bpf.h"
 
 int
-sf_build(unsigned sock, struct sock_fprog *prog, char *err, size_t errlen)
+sf_build(unsigned variant, struct sock_fprog *prog, char *err,
+    size_t errlen)
 {
 	size_t n;
 
 	prog->filter = NULL;
 	prog->len = 0;
-	if (sock >= SF_NVARIANTS) {
-		snprintf(err, errlen, "seccomp: no program for socket grant %u",
-		    sock);
+	if (variant >= SF_NVARIANTS) {
+		snprintf(err, errlen, "seccomp: no program variant %u",
+		    variant);
 		errno = EINVAL;
 		return -1;
 	}
-	n = sf_prog_len[sock] * sizeof(struct sock_filter);
+	n = sf_prog_len[variant] * sizeof(struct sock_filter);
 	prog->filter = malloc(n);
 	if (prog->filter == NULL) {
 		snprintf(err, errlen, "seccomp: %s", strerror(errno));
 		return -1;
 	}
-	memcpy(prog->filter, sf_progs[sock], n);
-	prog->len = (unsigned short)sf_prog_len[sock];
+	memcpy(prog->filter, sf_progs[variant], n);
+	prog->len = (unsigned short)sf_prog_len[variant];
 	return 0;
 }
 #endif

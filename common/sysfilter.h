@@ -24,7 +24,15 @@
  *    AF_INET/AF_INET6 with SOCK_STREAM and protocol 0 or IPPROTO_TCP
  *    (tcp; socketpair never takes AF_INET).  SOCK_NONBLOCK/SOCK_CLOEXEC
  *    are masked out of the type; only the low 32 bits of each argument
- *    are compared (the kernel reads them as int). */
+ *    are compared (the kernel reads them as int);
+ *  - with SF_DENY_TRUNCATE (Landlock ABI < 3, which has no truncate
+ *    right): truncate(2) answers EACCES; open/openat with O_TRUNC answer
+ *    EACCES unless the access mode is O_WRONLY or O_RDWR (Landlock's
+ *    write_file check at open covers those; O_RDONLY|O_TRUNC and access
+ *    mode 3 with O_TRUNC truncate without any Landlock write check);
+ *    openat2 answers ENOSYS (its flags are in memory the filter cannot
+ *    read; libcs fall back to openat).  ftruncate(2) needs a descriptor
+ *    open for writing, which Landlock's write_file right bounds. */
 #ifndef BORNE_SYSFILTER_H
 #define BORNE_SYSFILTER_H
 
@@ -33,22 +41,28 @@
 
 #define SF_NR_MAX 511	/* x86_64 numbers below the x32 region */
 
-/* The four socket-grant variants: PLAN_SOCK_* bits 0..3. */
-#define SF_NVARIANTS 4
+/* A program variant: the plan's socket grants (PLAN_SOCK_* bits 0..1)
+ * plus SF_DENY_TRUNCATE, the stand-in for Landlock's truncate right. */
+#define SF_DENY_TRUNCATE 0x4u
+#define SF_NVARIANTS 8
 
-/* Compile the filter for the plan's socket grants (PLAN_SOCK_* bits) with
- * libseccomp into prog (prog->filter malloc'd; free with sf_free).
+/* The variant for a plan's socket grants on a kernel of Landlock ABI abi:
+ * SF_DENY_TRUNCATE below ABI 3 (LANDLOCK_ACCESS_FS_TRUNCATE). */
+unsigned sf_variant(unsigned sock, int abi);
+
+/* Compile the filter for a variant (sf_variant) with libseccomp into
+ * prog (prog->filter malloc'd; free with sf_free).
  * Returns 0, or -1 with errno and err set.  Cold, libseccomp costs
  * several milliseconds per call, so this runs at build time (the
  * generator common/gen/sysfilter-gen.c) and in the unit test that checks
  * the built-in programs equal a fresh compile. */
-int sf_compile(unsigned sock, struct sock_fprog *prog, char *err,
+int sf_compile(unsigned variant, struct sock_fprog *prog, char *err,
     size_t errlen);
 
 /* The same program, from the table compiled at build time by sf_compile
  * (copied into a malloc'd prog->filter).  Returns 0, or -1 with errno
  * and err set. */
-int sf_build(unsigned sock, struct sock_fprog *prog, char *err,
+int sf_build(unsigned variant, struct sock_fprog *prog, char *err,
     size_t errlen);
 
 /* Load prog on the calling thread (seccomp(2), mode filter, no flags);

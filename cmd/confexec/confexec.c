@@ -356,6 +356,13 @@ select_layers(struct run *r)
 			snprintf(l->why, sizeof(l->why),
 			    "the probe does not know %s", l->mech);
 	}
+	/* Below Landlock ABI 3 the seccomp program stands in for the
+	 * truncate right (sf_variant: truncate(2), O_TRUNC opens without
+	 * write access, openat2), so the layer is enforced, by seccomp. */
+	if (layers[L_TRUNCATE].v != V_ENFORCE && r->pr.landlock_abi >= 1) {
+		layers[L_TRUNCATE].name = "seccomp-truncate";
+		layers[L_TRUNCATE].v = V_ENFORCE;
+	}
 
 	r->final_uid = p->has_uid ? p->uid : geteuid();
 	r->final_gid = p->has_gid ? p->gid : getegid();
@@ -419,21 +426,30 @@ layer_what(size_t i)
 	}
 }
 
+/* Every refused layer in one line ("a requested but why; b requested
+ * but why (use --degrade ...)"); returns how many. */
 static int
 any_refused(char *msg, size_t len)
 {
-	size_t i;
+	size_t i, o = 0;
+	int n = 0, hard = 0;
 
-	for (i = 0; i < L_NLAYERS; i++)
-		if (layers[i].wanted && layers[i].v == V_REFUSE) {
-			snprintf(msg, len, "%s%s requested but %s%s",
+	msg[0] = '\0';
+	for (i = 0; i < L_NLAYERS; i++) {
+		if (!layers[i].wanted || layers[i].v != V_REFUSE)
+			continue;
+		if (o < len)
+			o += (size_t)snprintf(msg + o, len - o,
+			    "%s%s%s requested but %s", n ? "; " : "",
 			    layers[i].name, layer_what(i),
-			    layers[i].why[0] ? layers[i].why : "unavailable",
-			    layers[i].soft ? " (use --degrade to run without "
-					     "it)" : "");
-			return 1;
-		}
-	return 0;
+			    layers[i].why[0] ? layers[i].why : "unavailable");
+		hard |= !layers[i].soft;
+		n++;
+	}
+	if (n && !hard && o < len)
+		snprintf(msg + o, len - o, " (use --degrade to run without %s)",
+		    n > 1 ? "them" : "it");
+	return n;
 }
 
 static void
@@ -454,7 +470,7 @@ dry_run(struct run *r)
 {
 	const char *vs[] = {"enforce", "degrade", "refuse"};
 	json_t *o, *a, *l;
-	char msg[512];
+	char msg[1024];
 	size_t i;
 	int refused;
 
@@ -613,9 +629,10 @@ supervise(struct run *r, int pidfd, int sigfd)
 	struct signalfd_siginfo ssi;
 	struct pollfd pf[2];
 	siginfo_t si;
-	uint64_t cpu = 0, wall;
+	uint64_t cpu = 0, wall, oom = 0;
 	json_t *ev;
 	int timed_out = 0, cancel = 0, failed = 0, code, residue, left, pr;
+	int have_oom;
 	char buf[32];
 
 	for (;;) {
@@ -663,9 +680,23 @@ supervise(struct run *r, int pidfd, int sigfd)
 	    1000000000u + (uint64_t)r->t0.tv_nsec);
 	if (cg_cpu_usec(&r->cg, &cpu) == -1)
 		cpu = 0;
+	/* Read before the cgroup goes: an OOM kill otherwise shows only as
+	 * a SIGKILL.  Unreadable without the memory controller. */
+	have_oom = cg_oom_kills(&r->cg, &oom) == 0;
 	if (!residue && cg_remove(&r->cg) == -1) {
 		warning_sys("residue: cgroup %s", r->cg.path);
 		residue = 1;
+	}
+	if (have_oom && oom > 0) {
+		if (layers[L_MEMORY].wanted && layers[L_MEMORY].v == V_ENFORCE)
+			warning("the OOM killer killed %llu process%s of the "
+				"run (memory.max %llu)",
+			    (unsigned long long)oom, oom > 1 ? "es" : "",
+			    (unsigned long long)r->p.mem_max);
+		else
+			warning("the OOM killer killed %llu process%s of the "
+				"run", (unsigned long long)oom,
+			    oom > 1 ? "es" : "");
 	}
 	if (timed_out) {
 		warning("timed out after %llu ms; the run's tree was killed",
@@ -695,6 +726,8 @@ supervise(struct run *r, int pidfd, int sigfd)
 	json_object_set_new(ev, "cpu_usec", json_string(buf));
 	json_object_set_new(ev, "residue",
 	    residue ? json_string(r->cg.path) : json_null());
+	json_object_set_new(ev, "oom_kill",
+	    have_oom ? json_integer((json_int_t)oom) : json_null());
 	snprintf(buf, sizeof(buf), "%llu",
 	    (unsigned long long)now_ns(CLOCK_REALTIME));
 	json_object_set_new(ev, "time_ns", json_string(buf));
@@ -745,7 +778,7 @@ run(struct run *r, int dry)
 	struct cg_limits lim;
 	struct report rep;
 	sigset_t mask;
-	char err[1024], msg[512];
+	char err[1024], msg[1024];
 	int pidfd = -1, sigfd, e;
 	enum image_err ie;
 	json_t *ev;
@@ -780,7 +813,8 @@ run(struct run *r, int dry)
 	 * whole ruleset here, never a partial one later. */
 	if (ll_build(&r->p, r->abi, &r->rulesetfd, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
-	if (sf_build(r->p.sock, &r->filter, err, sizeof(err)) == -1)
+	if (sf_build(sf_variant(r->p.sock, r->abi), &r->filter, err,
+		sizeof(err)) == -1)
 		refuse(r, "%s", err);
 
 	/* 3. The run's cgroup, limits written before anyone is inside. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* sysfilter-gen: build-time generator of sysfilter-bpf.h, the payload's
- * seccomp programs compiled by libseccomp (sf_compile) for each socket
- * grant, as C arrays.  Run by make; prints the header on stdout. */
+ * seccomp programs compiled by libseccomp (sf_compile) for each variant
+ * (socket grant x truncate stand-in, sysfilter.h), as C arrays.  Run by make; prints the header on stdout. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <seccomp.h>

@@ -6,6 +6,14 @@
  *   escape socket DOM TYPE PROTO             raw syscall, 64-bit args
  *   escape socketpair DOM TYPE PROTO
  *   escape read PATH | write PATH | exec PATH [ARGS] | mkdir PATH
+ *   escape truncate PATH                     truncate(2) to 0 bytes
+ *   escape open-trunc MODE PATH              openat, then open, with
+ *                                            O_TRUNC and access mode MODE
+ *                                            (rdonly, wronly, rdwr, 3):
+ *                                            "openat:X open:Y"
+ *   escape ftruncate PATH                    open O_WRONLY|O_CREAT, then
+ *                                            ftruncate(fd, 0)
+ *   escape openat2 PATH                      openat2 O_RDONLY
  *   escape ptrace | vmread | vmwrite | pidfd_getfd | unshare FLAGS |
  *          setns | clone FLAGS | clone3 | pthread | int80 | x32 |
  *          io_uring | memfd-exec | bpf | mount
@@ -261,6 +269,47 @@ main(int argc, char *argv[])
 		return report(open(argv[2], O_RDONLY));
 	if (strcmp(c, "write") == 0 && argc == 3)
 		return report(open(argv[2], O_WRONLY | O_CREAT, 0644));
+	if (strcmp(c, "truncate") == 0 && argc == 3)
+		return report(truncate(argv[2], 0));
+	if (strcmp(c, "open-trunc") == 0 && argc == 4) {
+		static const char *const modes[] = {"rdonly", "wronly", "rdwr",
+			"3"};
+		long fd;
+		int m;
+
+		for (m = 0; m < 4; m++)
+			if (strcmp(argv[2], modes[m]) == 0)
+				break;
+		if (m == 4)
+			return 2;
+		/* Raw syscalls: the flags reach the kernel as given. */
+		printf("openat:");
+		fd = syscall(SYS_openat, AT_FDCWD, argv[3], m | O_TRUNC);
+		report(fd);
+		if (fd >= 0)
+			close((int)fd);
+		printf("open:");
+		fd = syscall(SYS_open, argv[3], m | O_TRUNC);
+		report(fd);
+		if (fd >= 0)
+			close((int)fd);
+		return 0;
+	}
+	if (strcmp(c, "ftruncate") == 0 && argc == 3) {
+		int fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd == -1) {
+			printf("open:");
+			return report(-1);
+		}
+		return report(ftruncate(fd, 0));
+	}
+	if (strcmp(c, "openat2") == 0 && argc == 3) {
+		uint64_t how[3] = {O_RDONLY, 0, 0};	/* struct open_how */
+
+		return report(syscall(__NR_openat2, AT_FDCWD, argv[2], how,
+		    sizeof(how)));
+	}
 	if (strcmp(c, "mkdir") == 0 && argc == 3)
 		return report(mkdir(argv[2], 0755));
 	if (strcmp(c, "exec") == 0 && argc >= 3) {

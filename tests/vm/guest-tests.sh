@@ -105,28 +105,27 @@ oom_kills() { dmesg | grep -c 'Memory cgroup out of memory' || true; }
 cg_left() { ls -d /sys/fs/cgroup/borne-* 2>/dev/null | wc -l; }
 flat() { tr -d ' \n' <"$1"; }
 
-# Below Landlock ABI 3 the truncate right cannot be handled, so a --ro path
-# is not protected from truncate(2): confexec counts landlock-truncate as a
-# layer of every plan, strict mode refuses, and degrade mode runs with the
-# other rights of this ABI and a warning.  The tests below that are about
-# something else run in degrade mode on such a kernel ($MODE).
-MODE=
+# Below Landlock ABI 3 there is no truncate right: the seccomp program
+# stands in for it (truncate(2), O_TRUNC opens without write access,
+# openat2), the layer is seccomp-truncate, and strict plans with only
+# filesystem rules run with this ABI's rights.
 if [ "$want_abi" -lt 3 ]; then
-	MODE=--degrade
-	"$BIN/planenc" --rox /bin -- /bin/true >"$TMP/p0"
-	t_exit 125 "ABI $want_abi: a strict plan is refused (125)" "$CX" <"$TMP/p0"
-	t_grep "the refusal names landlock-truncate and ABI 3" \
-	    'refusing: landlock-truncate.* requested but needs Landlock ABI 3' "$ERR"
-	t_eq "no cgroup was created by the refusal" "$(cg_left)" 0
-	"$BIN/planenc" --degrade --rox /bin -- /bin/true >"$TMP/p1"
-	t_exit 0 "ABI $want_abi: the same plan in degrade mode runs" \
-	    "$CX" <"$TMP/p1"
-	t_grep "with a warning naming landlock-truncate" \
-	    'WARNING: running without landlock-truncate' "$ERR"
+	tl=seccomp-truncate
+else
+	tl=landlock-truncate
 fi
+"$BIN/planenc" --rox /bin -- /bin/true >"$TMP/p0"
+t_exit 0 "ABI $want_abi: a strict fs-only plan runs" "$CX" <"$TMP/p0"
+t_eq "with nothing on stderr (no refusal, no warning)" "$(cat "$ERR")" ""
+"$CX" --dry-run <"$TMP/p0" >"$TMP/dry0" 2>&1
+flat "$TMP/dry0" >"$TMP/flat0"
+t_grep "dry run: the truncate layer is $tl, enforced" \
+    "\"layer\":\"$tl\",\"verdict\":\"enforce\"" "$TMP/flat0"
+t_grep "dry run: strict would run" '"would_run":true' "$TMP/flat0"
+t_eq "no cgroup left behind" "$(cg_left)" 0
 CXOPTS=
 cx() { # cx PLANENC-ARGS... -- PROG ARGS: encode, then run under confexec
-	"$BIN/planenc" $MODE --rox /bin --rox /borne "$@" >"$TMP/.plan" ||
+	"$BIN/planenc" --rox /bin --rox /borne "$@" >"$TMP/.plan" ||
 	    { echo "guest: planenc failed" >&2; return 99; }
 	"$CX" $CXOPTS <"$TMP/.plan"
 }
@@ -134,7 +133,7 @@ cx() { # cx PLANENC-ARGS... -- PROG ARGS: encode, then run under confexec
 # Filesystem: an fs-only plan is enforced with this kernel's Landlock rights.
 mkdir -p "$TMP/rw" "$TMP/other"
 echo secret >"$TMP/other/secret"
-t_exit 0 "fs-only plan runs (Landlock ABI $want_abi${MODE:+, $MODE})" \
+t_exit 0 "fs-only plan runs (Landlock ABI $want_abi, strict)" \
     cx --rw "$TMP/rw" -- "$E" write "$TMP/rw/f"
 t_eq "write inside --rw allowed" "$(cat "$OUT")" OK
 t_exit 0 "fs-only plan, write elsewhere" \
@@ -143,8 +142,57 @@ t_eq "write outside --rw: EACCES from Landlock" "$(cat "$OUT")" EACCES
 t_exit 0 "fs-only plan, read of an ungranted file" \
     cx -- "$E" read "$TMP/other/secret"
 t_eq "read outside the grants: EACCES from Landlock" "$(cat "$OUT")" EACCES
-t_exit 0 "payload reads its cgroup" cx --ro /proc -- /bin/cat /proc/self/cgroup
-t_grep "the payload runs in a borne- child of the root" '^0::/borne-' "$OUT"
+
+# Truncation: EACCES from Landlock at ABI >= 3, from the seccomp stand-in
+# below.  The control first: Landlock alone (landlock-ro: read and execute
+# beneath /, every fs right of this ABI handled) on a root-owned 0644 file.
+mkdir -p "$TMP/ro"
+echo data >"$TMP/ro/f"
+echo data >"$TMP/ctl"
+"$HELP/landlock-ro" "$E" open-trunc rdonly "$TMP/ctl" >"$OUT" 2>&1
+if [ "$want_abi" -lt 3 ]; then
+	t_eq "control: Landlock ABI $want_abi alone lets O_RDONLY|O_TRUNC through" \
+	    "$(tr '\n' ' ' <"$OUT")" "openat:OK open:OK "
+	t_eq "control: and the read-only file was emptied" \
+	    "$(wc -c <"$TMP/ctl" | tr -d ' ')" 0
+else
+	t_eq "control: Landlock ABI $want_abi refuses O_RDONLY|O_TRUNC itself" \
+	    "$(tr '\n' ' ' <"$OUT")" "openat:EACCES open:EACCES "
+fi
+t_exit 0 "strict plan: truncate(2) of a --ro file" \
+    cx --ro "$TMP/ro" -- "$E" truncate "$TMP/ro/f"
+t_eq "truncate(2) under --ro: EACCES ($tl)" "$(cat "$OUT")" EACCES
+t_exit 0 "strict plan: O_RDONLY|O_TRUNC of a --ro file" \
+    cx --ro "$TMP/ro" -- "$E" open-trunc rdonly "$TMP/ro/f"
+t_eq "O_RDONLY|O_TRUNC under --ro: EACCES, openat and open ($tl)" \
+    "$(tr '\n' ' ' <"$OUT")" "openat:EACCES open:EACCES "
+t_exit 0 "strict plan: access mode 3 with O_TRUNC outside every rule" \
+    cx -- "$E" open-trunc 3 "$TMP/other/secret"
+t_eq "access mode 3 with O_TRUNC: EACCES ($tl)" \
+    "$(tr '\n' ' ' <"$OUT")" "openat:EACCES open:EACCES "
+t_eq "the --ro file and the ungranted one are intact" \
+    "$(cat "$TMP/ro/f" "$TMP/other/secret")" "$(printf 'data\nsecret')"
+echo mine >"$TMP/rw/t"
+t_exit 0 "strict plan: ftruncate of a --rw file opened for writing" \
+    cx --rw "$TMP/rw" -- "$E" ftruncate "$TMP/rw/t"
+t_eq "ftruncate under --rw works" "$(cat "$OUT")" OK
+t_eq "and emptied the file" "$(wc -c <"$TMP/rw/t" | tr -d ' ')" 0
+echo mine >"$TMP/rw/t"
+t_exit 0 "strict plan: truncate(2) of a --rw file" \
+    cx --rw "$TMP/rw" -- "$E" truncate "$TMP/rw/t"
+if [ "$want_abi" -lt 3 ]; then
+	t_eq "truncate(2) under --rw: EACCES (the documented loss below ABI 3)" \
+	    "$(cat "$OUT")" EACCES
+else
+	t_eq "truncate(2) under --rw: allowed by Landlock" "$(cat "$OUT")" OK
+fi
+t_exit 0 "strict plan: openat2 of a --ro file" \
+    cx --ro "$TMP/ro" -- "$E" openat2 "$TMP/ro/f"
+if [ "$want_abi" -lt 3 ]; then
+	t_eq "openat2: ENOSYS from the stand-in" "$(cat "$OUT")" ENOSYS
+else
+	t_eq "openat2: allowed" "$(cat "$OUT")" OK
+fi
 
 # The limits are in the run's cgroup, read back by the payload itself.
 t_exit 0 "payload reads its cgroup's limit files" \
@@ -166,6 +214,13 @@ t_exit 137 "memory-max 16M: dd of a 64 MiB buffer killed by SIGKILL (137)" \
     /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=1
 k1=$(oom_kills)
 t_eq "the kernel logged one memory-cgroup OOM kill" "$((k1 - k0))" 1
+t_grep "confexec names the OOM killer and memory.max" \
+    '^confexec: the OOM killer killed 1 process of the run \(memory\.max 16777216\)$' \
+    "$ERR"
+t_exit 0 "control: the same dd under memory-max 256M" \
+    cx --memory-max 256M --ro /dev/zero --rw /dev/null -- \
+    /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=1
+t_nogrep "no OOM message without an OOM kill" 'OOM' "$ERR"
 CXOPTS="--journal $TMP/j"
 t_exit 137 "the same run with a journal" \
     cx --memory-max 16M --ro /dev/zero --rw /dev/null -- \
@@ -177,10 +232,11 @@ t_grep "two records" '^2 records, head 2:' "$OUT"
 t_grep "the start record lists the memory layer as applied" \
     '"event":"start".*"layers":\[[^]]*"memory"' "$TMP/jshow"
 t_grep "the end record carries 137" '"event":"end".*"exit":137' "$TMP/jshow"
-if [ -n "$MODE" ]; then
-	t_grep "the start record names the degraded layer" \
-	    '"degraded":\["landlock-truncate"\]' "$TMP/jshow"
-fi
+t_grep "the end record carries the OOM kill count (>= 1)" \
+    '"event":"end".*"oom_kill":[1-9]' "$TMP/jshow"
+t_grep "the start record lists $tl among the layers applied" \
+    "\"event\":\"start\".*\"layers\":\\[[^]]*\"$tl\"" "$TMP/jshow"
+t_grep "and nothing degraded (strict)" '"degraded":\[\]' "$TMP/jshow"
 
 # pids.max: the fifth process of the run cannot be forked.
 t_exit 0 "control: 6 background sleeps under pids-max 32" \
@@ -220,6 +276,11 @@ else
 	    "$E" connect "$port" >"$TMP/pt"
 	t_exit 125 "strict TCP plan refused at ABI $want_abi (125)" "$CX" <"$TMP/pt"
 	t_grep "the refusal is one clear line" '^confexec: refusing: ' "$ERR"
+	t_eq "one line only" "$(wc -l <"$ERR" | tr -d ' ')" 1
+	t_grep "naming Landlock TCP and ABI 4" \
+	    '^confexec: refusing: landlock-tcp \(TCP port rules\) requested but needs Landlock ABI 4, kernel has 2 \(use --degrade to run without it\)$' \
+	    "$ERR"
+	t_nogrep "and not truncate (the stand-in enforces it)" 'truncate' "$ERR"
 	"$CX" --dry-run <"$TMP/pt" >"$TMP/dry" 2>&1
 	flat "$TMP/dry" >"$TMP/flat"
 	t_grep "dry run: landlock-tcp verdict refuse" \
