@@ -173,11 +173,15 @@ fuzz-smoke: $(FUZZERS)
 	done
 
 # ---- benchmarks (not tests) ----
-bench: all helpers
+bench:
+	@sh contrib/install-deps.sh bench
+	$(MAKE) all helpers
 	@set -e; for b in bench/*.sh; do \
 		echo "== $$b"; $(TEST_ENV) sh $$b; done
 
-demo: all helpers
+demo:
+	@sh contrib/install-deps.sh demo
+	$(MAKE) all helpers
 	$(TEST_ENV) sh contrib/demo.sh
 
 # ---- install ----

@@ -4,7 +4,7 @@
 # one is named before it is installed.  Needs root; as another user it only
 # lists what is missing and exits 1 if anything is.
 #
-# usage: contrib/install-deps.sh [build|check|static|vm|all]
+# usage: contrib/install-deps.sh [build|demo|check|static|vm|bench|all]
 set -eu
 
 set_build="gcc make pkgconf libseccomp-dev libcap-dev nettle-dev libjansson-dev scdoc"
@@ -18,6 +18,7 @@ set_bench="hyperfine jq openssl coreutils findutils"
 what=${1:-all}
 case $what in
 build)	pkgs=$set_build ;;
+demo)	pkgs="$set_build libcap2-bin" ;;
 check)	pkgs="$set_check $set_static $set_vm" ;;
 static)	pkgs="$set_build $set_static" ;;
 vm)	pkgs="$set_build $set_static $set_vm" ;;
