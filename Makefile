@@ -155,8 +155,10 @@ FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -g -O1 \
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -I.build/dyn/gen -o $@ $< $(COMMON_SRC) $(LIBS) -pthread
 
+ifneq ($(VARIANT),dyn)
 .build/dyn/gen/sysfilter-bpf.h:
 	$(MAKE) VARIANT=dyn $@
+endif
 
 fuzzers: $(FUZZERS)
 
