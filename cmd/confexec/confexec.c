@@ -153,6 +153,7 @@ struct run {
 	gid_t final_gid;
 	pid_t parent;
 	struct timespec t0;
+	int started;		/* the start record is journaled */
 };
 
 /* clone3 with the child running fn(arg) on its own stack and exiting
@@ -309,7 +310,8 @@ end_early(struct run *r, int started, int code, const char *msg)
 	die(code, "%s", msg);
 }
 
-/* A refusal after the plan decoded, before the start record. */
+/* A refusal after the plan decoded (a start record only when none was
+ * journaled yet). */
 _Noreturn static void
 refuse(struct run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -322,7 +324,7 @@ refuse(struct run *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	end_early(r, 0, EXIT_FAIL, msg);
+	end_early(r, r->started, EXIT_FAIL, msg);
 }
 
 /* ---- step 2: mode selection ---- */
@@ -761,8 +763,13 @@ run(struct run *r, int dry)
 		die(EXIT_FAIL, "refusing: plan: %s", err);
 	sha256_hex(r->p.digest, r->plan_hex);
 
-	/* 2. What the host can enforce; strict refuses before anything. */
-	if (probe_host(&r->pr) == -1)
+	/* 2. What the host can enforce; strict refuses before anything.
+	 * Only the probes whose answers are used: subordinate ids for a
+	 * uid/gid switch, no clone3 dry run (the kernel release answers,
+	 * and a failing clone3 below refuses and removes the cgroup). */
+	if (probe_host_mask(&r->pr, PROBE_CALLER | PROBE_CGROUP |
+		PROBE_LANDLOCK | PROBE_SECCOMP | PROBE_NNP | PROBE_SYSCALLS |
+		(r->p.has_uid || r->p.has_gid ? PROBE_SUBID : 0)) == -1)
 		refuse(r, "probing the host: %s", strerror(errno));
 	select_layers(r);
 	if (dry)
@@ -851,6 +858,7 @@ run(struct run *r, int dry)
 	ev = event_start(r);
 	if (journal_events(r, &ev, 1) == -1 && r->p.mode != PLAN_DEGRADE)
 		refuse(r, "the journal %s cannot be written", r->journal);
+	r->started = 1;
 
 	/* Into the cgroup at creation: never a moment outside it.  The
 	 * child shares our memory until execveat (CLONE_VM|CLONE_VFORK: no
