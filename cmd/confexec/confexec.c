@@ -301,10 +301,12 @@ end_early(struct run *r, int started, int code, const char *msg)
 			warning_sys("residue: cgroup %s", r->cg.path);
 		r->have_cg = 0;
 	}
-	if (!started)
-		ev[n++] = event_start(r);
-	ev[n++] = event_end_early(r, code, msg);
-	journal_events(r, ev, n);
+	if (r->journal != NULL) {
+		if (!started)
+			ev[n++] = event_start(r);
+		ev[n++] = event_end_early(r, code, msg);
+		journal_events(r, ev, n);
+	}
 	if (code == EXIT_FAIL)
 		die(code, "refusing: %s", msg);
 	die(code, "%s", msg);
@@ -663,7 +665,8 @@ supervise(struct run *r, int pidfd, int sigfd)
 	drain(r, &residue);
 	wall = now_ns(CLOCK_MONOTONIC) - ((uint64_t)r->t0.tv_sec *
 	    1000000000u + (uint64_t)r->t0.tv_nsec);
-	if (cg_cpu_usec(&r->cg, &cpu) == -1)
+	/* cpu.stat: only the journal's end record reports it. */
+	if (r->journal != NULL && cg_cpu_usec(&r->cg, &cpu) == -1)
 		cpu = 0;
 	if (!residue && cg_remove(&r->cg) == -1) {
 		warning_sys("residue: cgroup %s", r->cg.path);
@@ -679,6 +682,8 @@ supervise(struct run *r, int pidfd, int sigfd)
 		code = 128 + cancel;
 	} else if (failed)
 		code = EXIT_FAIL;
+	if (r->journal == NULL)
+		return code;
 
 	ev = json_object();
 	json_object_set_new(ev, "event", json_string("end"));
@@ -733,8 +738,10 @@ child_failed(struct run *r, const struct report *rep, int pidfd)
 		code = rep->err == ENOENT ? EXIT_NOTFOUND :
 		    (rep->err == EACCES || rep->err == ENOEXEC) ?
 		    EXIT_NOEXEC : EXIT_FAIL;
-	ev = event_end_early(r, code, why);
-	journal_events(r, &ev, 1);
+	if (r->journal != NULL) {
+		ev = event_end_early(r, code, why);
+		journal_events(r, &ev, 1);
+	}
 	return code;
 }
 
@@ -854,10 +861,15 @@ run(struct run *r, int dry)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		refuse(r, "subreaper: %s", strerror(errno));
 
-	/* Strict: no journal, no run. */
-	ev = event_start(r);
-	if (journal_events(r, &ev, 1) == -1 && r->p.mode != PLAN_DEGRADE)
-		refuse(r, "the journal %s cannot be written", r->journal);
+	/* Strict: no journal, no run.  (No records are built without
+	 * --journal.) */
+	if (r->journal != NULL) {
+		ev = event_start(r);
+		if (journal_events(r, &ev, 1) == -1 &&
+		    r->p.mode != PLAN_DEGRADE)
+			refuse(r, "the journal %s cannot be written",
+			    r->journal);
+	}
 	r->started = 1;
 
 	/* Into the cgroup at creation: never a moment outside it.  The
