@@ -474,17 +474,43 @@ probe_caps(struct probe *p)
 	cap_free(c);
 }
 
+/* The caller's user name, looked up once and only when a line needs it
+ * (the first lookup of a process reads nsswitch.conf and the passwd
+ * database). */
+struct subname {
+	uid_t uid;
+	int tried;
+	const char *name;	/* NULL: no such user */
+	struct passwd pw;
+	char buf[4096];
+};
+
+static const char *
+subname_get(struct subname *s)
+{
+	struct passwd *res = NULL;
+
+	if (!s->tried) {
+		s->tried = 1;
+		if (getpwuid_r(s->uid, &s->pw, s->buf, sizeof(s->buf),
+			&res) == 0 && res)
+			s->name = res->pw_name;
+	}
+	return s->name;
+}
+
 /* Ranges of "name:start:count" lines for the caller's name or uid. */
 static void
-subid_read(const char *path, const char *name, uid_t uid, int *n,
+subid_read(const char *path, struct subname *sn, int *n,
     uint64_t *start, uint64_t *count, int *truncated)
 {
 	char buf[65536], *line, *save = NULL, ustr[24];
+	const char *name;
 
 	*n = 0;
 	if (read_small(path, buf, sizeof(buf)) == -1)
 		return;
-	snprintf(ustr, sizeof(ustr), "%u", (unsigned)uid);
+	snprintf(ustr, sizeof(ustr), "%u", (unsigned)sn->uid);
 	for (line = strtok_r(buf, "\n", &save); line;
 	    line = strtok_r(NULL, "\n", &save)) {
 		char *c1, *c2;
@@ -499,7 +525,8 @@ subid_read(const char *path, const char *name, uid_t uid, int *n,
 			continue;
 		*c2++ = '\0';
 		if (strcmp(line, ustr) != 0 &&
-		    (name == NULL || strcmp(line, name) != 0))
+		    ((name = subname_get(sn)) == NULL ||
+			strcmp(line, name) != 0))
 			continue;
 		if (scan_u64(c1, 0, UINT32_MAX, &s) == -1 ||
 		    scan_u64(c2, 1, UINT32_MAX, &k) == -1 ||
@@ -518,15 +545,14 @@ subid_read(const char *path, const char *name, uid_t uid, int *n,
 static void
 probe_subid(struct probe *p)
 {
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	const char *name = NULL;
+	struct subname sn;
 
-	if (getpwuid_r(p->uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		name = res->pw_name;
-	subid_read("/etc/subuid", name, p->uid, &p->subuid_n, p->subuid_start,
+	sn.uid = p->uid;
+	sn.tried = 0;
+	sn.name = NULL;
+	subid_read("/etc/subuid", &sn, &p->subuid_n, p->subuid_start,
 	    p->subuid_count, &p->subid_truncated);
-	subid_read("/etc/subgid", name, p->uid, &p->subgid_n, p->subgid_start,
+	subid_read("/etc/subgid", &sn, &p->subgid_n, p->subgid_start,
 	    p->subgid_count, &p->subid_truncated);
 }
 
