@@ -10,14 +10,18 @@
 #            closed and verified, rlimits, capabilities dropped, Landlock,
 #            seccomp, a timeout
 #   bwrap    bwrap --ro-bind / / --unshare-all /bin/true
+#   static   (when STATIC_BIN/confexec exists, default the musl build
+#            .build/static/bin) the same confexec plan, statically linked:
+#            no dynamic loader, fewer pages touched per run
 # Every command runs through sh -c (stdin redirection), whose spawn time
 # hyperfine measures and subtracts.  Targets: confexec <= 2.0x bare and
 # <= 0.4x bwrap.
-#   ROUNDS (default 4), RUNS (default 40)
+#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN
 set -eu
 BIN=${BORNE_BIN:-$(dirname "$0")/../.build/dyn/bin}
 ROUNDS=${ROUNDS:-4}
 RUNS=${RUNS:-40}
+STATIC_BIN=${STATIC_BIN:-$(dirname "$0")/../.build/static/bin}
 for c in hyperfine jq bwrap; do
 	command -v "$c" >/dev/null || { echo "bench: needs $c" >&2; exit 1; }
 done
@@ -45,6 +49,15 @@ echo "root:100000:65536" >>/etc/subgid
 c1="/bin/true"
 c2="$BIN/confexec <$TMP/plan"
 c3="bwrap --ro-bind / / --unshare-all /bin/true"
+c4=
+if [ -x "$STATIC_BIN/confexec" ]; then
+	if "$STATIC_BIN/confexec" <"$TMP/plan"; then
+		c4="$STATIC_BIN/confexec <$TMP/plan"
+	else
+		echo "bench: $STATIC_BIN/confexec does not run the plan;" \
+		    "not measured" >&2
+	fi
+fi
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
 	case $((r % 3)) in
@@ -52,6 +65,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
 	1) set -- "$c3" "$c1" "$c2" ;;
 	*) set -- "$c2" "$c3" "$c1" ;;
 	esac
+	[ -z "$c4" ] || set -- "$@" "$c4"
 	hyperfine --style none --warmup 5 --runs "$RUNS" \
 	    --export-json "$TMP/r$r.json" "$@" >/dev/null 2>&1
 	jq -r '.results[] | .command as $c | .times[] | "\($c)\t\(.)"' \
@@ -65,6 +79,7 @@ med() {
 	        else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 m1=$(med "$c1"); m2=$(med "$c2"); m3=$(med "$c3")
+uptime
 awk -v m1="$m1" -v m2="$m2" -v m3="$m3" -v n="$((ROUNDS * RUNS))" 'BEGIN {
 	printf "runs per command: %d (%s rounds), median wall time:\n", n,
 	    "'"$ROUNDS"'"
@@ -74,4 +89,9 @@ awk -v m1="$m1" -v m2="$m2" -v m3="$m3" -v n="$((ROUNDS * RUNS))" 'BEGIN {
 	printf "confexec / bare  = %.2f (target <= 2.0)\n", m2 / m1
 	printf "confexec / bwrap = %.2f (target <= 0.4)\n", m2 / m3
 	printf "bwrap / bare     = %.2f\n", m3 / m1
+}'
+[ -z "$c4" ] || awk -v m1="$m1" -v m3="$m3" -v m4="$(med "$c4")" 'BEGIN {
+	printf "  confexec, static build  %8.3f ms\n", m4 * 1000
+	printf "static / bare    = %.2f, static / bwrap = %.2f\n", m4 / m1,
+	    m4 / m3
 }'

@@ -261,7 +261,7 @@ child_has_kill(const char *dir)
 }
 
 static void
-probe_cgroup(struct probe *p)
+probe_cgroup(struct probe *p, int exact)
 {
 	struct cgscan c = { .p = p, .self = p->cg2_self };
 	char path[PATH_MAX + 64];
@@ -305,12 +305,21 @@ probe_cgroup(struct probe *p)
 	if (access(path, F_OK) == 0) {
 		p->cg2_kill = 1;
 		strcpy(p->cg2_kill_how, "file");
-	} else if (child_has_kill(p->cg2_dir)) {
+	} else if (exact && child_has_kill(p->cg2_dir)) {
 		p->cg2_kill = 1;
 		strcpy(p->cg2_kill_how, "child");
 	} else if (strcmp(p->cg2_self, "/") == 0 && kernel_at_least(5, 14)) {
 		p->cg2_kill = 1;
 		strcpy(p->cg2_kill_how, "kernel");
+	} else if (!exact && child_has_kill(p->cg2_dir)) {
+		p->cg2_kill = 1;
+		strcpy(p->cg2_kill_how, "child");
+	}
+	if (!exact) {
+		/* The caller does clone3(CLONE_INTO_CGROUP) itself and
+		 * fails closed when it fails. */
+		p->cg2_clone_into = kernel_at_least(5, 7);
+		return;
 	}
 	/* clone3(CLONE_INTO_CGROUP) with an fd that cannot be open: a kernel
 	 * that knows the flag fails with EBADF when it looks the fd up; one
@@ -400,6 +409,13 @@ probe_syscalls(struct probe *p)
 	/* negative pid, unknown flag: EINVAL. */
 	r = syscall(__NR_pidfd_open, -1, 1U);
 	p->pidfd = exists(r, EINVAL, EINVAL);
+}
+
+static void
+probe_newcalls(struct probe *p)
+{
+	long r;
+
 	/* size 0 is below OPEN_HOW_SIZE_VER0: EINVAL. */
 	r = syscall(__NR_openat2, -1, NULL, NULL, 0);
 	p->openat2 = exists(r, EINVAL, EINVAL);
@@ -441,16 +457,11 @@ probe_memfd(struct probe *p)
 /* ---- caller ---- */
 
 static void
-probe_caller(struct probe *p)
+probe_caps(struct probe *p)
 {
 	cap_t c;
 	char *t;
 
-	p->uid = getuid();
-	p->euid = geteuid();
-	p->gid = getgid();
-	p->egid = getegid();
-	p->root = p->euid == 0;
 	p->caps[0] = '\0';
 	c = cap_get_proc();
 	if (c == NULL)
@@ -463,17 +474,43 @@ probe_caller(struct probe *p)
 	cap_free(c);
 }
 
+/* The caller's user name, looked up once and only when a line needs it
+ * (the first lookup of a process reads nsswitch.conf and the passwd
+ * database). */
+struct subname {
+	uid_t uid;
+	int tried;
+	const char *name;	/* NULL: no such user */
+	struct passwd pw;
+	char buf[4096];
+};
+
+static const char *
+subname_get(struct subname *s)
+{
+	struct passwd *res = NULL;
+
+	if (!s->tried) {
+		s->tried = 1;
+		if (getpwuid_r(s->uid, &s->pw, s->buf, sizeof(s->buf),
+			&res) == 0 && res)
+			s->name = res->pw_name;
+	}
+	return s->name;
+}
+
 /* Ranges of "name:start:count" lines for the caller's name or uid. */
 static void
-subid_read(const char *path, const char *name, uid_t uid, int *n,
+subid_read(const char *path, struct subname *sn, int *n,
     uint64_t *start, uint64_t *count, int *truncated)
 {
 	char buf[65536], *line, *save = NULL, ustr[24];
+	const char *name;
 
 	*n = 0;
 	if (read_small(path, buf, sizeof(buf)) == -1)
 		return;
-	snprintf(ustr, sizeof(ustr), "%u", (unsigned)uid);
+	snprintf(ustr, sizeof(ustr), "%u", (unsigned)sn->uid);
 	for (line = strtok_r(buf, "\n", &save); line;
 	    line = strtok_r(NULL, "\n", &save)) {
 		char *c1, *c2;
@@ -488,7 +525,8 @@ subid_read(const char *path, const char *name, uid_t uid, int *n,
 			continue;
 		*c2++ = '\0';
 		if (strcmp(line, ustr) != 0 &&
-		    (name == NULL || strcmp(line, name) != 0))
+		    ((name = subname_get(sn)) == NULL ||
+			strcmp(line, name) != 0))
 			continue;
 		if (scan_u64(c1, 0, UINT32_MAX, &s) == -1 ||
 		    scan_u64(c2, 1, UINT32_MAX, &k) == -1 ||
@@ -507,15 +545,14 @@ subid_read(const char *path, const char *name, uid_t uid, int *n,
 static void
 probe_subid(struct probe *p)
 {
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	const char *name = NULL;
+	struct subname sn;
 
-	if (getpwuid_r(p->uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		name = res->pw_name;
-	subid_read("/etc/subuid", name, p->uid, &p->subuid_n, p->subuid_start,
+	sn.uid = p->uid;
+	sn.tried = 0;
+	sn.name = NULL;
+	subid_read("/etc/subuid", &sn, &p->subuid_n, p->subuid_start,
 	    p->subuid_count, &p->subid_truncated);
-	subid_read("/etc/subgid", name, p->uid, &p->subgid_n, p->subgid_start,
+	subid_read("/etc/subgid", &sn, &p->subgid_n, p->subgid_start,
 	    p->subgid_count, &p->subid_truncated);
 }
 
@@ -547,32 +584,61 @@ probe_subgid_ok(const struct probe *p, uint64_t id)
 int
 probe_host(struct probe *p)
 {
+	return probe_host_mask(p, PROBE_ALL);
+}
+
+int
+probe_host_mask(struct probe *p, unsigned what)
+{
 	long r;
 
-	if (p == NULL)
+	if (p == NULL || (what & ~(unsigned)PROBE_ALL) != 0)
 		return errno = EINVAL, -1;
 	memset(p, 0, sizeof(*p));
-	probe_caller(p);
-	probe_cgroup(p);
+	if (what & (PROBE_CALLER | PROBE_SUBID | PROBE_USERNS)) {
+		p->uid = getuid();
+		p->euid = geteuid();
+		p->gid = getgid();
+		p->egid = getegid();
+		p->root = p->euid == 0;
+	}
+	if (what & PROBE_CAPS)
+		probe_caps(p);
+	if (what & PROBE_CGROUP)
+		probe_cgroup(p, (what & PROBE_EXACT) != 0);
 
-	r = syscall(__NR_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_CREATE_RULESET_VERSION);
-	p->landlock_abi = r > 0 ? (int)r : 0;
-	p->landlock_errno = r > 0 ? 0 : errno;
+	if (what & PROBE_LANDLOCK) {
+		r = syscall(__NR_landlock_create_ruleset, NULL, 0,
+		    LANDLOCK_CREATE_RULESET_VERSION);
+		p->landlock_abi = r > 0 ? (int)r : 0;
+		p->landlock_errno = r > 0 ? 0 : errno;
+	}
 
-	probe_seccomp(p);
-	r = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-	p->no_new_privs = r >= 0;
-	p->no_new_privs_set = r == 1;
+	if (what & PROBE_SECCOMP)
+		probe_seccomp(p);
+	if (what & PROBE_NNP) {
+		r = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+		p->no_new_privs = r >= 0;
+		p->no_new_privs_set = r == 1;
+	}
 
-	p->userns_max = read_long("/proc/sys/user/max_user_namespaces");
-	r = read_long("/proc/sys/kernel/unprivileged_userns_clone");
-	p->userns_unpriv = r < 0 ? -1 : (int)r;
-	p->userns = p->userns_max > 0 && (p->root || p->userns_unpriv != 0);
+	if (what & PROBE_USERNS) {
+		p->userns_max =
+		    read_long("/proc/sys/user/max_user_namespaces");
+		r = read_long("/proc/sys/kernel/unprivileged_userns_clone");
+		p->userns_unpriv = r < 0 ? -1 : (int)r;
+		p->userns = p->userns_max > 0 &&
+		    (p->root || p->userns_unpriv != 0);
+	}
 
-	probe_memfd(p);
-	probe_syscalls(p);
-	probe_subid(p);
+	if (what & PROBE_MEMFD)
+		probe_memfd(p);
+	if (what & PROBE_SYSCALLS)
+		probe_syscalls(p);
+	if (what & PROBE_NEWCALLS)
+		probe_newcalls(p);
+	if (what & PROBE_SUBID)
+		probe_subid(p);
 	return 0;
 }
 

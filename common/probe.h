@@ -77,6 +77,35 @@ struct probe {
  * "cannot be enforced"); only a failure to probe at all returns -1. */
 int probe_host(struct probe *p);
 
+/* What probe_host_mask() probes: fields outside the mask stay 0. */
+enum {
+	PROBE_CALLER = 1u << 0,		/* uid, euid, gid, egid, root */
+	PROBE_CAPS = 1u << 1,		/* caps (cap_to_text) */
+	PROBE_CGROUP = 1u << 2,		/* cg2*, except what PROBE_EXACT adds */
+	PROBE_LANDLOCK = 1u << 3,	/* landlock_abi, landlock_errno */
+	PROBE_SECCOMP = 1u << 4,	/* seccomp_*, arch */
+	PROBE_NNP = 1u << 5,		/* no_new_privs* */
+	PROBE_USERNS = 1u << 6,		/* userns* */
+	PROBE_MEMFD = 1u << 7,		/* memfd_* */
+	PROBE_SYSCALLS = 1u << 8,	/* execveat, close_range, pidfd */
+	PROBE_NEWCALLS = 1u << 9,	/* openat2, fchmodat2, xattrat */
+	PROBE_SUBID = 1u << 10,		/* subuid_*, subgid_* (reads passwd) */
+	/* With PROBE_CGROUP: answer cg2_clone_into by a clone3 dry run
+	 * (about a process copy's cost) and cg2_kill in cgprobe's order
+	 * (file, child cgroup, kernel release).  Without it, from the kernel
+	 * release (clone3 with CLONE_INTO_CGROUP: 5.7, on a cgroup2 mount)
+	 * and cg2_kill as file, kernel release, child cgroup: the same
+	 * yes/no, a cheaper "how".  A caller that relies on the cheap answer
+	 * must still fail closed when the real call fails. */
+	PROBE_EXACT = 1u << 11,
+	PROBE_ALL = (1u << 12) - 1,
+};
+
+/* probe_host() restricted to the probes in what (PROBE_* bits); the
+ * probes themselves are the same.  probe_host(p) is
+ * probe_host_mask(p, PROBE_ALL).  0, or -1 with errno EINVAL. */
+int probe_host_mask(struct probe *p, unsigned what);
+
 /* Mechanism names understood by cgprobe --require and by confexec's mode
  * selection (NULL-terminated), e.g. "cgroup2", "cgroup-kill",
  * "clone-into-cgroup", "memory", "pids", "cpu", "landlock",

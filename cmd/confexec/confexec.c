@@ -153,6 +153,7 @@ struct run {
 	gid_t final_gid;
 	pid_t parent;
 	struct timespec t0;
+	int started;		/* the start record is journaled */
 };
 
 /* clone3 with the child running fn(arg) on its own stack and exiting
@@ -300,16 +301,19 @@ end_early(struct run *r, int started, int code, const char *msg)
 			warning_sys("residue: cgroup %s", r->cg.path);
 		r->have_cg = 0;
 	}
-	if (!started)
-		ev[n++] = event_start(r);
-	ev[n++] = event_end_early(r, code, msg);
-	journal_events(r, ev, n);
+	if (r->journal != NULL) {
+		if (!started)
+			ev[n++] = event_start(r);
+		ev[n++] = event_end_early(r, code, msg);
+		journal_events(r, ev, n);
+	}
 	if (code == EXIT_FAIL)
 		die(code, "refusing: %s", msg);
 	die(code, "%s", msg);
 }
 
-/* A refusal after the plan decoded, before the start record. */
+/* A refusal after the plan decoded (a start record only when none was
+ * journaled yet). */
 _Noreturn static void
 refuse(struct run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -322,7 +326,7 @@ refuse(struct run *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	end_early(r, 0, EXIT_FAIL, msg);
+	end_early(r, r->started, EXIT_FAIL, msg);
 }
 
 /* ---- step 2: mode selection ---- */
@@ -678,7 +682,8 @@ supervise(struct run *r, int pidfd, int sigfd)
 	drain(r, &residue);
 	wall = now_ns(CLOCK_MONOTONIC) - ((uint64_t)r->t0.tv_sec *
 	    1000000000u + (uint64_t)r->t0.tv_nsec);
-	if (cg_cpu_usec(&r->cg, &cpu) == -1)
+	/* cpu.stat: only the journal's end record reports it. */
+	if (r->journal != NULL && cg_cpu_usec(&r->cg, &cpu) == -1)
 		cpu = 0;
 	/* Read before the cgroup goes: an OOM kill otherwise shows only as
 	 * a SIGKILL.  Unreadable without the memory controller. */
@@ -708,6 +713,8 @@ supervise(struct run *r, int pidfd, int sigfd)
 		code = 128 + cancel;
 	} else if (failed)
 		code = EXIT_FAIL;
+	if (r->journal == NULL)
+		return code;
 
 	ev = json_object();
 	json_object_set_new(ev, "event", json_string("end"));
@@ -764,8 +771,10 @@ child_failed(struct run *r, const struct report *rep, int pidfd)
 		code = rep->err == ENOENT ? EXIT_NOTFOUND :
 		    (rep->err == EACCES || rep->err == ENOEXEC) ?
 		    EXIT_NOEXEC : EXIT_FAIL;
-	ev = event_end_early(r, code, why);
-	journal_events(r, &ev, 1);
+	if (r->journal != NULL) {
+		ev = event_end_early(r, code, why);
+		journal_events(r, &ev, 1);
+	}
 	return code;
 }
 
@@ -794,8 +803,13 @@ run(struct run *r, int dry)
 		die(EXIT_FAIL, "refusing: plan: %s", err);
 	sha256_hex(r->p.digest, r->plan_hex);
 
-	/* 2. What the host can enforce; strict refuses before anything. */
-	if (probe_host(&r->pr) == -1)
+	/* 2. What the host can enforce; strict refuses before anything.
+	 * Only the probes whose answers are used: subordinate ids for a
+	 * uid/gid switch, no clone3 dry run (the kernel release answers,
+	 * and a failing clone3 below refuses and removes the cgroup). */
+	if (probe_host_mask(&r->pr, PROBE_CALLER | PROBE_CGROUP |
+		PROBE_LANDLOCK | PROBE_SECCOMP | PROBE_NNP | PROBE_SYSCALLS |
+		(r->p.has_uid || r->p.has_gid ? PROBE_SUBID : 0)) == -1)
 		refuse(r, "probing the host: %s", strerror(errno));
 	select_layers(r);
 	if (dry)
@@ -881,10 +895,16 @@ run(struct run *r, int dry)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
 		refuse(r, "subreaper: %s", strerror(errno));
 
-	/* Strict: no journal, no run. */
-	ev = event_start(r);
-	if (journal_events(r, &ev, 1) == -1 && r->p.mode != PLAN_DEGRADE)
-		refuse(r, "the journal %s cannot be written", r->journal);
+	/* Strict: no journal, no run.  (No records are built without
+	 * --journal.) */
+	if (r->journal != NULL) {
+		ev = event_start(r);
+		if (journal_events(r, &ev, 1) == -1 &&
+		    r->p.mode != PLAN_DEGRADE)
+			refuse(r, "the journal %s cannot be written",
+			    r->journal);
+	}
+	r->started = 1;
 
 	/* Into the cgroup at creation: never a moment outside it.  The
 	 * child shares our memory until execveat (CLONE_VM|CLONE_VFORK: no

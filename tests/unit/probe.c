@@ -161,6 +161,36 @@ main(void)
 	ok(landlock_fs_rights(99) == landlock_fs_rights(7), "unknown ABI caps");
 
 	is_int(probe_host(&p), 0, "probe_host succeeds");
+	{
+		static struct probe q;
+		const char *mm[] = {"cgroup2", "cgroup-kill",
+		    "clone-into-cgroup", "landlock", "seccomp",
+		    "seccomp-kill-process", "no-new-privs", "execveat",
+		    "pidfd", NULL};
+		int same = 1, i;
+
+		errno = 0;
+		ok(probe_host_mask(&q, 1u << 30) == -1 && errno == EINVAL,
+		    "probe_host_mask: unknown bit is EINVAL");
+		is_int(probe_host_mask(&q, PROBE_LANDLOCK), 0,
+		    "probe_host_mask(PROBE_LANDLOCK) succeeds");
+		ok(q.landlock_abi == p.landlock_abi && q.cg2 == 0 &&
+		    q.seccomp_filter == 0 && q.caps[0] == '\0',
+		    "only the Landlock fields are filled");
+		is_int(probe_host_mask(&q, PROBE_CALLER | PROBE_CGROUP |
+		    PROBE_LANDLOCK | PROBE_SECCOMP | PROBE_NNP |
+		    PROBE_SYSCALLS), 0, "probe_host_mask(confexec's) succeeds");
+		for (i = 0; mm[i]; i++)
+			if (probe_can(&p, mm[i], NULL, 0) !=
+			    probe_can(&q, mm[i], NULL, 0)) {
+				same = 0;
+				printf("# differs: %s\n", mm[i]);
+			}
+		ok(same, "without PROBE_EXACT: the same answers for "
+		    "confexec's mechanisms");
+		ok(q.subuid_n == 0 && q.openat2 == 0 && q.memfd_seal == 0 &&
+		    q.userns_max == 0, "and nothing outside the mask");
+	}
 	for (m = probe_mechanisms; *m; m++)
 		if (probe_can(&p, *m, why, sizeof(why)) == -1) {
 			all = 0;
