@@ -115,3 +115,16 @@ die_usage(const char *usage)
 	warning("usage: %s", usage);
 	exit(usage_code);
 }
+
+int
+err_set(char *err, unsigned long errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}

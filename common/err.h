@@ -36,6 +36,12 @@ _Noreturn void die_sys(int code, const char *fmt, ...)
 /* "prog: usage: USAGE\n" then exit with the usage code. */
 _Noreturn void die_usage(const char *usage);
 
+/* Write a one-line message (no program name) into err[errlen] for a
+ * common/ function's caller to print; does nothing when err is NULL or
+ * errlen is 0.  Returns -1, so that `return err_set(...);` fails. */
+int err_set(char *err, unsigned long errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Format "prog: <fmt>[: strerror(e)]\n" into buf (always terminated);
  * e < 0 means no errno part.  Used by the functions above and by code that
  * must not allocate (between fork and exec). */

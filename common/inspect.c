@@ -9,18 +9,8 @@
 
 #include <jansson.h>
 
+#include "err.h"
 #include "inspect.h"
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int
 add(struct inspect_sources *out, const char *s)
@@ -51,11 +41,11 @@ mount_source(json_t *m, size_t ci, size_t mi, struct inspect_sources *out,
 	const char *t, *s;
 
 	if (!json_is_object(m))
-		return fail(err, errlen, "container %zu: Mounts[%zu] is not an object",
+		return err_set(err, errlen, "container %zu: Mounts[%zu] is not an object",
 		    ci, mi);
 	type = json_object_get(m, "Type");
 	if (!json_is_string(type))
-		return fail(err, errlen,
+		return err_set(err, errlen,
 		    "container %zu: Mounts[%zu].Type missing or not a string", ci, mi);
 	t = json_string_value(type);
 	/* Only bind mounts and volumes have a host directory as Source. */
@@ -63,20 +53,20 @@ mount_source(json_t *m, size_t ci, size_t mi, struct inspect_sources *out,
 		return 0;
 	src = json_object_get(m, "Source");
 	if (!json_is_string(src))
-		return fail(err, errlen,
+		return err_set(err, errlen,
 		    "container %zu: Mounts[%zu].Source missing or not a string", ci, mi);
 	s = json_string_value(src);
 	if (json_string_length(src) != strlen(s))
-		return fail(err, errlen, "container %zu: Mounts[%zu].Source has a NUL byte",
+		return err_set(err, errlen, "container %zu: Mounts[%zu].Source has a NUL byte",
 		    ci, mi);
 	if (s[0] != '/')
-		return fail(err, errlen,
+		return err_set(err, errlen,
 		    "container %zu: Mounts[%zu].Source is not an absolute path", ci, mi);
 	if (strlen(s) >= PATH_MAX)
-		return fail(err, errlen, "container %zu: Mounts[%zu].Source too long",
+		return err_set(err, errlen, "container %zu: Mounts[%zu].Source too long",
 		    ci, mi);
 	if (add(out, s) == -1)
-		return fail(err, errlen, "container %zu: Mounts[%zu]: %s", ci, mi,
+		return err_set(err, errlen, "container %zu: Mounts[%zu]: %s", ci, mi,
 		    errno == E2BIG ? "too many mount sources" : strerror(errno));
 	return 0;
 }
@@ -93,22 +83,22 @@ inspect_parse(const char *buf, size_t len, struct inspect_sources *out,
 	out->n = 0;
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (root == NULL)
-		return fail(err, errlen, "line %d column %d: %s", je.line,
+		return err_set(err, errlen, "line %d column %d: %s", je.line,
 		    je.column, je.text);
 	if (!json_is_array(root)) {
-		fail(err, errlen, "not a JSON array of containers");
+		err_set(err, errlen, "not a JSON array of containers");
 		goto bad;
 	}
 	json_array_foreach(root, ci, c) {
 		if (!json_is_object(c)) {
-			fail(err, errlen, "container %zu is not an object", ci);
+			err_set(err, errlen, "container %zu is not an object", ci);
 			goto bad;
 		}
 		mounts = json_object_get(c, "Mounts");
 		if (mounts == NULL || json_is_null(mounts))
 			continue;
 		if (!json_is_array(mounts)) {
-			fail(err, errlen, "container %zu: Mounts is not an array", ci);
+			err_set(err, errlen, "container %zu: Mounts is not an array", ci);
 			goto bad;
 		}
 		json_array_foreach(mounts, mi, m) {

@@ -15,23 +15,12 @@
 #include <jansson.h>
 #include <nettle/sha2.h>
 
+#include "err.h"
 #include "hash.h"
 #include "journal.h"
 
 static const char zero_hex[SHA256_HEX_LEN + 1] =
     "0000000000000000000000000000000000000000000000000000000000000000";
-
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* Parse 1-20 decimal digits (no leading zero unless "0") at *p, up to
  * end, into *v; advance *p.  Returns 0 or -1. */
@@ -132,19 +121,19 @@ journal_event_canon(const char *text, size_t len, char **out, size_t *outlen,
 
 	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (j == NULL) {
-		seterr(err, errlen, "invalid JSON at column %d: %s",
+		err_set(err, errlen, "invalid JSON at column %d: %s",
 		    je.column, je.text);
 		return errno = EINVAL, -1;
 	}
 	if (!json_is_object(j)) {
 		json_decref(j);
-		seterr(err, errlen, "not a JSON object");
+		err_set(err, errlen, "not a JSON object");
 		return errno = EINVAL, -1;
 	}
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	if (s == NULL) {
-		seterr(err, errlen, "cannot encode event");
+		err_set(err, errlen, "cannot encode event");
 		return errno = ENOMEM, -1;
 	}
 	*out = s;
@@ -634,13 +623,13 @@ tail_head(int fd, uint64_t size, struct journal_head *h,
 			goto fail;
 		buf = nb;
 		if (pread_full(fd, buf, want, size - want) == -1) {
-			seterr(err, errlen, "cannot read the tail: %s",
+			err_set(err, errlen, "cannot read the tail: %s",
 			    strerror(errno));
 			goto fail;
 		}
 		if (buf[want - 1] != '\n') {
 			*st = JOURNAL_TORN;
-			seterr(err, errlen, "journal ends with an unterminated "
+			err_set(err, errlen, "journal ends with an unterminated "
 			    "record (torn tail); see journalchain recover");
 			errno = EBADMSG;
 			goto fail;
@@ -687,7 +676,7 @@ grow:
 	return 0;
 broken:
 	*st = JOURNAL_BAD;
-	seterr(err, errlen, "the journal's tail is broken (%s); run "
+	err_set(err, errlen, "the journal's tail is broken (%s); run "
 	    "journalchain verify", why);
 	errno = EBADMSG;
 fail:
@@ -703,14 +692,14 @@ open_locked(const char *path, int flags, char *err, size_t errlen)
 
 	fd = open(path, flags | O_CLOEXEC, 0600);
 	if (fd == -1) {
-		seterr(err, errlen, "cannot open %s: %s", path,
+		err_set(err, errlen, "cannot open %s: %s", path,
 		    strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
 		int e = S_ISREG(sb.st_mode) ? errno : EINVAL;
 
-		seterr(err, errlen, "%s: not a regular file", path);
+		err_set(err, errlen, "%s: not a regular file", path);
 		close(fd);
 		return errno = e, -1;
 	}
@@ -718,7 +707,7 @@ open_locked(const char *path, int flags, char *err, size_t errlen)
 		if (errno != EINTR) {
 			int e = errno;
 
-			seterr(err, errlen, "cannot lock %s: %s", path,
+			err_set(err, errlen, "cannot lock %s: %s", path,
 			    strerror(e));
 			close(fd);
 			return errno = e, -1;
@@ -779,7 +768,7 @@ build(const char *const *events, const size_t *lens, size_t n,
 	for (i = 0; i < n; i++) {
 		/* envelope: at most 7+20+10+64+10+20+11+2 bytes */
 		if (lens[i] > JOURNAL_RECORD_MAX - 160) {
-			seterr(err, errlen, "event %zu: record longer than %u "
+			err_set(err, errlen, "event %zu: record longer than %u "
 			    "bytes", i + 1, JOURNAL_RECORD_MAX);
 			errno = EINVAL;
 			return NULL;
@@ -838,14 +827,14 @@ commit(int fd, const char *path, uint64_t size, const char *buf, size_t len,
 
 	if (write_all(fd, buf, len) == -1 || fdatasync(fd) == -1) {
 		e = errno;
-		seterr(err, errlen, "cannot write %s: %s", path, strerror(e));
+		err_set(err, errlen, "cannot write %s: %s", path, strerror(e));
 		if (ftruncate(fd, (off_t)size) == 0)
 			(void)fdatasync(fd);
 		return errno = e, -1;
 	}
 	if (size == 0 && sync_dir(path) == -1) {
 		e = errno;
-		seterr(err, errlen, "cannot sync the directory of %s: %s",
+		err_set(err, errlen, "cannot sync the directory of %s: %s",
 		    path, strerror(e));
 		return errno = e, -1;
 	}
@@ -870,7 +859,7 @@ journal_append_canon(const char *path, const char *const *events,
 	if (fd == -1)
 		return -1;
 	if (fsize(fd, &size) == -1) {
-		seterr(err, errlen, "cannot stat %s: %s", path,
+		err_set(err, errlen, "cannot stat %s: %s", path,
 		    strerror(errno));
 		goto out;
 	}
@@ -908,13 +897,13 @@ journal_append(const char *path, const char *const *payloads, size_t n,
 	ev = calloc(n ? n : 1, sizeof(*ev));
 	lens = calloc(n ? n : 1, sizeof(*lens));
 	if (ev == NULL || lens == NULL) {
-		seterr(err, errlen, "out of memory");
+		err_set(err, errlen, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		if (journal_event_canon(payloads[i], strlen(payloads[i]),
 		    &ev[i], &lens[i], msg, sizeof(msg)) == -1) {
-			seterr(err, errlen, "payload %zu: %s", i + 1, msg);
+			err_set(err, errlen, "payload %zu: %s", i + 1, msg);
 			goto out;
 		}
 	}
@@ -946,7 +935,7 @@ journal_head_read(const char *path, struct journal_head *head,
 	if (fsize(fd, &size) == 0)
 		r = tail_head(fd, size, head, &st, err, errlen);
 	else
-		seterr(err, errlen, "cannot stat %s: %s", path,
+		err_set(err, errlen, "cannot stat %s: %s", path,
 		    strerror(errno));
 	if (status != NULL)
 		*status = st;
@@ -975,12 +964,12 @@ journal_recover(const char *path, uint64_t *dropped, char *err,
 		return -1;
 	if (fsize(fd, &size) == -1 ||
 	    verify_upto(fd, size, 0, NULL, &v) == -1) {
-		seterr(err, errlen, "cannot read %s: %s", path,
+		err_set(err, errlen, "cannot read %s: %s", path,
 		    strerror(errno));
 		goto out;
 	}
 	if (v.status == JOURNAL_BAD) {
-		seterr(err, errlen, "refusing to recover a broken chain: "
+		err_set(err, errlen, "refusing to recover a broken chain: "
 		    "record %llu at byte %llu: %s",
 		    (unsigned long long)v.bad_seq,
 		    (unsigned long long)v.bad_off, v.why);
@@ -996,7 +985,7 @@ journal_recover(const char *path, uint64_t *dropped, char *err,
 	if (tail == NULL)
 		goto out;
 	if (pread_full(fd, tail, n, v.good_end) == -1) {
-		seterr(err, errlen, "cannot read the torn tail: %s",
+		err_set(err, errlen, "cannot read the torn tail: %s",
 		    strerror(errno));
 		goto out;
 	}
@@ -1011,7 +1000,7 @@ journal_recover(const char *path, uint64_t *dropped, char *err,
 	if (buf == NULL)
 		goto out;
 	if (ftruncate(fd, (off_t)v.good_end) == -1 || fdatasync(fd) == -1) {
-		seterr(err, errlen, "cannot truncate %s: %s", path,
+		err_set(err, errlen, "cannot truncate %s: %s", path,
 		    strerror(errno));
 		goto out;
 	}

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "err.h"
 #include "hash.h"
 #include "plan.h"
 #include "scan.h"
@@ -76,18 +77,6 @@ static const struct {
 	{ "rttime", RLIMIT_RTTIME, 1 },
 };
 #define NRLIMS (sizeof(rlims) / sizeof(rlims[0]))
-
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 const char *
 plan_rlimit_name(int resource)
@@ -393,7 +382,7 @@ plan_validate(const struct plan *p, char *err, size_t errlen)
 	char e1[96];
 	size_t i, j;
 
-#define FAIL(...) do { seterr(err, errlen, __VA_ARGS__); \
+#define FAIL(...) do { err_set(err, errlen, __VA_ARGS__); \
 		errno = EINVAL; return -1; } while (0)
 
 	if (p->program == NULL)
@@ -806,10 +795,10 @@ derr(struct dec *d, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (d->key)
-		seterr(d->err, d->errlen, "line %zu: %s: %s", d->line, d->key,
+		err_set(d->err, d->errlen, "line %zu: %s: %s", d->line, d->key,
 		    msg);
 	else
-		seterr(d->err, d->errlen, "line %zu: %s", d->line, msg);
+		err_set(d->err, d->errlen, "line %zu: %s", d->line, msg);
 	errno = EINVAL;
 	return -1;
 }
@@ -1273,7 +1262,7 @@ plan_read_fd(int fd, struct plan *p, char *err, size_t errlen)
 
 		if (len == cap) {
 			if (cap > max) {
-				seterr(err, errlen, "plan longer than %zu "
+				err_set(err, errlen, "plan longer than %zu "
 				    "bytes", max);
 				free(buf);
 				return errno = EFBIG, -1;
@@ -1282,7 +1271,7 @@ plan_read_fd(int fd, struct plan *p, char *err, size_t errlen)
 			if (cap > max + 1)
 				cap = max + 1;
 			if ((nb = realloc(buf, cap)) == NULL) {
-				seterr(err, errlen, "reading plan: out of "
+				err_set(err, errlen, "reading plan: out of "
 				    "memory");
 				free(buf);
 				return errno = ENOMEM, -1;
@@ -1295,7 +1284,7 @@ plan_read_fd(int fd, struct plan *p, char *err, size_t errlen)
 		if (n == -1) {
 			int e = errno;
 
-			seterr(err, errlen, "reading plan: %s", strerror(e));
+			err_set(err, errlen, "reading plan: %s", strerror(e));
 			free(buf);
 			return errno = e, -1;
 		}
@@ -1303,7 +1292,7 @@ plan_read_fd(int fd, struct plan *p, char *err, size_t errlen)
 			break;
 		len += (size_t)n;
 		if (len > max) {
-			seterr(err, errlen, "plan longer than %zu bytes", max);
+			err_set(err, errlen, "plan longer than %zu bytes", max);
 			free(buf);
 			return errno = EFBIG, -1;
 		}
