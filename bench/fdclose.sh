@@ -65,7 +65,7 @@ awk -v m1="$m1" -v m2="$m2" -v m3="$m3" -v m4="$m4" -v big="$BIG" \
 	printf "%-28s %12.3f %12.3f\n", "open-fds alone (baseline)", m2 * 1e3, m4 * 1e3
 	d1 = m1 - m2; d3 = m3 - m4
 	printf "%-28s %12.3f %12.3f\n", "fdclose-verify added", d1 * 1e3, d3 * 1e3
-	printf "ratio added(~%s) / added(~10): %.2f  (close_range releases each open file: what grows is the kernel's per-open-file work)\n", big, d3 / d1
+	printf "ratio added(~%s) / added(~10): %.2f  (close_range releases each open file: what grows is the per-open-file work of the kernel)\n", big, d3 / d1
 	printf "ratio total(~%s) / total(~10): %.2f  (includes opening and releasing the files)\n", big, m3 / m1
 	printf "~10 fds, RLIMIT_NOFILE 1024: %.3f ms, 20000: %.3f ms, ratio %.2f  (constant in the limit: near 1)\n", m5 * 1e3, m6 * 1e3, m6 / m5
 }'
