@@ -39,6 +39,11 @@ BASE_LDFLAGS += -static -L$(MUSL_PREFIX)/lib
 endif
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(WARN) $(CFLAGS)
+
+# --version: the repository's version, embedded in the cmd/ objects only
+# (common/usage.h has the fallback), so that a new commit rebuilds no
+# library object.
+BORNE_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 ALL_LDFLAGS = $(BASE_LDFLAGS) $(LDFLAGS)
 
 TOOLS := $(notdir $(wildcard cmd/*))
@@ -63,7 +68,7 @@ $(B)/common/%.o: common/%.c
 
 $(B)/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DBORNE_VERSION='"$(BORNE_VERSION)"' -c -o $@ $<
 
 $(B)/libcommon.a: $(COMMON_OBJ)
 	@mkdir -p $(@D)

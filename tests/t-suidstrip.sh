@@ -54,6 +54,95 @@ t_exit 2 "--within a missing directory is refused" \
 	"$S" --within "$W/nonexistent" "$W"
 t_exit 2 "an unknown option is refused" "$S" --frobnicate "$W"
 
+# ---- one error format: one line saying what, one hint line ----
+# usage_err DESC ARGS...: exit 2, exactly two lines on stderr, the first
+# "suidstrip: ..." and the second the hint; nothing on stdout.
+usage_err() {
+	d=$1; shift
+	t_exit 2 "usage error: $d" "$S" "$@"
+	t_eq "usage error: $d: one line, then the hint" \
+		"$(wc -l <"$ERR") $(sed -n '1s/^\(suidstrip: \).*/\1/p' "$ERR")$(sed -n 2p "$ERR")" \
+		"2 suidstrip: try 'suidstrip --help'"
+	t_eq "usage error: $d: nothing on stdout" "$(wc -c <"$OUT")" "0"
+}
+usage_err "no target" 
+usage_err "unknown long option" --frobnicate "$W"
+usage_err "unknown short option" -x "$W"
+usage_err "a value given to a flag" --json=yes "$W"
+usage_err "a missing value" "$W" --budget
+usage_err "a bad value" --jobs 17 "$W"
+usage_err "a bad root" --within "$W/nonexistent" "$W"
+usage_err "a bad combination" "$W" --check --chown 1:1
+t_grep "the line says what was wrong" "^suidstrip: --check changes nothing" "$ERR"
+usage_err "--inspect without --within" --inspect - </dev/null
+
+# ---- --help and --version ----
+t_exit 0 "--help exits 0" "$S" --help
+cp "$OUT" "$TMP/help"
+# Every option of the man page's OPTIONS section, one help line each.
+sed -n '/^# OPTIONS/,/^# EXIT STATUS/p' "$T_TOP/man/suidstrip.1.scd" |
+	grep -o '^\*--[a-z-]*\*' | tr -d '*' | sort -u >"$TMP/man.opts"
+t_eq "the man page lists options (sanity)" "$(wc -l <"$TMP/man.opts")" "12"
+missing=
+while read -r o; do
+	[ "$(grep -c -- "^  .*$o\( [A-Z:]*\)\{0,1\}  " "$TMP/help")" = 1 ] ||
+		missing="$missing $o"
+done <"$TMP/man.opts"
+t_eq "--help has one line for every option of suidstrip(1)" "$missing" ""
+t_eq "--help: the usage line, then one line per option, nothing else" \
+	"$(wc -l <"$TMP/help")" "$(($(wc -l <"$TMP/man.opts") + 1))"
+t_exit 0 "--version exits 0" "$S" --version
+t_eq "--version prints one line: the name and a version" \
+	"$(wc -l <"$OUT") $(grep -c '^suidstrip [^ ]\{1,\}$' "$OUT")" "1 1"
+if git -C "$T_TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	t_nogrep "--version: the repository's version, embedded at build" \
+		"unknown" "$OUT"
+else
+	skip "--version from the repository" "$T_TOP is not a git checkout"
+fi
+
+# ---- options after operands are options (GNU), never targets ----
+P=$W/p
+mkdir -p "$P/d"
+: >"$P/d/su"; chmod 4755 "$P/d/su"; setcap cap_net_raw+ep "$P/d/su"
+state "$P" >"$TMP/p.before"
+t_exit 0 "DIR --dry-run is a dry run" "$S" "$P" --dry-run
+t_grep "it lists the file" "^would strip: $P/d/su: mode 04755 -> 00755" "$OUT"
+t_nogrep "--dry-run is no target" "dry-run" "$ERR"
+state "$P" >"$TMP/p.after"
+ok "DIR --dry-run changed nothing" cmp -s "$TMP/p.before" "$TMP/p.after"
+t_exit 0 "DIR -n is a dry run" "$S" "$P" -n
+t_exit 1 "DIR --json --check is a check" "$S" "$P" --json --check
+t_eq "and JSON" "$(jq -r 'select(.status) | .mode' "$OUT")" "check"
+t_exit 0 "POSIXLY_CORRECT does not turn DIR --dry-run into two targets" \
+	env POSIXLY_CORRECT=1 "$S" "$P" --dry-run
+t_exit 2 "DIR --frobnicate is refused before anything" "$S" "$P" --frobnicate
+t_exit 2 "DIR --dry-run --check is refused" "$S" "$P" --dry-run --check
+state "$P" >"$TMP/p.after"
+ok "none of those changed anything" cmp -s "$TMP/p.before" "$TMP/p.after"
+mkdir -p "$W/--weird"
+: >"$W/--weird/su"; chmod 4755 "$W/--weird/su"
+t_exit 0 "-- ends the options: -- --weird-dir-name is a target" \
+	sh -c "cd '$W' && '$S' -- --weird"
+t_eq "and it was stripped" "$(stat -c %a "$W/--weird/su")" "755"
+
+# ---- a missing target fails unless --missing-ok ----
+t_exit 1 "a missing target fails (exit 1)" "$S" "$W/typo"
+t_eq "with exactly one line naming it" "$(cat "$ERR")" \
+	"suidstrip: WARNING: $W/typo: missing (not recreated; --missing-ok if expected)"
+t_exit 1 "a missing target among others fails too" "$S" --dry-run "$P" "$W/typo"
+t_grep "the other target is still listed" "^would strip: $P/d/su" "$OUT"
+t_exit 1 "--json: a missing target's summary is incomplete" "$S" --json "$W/typo"
+t_eq "with the reason" "$(jq -r '"\(.status) \(.warning)"' "$OUT")" \
+	"incomplete missing (not recreated; --missing-ok if expected)"
+t_exit 0 "--missing-ok: a missing target is skipped" "$S" --missing-ok "$W/typo"
+t_eq "with a one-line note" "$(cat "$ERR")" \
+	"suidstrip: $W/typo: skipped: missing (not recreated)"
+ok "and not recreated" test ! -e "$W/typo"
+t_exit 1 "a path through a file is missing too (ENOTDIR)" "$S" "$P/d/su/x"
+state "$P" >"$TMP/p.after"
+ok "nothing was changed by the failed runs" cmp -s "$TMP/p.before" "$TMP/p.after"
+
 # ---- a planted tree ----
 T=$W/t
 O=$W/outside
@@ -123,10 +212,33 @@ t_eq "json: owner, links, mode of a/su" \
 	"1234:5678 1 04755"
 t_eq "json: summary says complete" \
 	"$(jq -r 'select(.status) | "\(.status) \(.privileged)"' "$TMP/j")" "complete 10"
+# counts FILE: for every summary, its counts against the records of its
+# target; prints the summaries that disagree (nothing when all agree).
+counts() {
+	jq -s -r '. as $all | .[] | select(.status == "complete" or
+	    .status == "incomplete") | . as $s |
+	    [$all[] | select(.target == $s.target and .action != null)] as $r |
+	    {p: ([$r[] | select(.action | IN("privileged", "would-strip",
+		"stripped", "strip-failed"))] | length),
+	     c: ([$r[] | select(.action | IN("stripped", "chowned"))] | length),
+	     r: ([$r[] | select(.action | IN("reported", "pruned-mount",
+		"not-chowned-hardlink"))] | length)} |
+	    select(.p != $s.privileged or .c != $s.changed or
+		.r != $s.reported) |
+	    "\($s.target): summary \($s.privileged)/\($s.changed)/\($s.reported)" +
+	    " records \(.p)/\(.c)/\(.r)"' "$1"
+}
+t_eq "json --check: summary counts = records (privileged, changed, reported)" \
+	"$(counts "$TMP/j")" ""
+t_eq "json --check: reported counts the hard link, the device nodes, the directory" \
+	"$(jq -r 'select(.status) | .reported' "$TMP/j")" "4"
+t_exit 0 "--dry-run --chown --json" sh -c "'$S' --dry-run --chown 1000:1000 --json '$T' >'$TMP/jd'"
+t_eq "json --dry-run --chown: summary counts = records" "$(counts "$TMP/jd")" ""
 
 # The strip itself.
 t_exit 0 "strip exits 0" "$S" --json "$T"
 cp "$OUT" "$TMP/strip.json"
+t_eq "json strip: summary counts = records" "$(counts "$TMP/strip.json")" ""
 t_eq "every privileged file was stripped" \
 	"$(jq -r 'select(.action=="stripped") | .path' "$TMP/strip.json" | wc -l)" "10"
 m() { stat -c %a "$T/a/$1"; }
@@ -226,8 +338,12 @@ cat >"$TMP/inspect.json" <<EOF
  {"Id":"c2","Mounts":[{"Type":"bind","Source":"$R/one","Destination":"/w2"},
    {"Type":"bind","Source":"$R/one/","Destination":"/w3"}]}]
 EOF
-t_exit 0 "--inspect - --within ROOT strips what is under ROOT" \
-	sh -c "'$S' --json --inspect - --within '$R' <'$TMP/inspect.json'"
+t_exit 1 "a missing source fails without --missing-ok (exit 1)" \
+	sh -c "'$S' --dry-run --inspect - --within '$R' <'$TMP/inspect.json'"
+t_grep "with one WARNING naming it" \
+	"^suidstrip: WARNING: $R/missing: missing \(not recreated; --missing-ok if expected\)$" "$ERR"
+t_exit 0 "--inspect - --within ROOT --missing-ok strips what is under ROOT" \
+	sh -c "'$S' --json --missing-ok --inspect - --within '$R' <'$TMP/inspect.json'"
 cp "$OUT" "$TMP/insp.out"; cp "$ERR" "$TMP/insp.err"
 t_eq "bind mount source stripped" "$(stat -c %a "$R/one/x")" "755"
 t_eq "volume source stripped" "$(stat -c %a "$R/vol/y")" "755"

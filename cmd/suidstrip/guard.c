@@ -18,6 +18,7 @@
 #include "esc.h"
 #include "suidstrip.h"
 #include "uapi.h"
+#include "usage.h"
 
 /* ---- --within ---- */
 
@@ -28,11 +29,13 @@ roots_add(struct roots *r, const char *path, const char *what)
 	struct stat sb;
 
 	if (r->n >= MAX_ROOTS)
-		die(EXIT_USAGE, "%s: more than %d roots", what, MAX_ROOTS);
+		die_usage_hint(EXIT_USAGE, "%s: more than %d roots", what,
+		    MAX_ROOTS);
 	if ((real = realpath(path, NULL)) == NULL)
-		die_sys(EXIT_USAGE, "%s %s", what, path);
+		die_usage_hint(EXIT_USAGE, "%s %s: %s", what, path,
+		    strerror(errno));
 	if (stat(real, &sb) == -1 || !S_ISDIR(sb.st_mode))
-		die(EXIT_USAGE, "%s %s: not a directory", what, path);
+		die_usage_hint(EXIT_USAGE, "%s %s: not a directory", what, path);
 	r->v[r->n++] = real;
 }
 

@@ -242,7 +242,7 @@ summary_json(const struct target *t, const char *p, const char *why, int bad)
 	    "mode", opt.mode == MODE_CHECK ? "check" :
 	    opt.mode == MODE_DRYRUN ? "dry-run" : "strip",
 	    "restore", !opt.chown ? "not-requested" :
-	    t->failed[STEP_RESTORE] ? "incomplete" : "complete",
+	    t->failed[STEP_RESTORE] || t->unopened ? "incomplete" : "complete",
 	    "scanned", (json_int_t)t->scanned[STEP_STRIP],
 	    "privileged", (json_int_t)atomic_load(&t->found),
 	    "changed", (json_int_t)atomic_load(&t->changed),
@@ -265,9 +265,11 @@ summaries(struct target *tg, size_t n)
 	for (i = 0; i < n; i++) {
 		struct target *t = &tg[i];
 		char p[ESC_SIZE(PATH_MAX)], why[2 * CAUSE_MAX + 64] = "";
-		int bad = t->failed[0] || t->failed[1];
+		int bad = t->failed[0] || t->failed[1] || t->unopened;
 
 		esc_name(t->path, p, sizeof p);
+		if (t->unopened)
+			snprintf(why, sizeof why, "%s", t->cause[STEP_STRIP]);
 		if (t->failed[STEP_RESTORE])
 			snprintf(why, sizeof why, "ownership restore incomplete: %s",
 			    t->cause[STEP_RESTORE]);

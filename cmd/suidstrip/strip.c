@@ -176,14 +176,13 @@ strip_print(struct target *t, const struct walk_ent *e, const struct found *f)
 	json_t *o;
 
 	disp_path(t, e->dpath, e->name, p, sizeof p);
-	if (f->fresh.stx_nlink > 1) {
+	if (f->fresh.stx_nlink > 1)
 		/* Mode and xattrs belong to the inode, shared by every link. */
-		out_line(stderr, "%s: hard link (%u links): %s the shared inode; "
-		    "another link may lie outside the target", p,
+		report_entry(t, e->dpath, e->name, "strip", "reported",
+		    &f->fresh, "hard link", "hard link (%u links): %s the "
+		    "shared inode; another link may lie outside the target",
 		    f->fresh.stx_nlink,
 		    opt.mode == MODE_STRIP ? "stripped" : "would strip");
-		atomic_fetch_add(&t->reported, 1);
-	}
 	if (opt.json) {
 		if ((o = rec_new(t, e->dpath, e->name, "strip", action, &f->fresh,
 		    opt.mode == MODE_CHECK ? -1 : (long)f->after)) == NULL)
@@ -237,6 +236,27 @@ strip_file(const struct walk_ent *e, struct found *f)
 	return op;
 }
 
+/* A privileged file that could not be stripped: the target's WARNING,
+ * and a record, so that the summary's count of privileged files is the
+ * number of records about them. */
+static void
+strip_failed(struct target *t, const struct walk_ent *e, const struct found *f,
+    const char *op, int err)
+{
+	char p[ESC_SIZE(PATH_MAX * 2)], why[256];
+	json_t *o;
+
+	snprintf(why, sizeof why, "%s: %s", op, err == ESTALE || err == ENOENT ||
+	    err == ELOOP ? "changed during the walk" : strerror(err));
+	disp_path(t, e->dpath, e->name, p, sizeof p);
+	fail_target(t, STEP_STRIP, "%s: %s", p, why);
+	if (opt.json && (o = rec_new(t, e->dpath, e->name, "strip",
+	    "strip-failed", e->stx, -1)) != NULL) {
+		json_object_set_new(o, "error", json_string(why));
+		emit_json(o);
+	}
+}
+
 static void
 strip_ent(void *ctx, const struct walk_ent *e)
 {
@@ -246,7 +266,6 @@ strip_ent(void *ctx, const struct walk_ent *e)
 	char p[ESC_SIZE(PATH_MAX * 2)];
 	struct found f;
 	const char *failed_op;
-	int err;
 
 	if (S_ISDIR(st->stx_mode) || S_ISCHR(st->stx_mode) ||
 	    S_ISBLK(st->stx_mode)) {
@@ -263,11 +282,10 @@ strip_ent(void *ctx, const struct walk_ent *e)
 		else if (errno == ERANGE)
 			f.capn = sizeof cap;	/* oversized: still a capability */
 		else {
-			err = errno;
 			disp_path(t, e->dpath, e->name, p, sizeof p);
 			fail_target(t, STEP_STRIP, "%s: read capability: %s", p,
-			    err == ENOENT ? "changed during the walk" :
-			    strerror(err));
+			    errno == ENOENT ? "changed during the walk" :
+			    strerror(errno));
 			return;
 		}
 	}
@@ -283,11 +301,7 @@ strip_ent(void *ctx, const struct walk_ent *e)
 	f.fresh = *st;
 	if (opt.mode == MODE_STRIP) {
 		if ((failed_op = strip_file(e, &f)) != NULL) {
-			err = errno;
-			disp_path(t, e->dpath, e->name, p, sizeof p);
-			fail_target(t, STEP_STRIP, "%s: %s: %s", p, failed_op,
-			    err == ESTALE || err == ENOENT || err == ELOOP ?
-			    "changed during the walk" : strerror(err));
+			strip_failed(t, e, &f, failed_op, errno);
 			return;
 		}
 		atomic_fetch_add(&t->changed, 1);

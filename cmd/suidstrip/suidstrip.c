@@ -3,7 +3,6 @@
  * bind-mount directories, host-side, without ever following a symlink.
  * main: options, one validation block, then the steps in order (guards,
  * targets, ownership restore, strip, summaries).  See suidstrip.h. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +12,11 @@
 #include "err.h"
 #include "scan.h"
 #include "suidstrip.h"
+#include "usage.h"
 
 #define USAGE "suidstrip [--dry-run | --check] [--json] [--chown UID:GID] " \
 	"[--budget SECONDS] [--jobs N] [--within ROOT]... [--guard ROOT]... " \
-	"[--inspect FILE|-] [DIR...]"
+	"[--inspect FILE|-] [--missing-ok] [--] [DIR...]"
 
 struct options opt;
 
@@ -40,18 +40,37 @@ parse_owner(const char *s, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
-static const struct option longopts[] = {
-	{ "budget", required_argument, NULL, 'b' },	/* seconds per step */
-	{ "check", no_argument, NULL, 'c' },		/* audit, change nothing */
-	{ "chown", required_argument, NULL, 'o' },	/* restore owner first */
-	{ "dry-run", no_argument, NULL, 'n' },		/* list, change nothing */
-	{ "guard", required_argument, NULL, 'g' },	/* nosuid,nodev bind */
-	{ "help", no_argument, NULL, 'h' },
-	{ "inspect", required_argument, NULL, 'i' },	/* docker inspect JSON */
-	{ "jobs", required_argument, NULL, 'j' },	/* walker threads */
-	{ "json", no_argument, NULL, 'J' },		/* one record a line */
-	{ "within", required_argument, NULL, 'w' },	/* allowed root */
-	{ NULL, 0, NULL, 0 },
+enum {
+	OPT_CHECK = USAGE_LONG_ONLY, OPT_JSON, OPT_CHOWN, OPT_BUDGET,
+	OPT_JOBS, OPT_WITHIN, OPT_GUARD, OPT_INSPECT, OPT_MISSING_OK,
+	OPT_VERSION,
+};
+
+/* Every option, its value and its one help line (--help prints them). */
+static const struct usage_opt options[] = {
+	{ "dry-run", no_argument, 'n', NULL,
+	    "change nothing; list what would change" },
+	{ "check", no_argument, OPT_CHECK, NULL,
+	    "audit: change nothing; exit 1 if anything is privileged" },
+	{ "json", no_argument, OPT_JSON, NULL,
+	    "one JSON record a line on stdout instead of text" },
+	{ "chown", required_argument, OPT_CHOWN, "UID:GID",
+	    "first give root-owned entries to UID:GID (numeric, UID not 0)" },
+	{ "budget", required_argument, OPT_BUDGET, "SECONDS",
+	    "time budget of each step, 1 to 86400 (default 10)" },
+	{ "jobs", required_argument, OPT_JOBS, "N",
+	    "walker threads, 1 to 16 (default 4; 2 on one CPU)" },
+	{ "within", required_argument, OPT_WITHIN, "ROOT",
+	    "only targets at or below ROOT (repeatable; needed by --inspect)" },
+	{ "guard", required_argument, OPT_GUARD, "ROOT",
+	    "bind ROOT on itself nosuid,nodev first (repeatable)" },
+	{ "inspect", required_argument, OPT_INSPECT, "FILE",
+	    "targets from docker inspect JSON in FILE (-: stdin)" },
+	{ "missing-ok", no_argument, OPT_MISSING_OK, NULL,
+	    "a missing target is skipped with a note, not a failure" },
+	{ "help", no_argument, 'h', NULL, "print this help and exit" },
+	{ "version", no_argument, OPT_VERSION, NULL, "print the version and exit" },
+	{ NULL, 0, 0, NULL, NULL },
 };
 
 /* The steps need many fds (one per directory being read) and the walk. */
@@ -88,16 +107,92 @@ steps_run(struct target *tg, size_t n)
 			step_run(&tg[i], STEP_STRIP, deadline);
 }
 
+/* What the command line asked for, before it is checked. */
+struct cmdline {
+	struct roots within, guard;
+	const char *inspect;
+	char **operands;	/* targets, in the order given */
+	size_t nops;
+	int dry, check;
+};
+
+static void
+parse_option(struct cmdline *cl, int c)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_BUDGET:
+		if (scan_u64(optarg, 1, 86400, &opt.budget) == -1)
+			die_usage_hint(EXIT_USAGE, "--budget %s: not 1 to 86400 "
+			    "seconds", optarg);
+		break;
+	case OPT_CHECK: cl->check = 1; break;
+	case OPT_CHOWN:
+		if (parse_owner(optarg, &opt.uid, &opt.gid) == -1)
+			die_usage_hint(EXIT_USAGE, "--chown %s: not UID:GID "
+			    "(numeric, UID not 0)", optarg);
+		opt.chown = 1;
+		break;
+	case 'n': cl->dry = 1; break;
+	case OPT_GUARD: roots_add(&cl->guard, optarg, "--guard"); break;
+	case OPT_INSPECT:
+		if (cl->inspect != NULL)
+			die_usage_hint(EXIT_USAGE, "--inspect given twice");
+		cl->inspect = optarg;
+		break;
+	case OPT_JOBS:
+		if (scan_u64(optarg, 1, 16, &v) == -1)
+			die_usage_hint(EXIT_USAGE, "--jobs %s: not 1 to 16", optarg);
+		opt.jobs = (int)v;
+		break;
+	case OPT_JSON: opt.json = 1; break;
+	case OPT_MISSING_OK: opt.missing_ok = 1; break;
+	case OPT_WITHIN: roots_add(&cl->within, optarg, "--within"); break;
+	default: abort();	/* every option of the table is handled */
+	}
+}
+
+/* Options anywhere (GNU style): the leading '-' makes getopt_long hand
+ * over each operand in place (c == 1), whatever POSIXLY_CORRECT says, so
+ * that "DIR --dry-run" is a dry run, never a second target; after "--"
+ * everything is an operand. */
+static void
+parse(struct cmdline *cl, int argc, char *argv[])
+{
+	struct option longopts[sizeof options / sizeof options[0]];
+	char shorts[32];
+	int c;
+
+	if (usage_longopts(options, longopts, sizeof options /
+	    sizeof options[0]) == -1 ||
+	    usage_optstring(options, "-", shorts, sizeof shorts) == -1)
+		abort();
+	if ((cl->operands = calloc((size_t)argc + 1, sizeof *cl->operands)) ==
+	    NULL)
+		die_sys(EXIT_NO, "unable to allocate");
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 1: cl->operands[cl->nops++] = optarg; break;
+		case 'h': usage_help(USAGE, options); exit(EXIT_OK);
+		case OPT_VERSION: print_version(); exit(EXIT_OK);
+		case ':':
+		case '?': die_getopt(EXIT_USAGE, options, c, argv);
+		default: parse_option(cl, c);
+		}
+	}
+	while (optind < argc)
+		cl->operands[cl->nops++] = argv[optind++];
+}
+
 int
 main(int argc, char *argv[])
 {
-	struct roots within = { .n = 0 }, guard = { .n = 0 };
+	struct cmdline cl = { .inspect = NULL };
 	struct inspect_sources src = { 0 };
-	const char *inspect = NULL;
 	struct target *tg;
 	size_t ntg;
-	int c, dry = 0, check = 0, rc;
-	uint64_t v;
+	int rc;
 	long np;
 
 	prog_set("suidstrip");
@@ -106,66 +201,39 @@ main(int argc, char *argv[])
 	 * a cold cache a spare worker keeps the disk busy. */
 	np = sysconf(_SC_NPROCESSORS_ONLN);
 	opt.jobs = np < 1 ? 2 : np >= 2 ? 4 : 2;
-	while ((c = getopt_long(argc, argv, "+hn", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (scan_u64(optarg, 1, 86400, &opt.budget) == -1)
-				die(EXIT_USAGE, "--budget %s: not 1 to 86400 seconds",
-				    optarg);
-			break;
-		case 'c': check = 1; break;
-		case 'o':
-			if (parse_owner(optarg, &opt.uid, &opt.gid) == -1)
-				die(EXIT_USAGE, "--chown %s: not UID:GID (numeric, "
-				    "UID not 0)", optarg);
-			opt.chown = 1;
-			break;
-		case 'n': dry = 1; break;
-		case 'g': roots_add(&guard, optarg, "--guard"); break;
-		case 'h': printf("usage: %s\n", USAGE); return EXIT_OK;
-		case 'i':
-			if (inspect != NULL)
-				die(EXIT_USAGE, "--inspect given twice");
-			inspect = optarg;
-			break;
-		case 'j':
-			if (scan_u64(optarg, 1, 16, &v) == -1)
-				die(EXIT_USAGE, "--jobs %s: not 1 to 16", optarg);
-			opt.jobs = (int)v;
-			break;
-		case 'J': opt.json = 1; break;
-		case 'w': roots_add(&within, optarg, "--within"); break;
-		default: die_usage(USAGE);
-		}
-	}
+	parse(&cl, argc, argv);
 	/* One validation block, before any side effect. */
-	if (dry && check)
-		die(EXIT_USAGE, "--dry-run and --check exclude each other");
-	if (check && opt.chown)
-		die(EXIT_USAGE, "--check changes nothing: --chown makes no sense");
+	if (cl.dry && cl.check)
+		die_usage_hint(EXIT_USAGE, "--dry-run and --check exclude each "
+		    "other");
+	if (cl.check && opt.chown)
+		die_usage_hint(EXIT_USAGE, "--check changes nothing: --chown "
+		    "makes no sense");
 	/* Without a root, docker inspect JSON (which the container's owner
 	 * partly controls) could name any host directory: fail closed. */
-	if (inspect != NULL && within.n == 0)
-		die(EXIT_USAGE, "--inspect needs at least one --within ROOT");
-	if (optind == argc && inspect == NULL && guard.n == 0)
-		die_usage(USAGE);
-	opt.mode = check ? MODE_CHECK : dry ? MODE_DRYRUN : MODE_STRIP;
+	if (cl.inspect != NULL && cl.within.n == 0)
+		die_usage_hint(EXIT_USAGE, "--inspect needs at least one "
+		    "--within ROOT");
+	if (cl.nops == 0 && cl.inspect == NULL && cl.guard.n == 0)
+		die_usage_hint(EXIT_USAGE, "nothing to do: no DIR, --inspect "
+		    "or --guard");
+	opt.mode = cl.check ? MODE_CHECK : cl.dry ? MODE_DRYRUN : MODE_STRIP;
 	opt.tty = isatty(2);
 
 	prepare();
-	if (inspect != NULL)
-		inspect_read(inspect, &src);
+	if (cl.inspect != NULL)
+		inspect_read(cl.inspect, &src);
 	/* --guard first: from then on new setuid files are inert there. */
-	rc = guards_run(&guard);
-	tg = targets_open(argv + optind, (size_t)(argc - optind), &src,
-	    &within, &ntg);
+	rc = guards_run(&cl.guard);
+	tg = targets_open(cl.operands, cl.nops, &src, &cl.within, &ntg);
 	inspect_free(&src);
 	steps_run(tg, ntg);
 	if (summaries(tg, ntg) != EXIT_OK)
 		rc = EXIT_NO;
 	targets_free(tg, ntg);
-	roots_free(&within);
-	roots_free(&guard);
+	roots_free(&cl.within);
+	roots_free(&cl.guard);
+	free(cl.operands);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		die_sys(EXIT_NO, "unable to write the report");
 	return rc;

@@ -37,6 +37,7 @@ struct options {
 	uint64_t budget;	/* seconds */
 	int jobs;
 	int tty;
+	int missing_ok;		/* a missing target is skipped, not failed */
 };
 extern struct options opt;
 
@@ -47,6 +48,7 @@ struct target {
 	const char *file;	/* a single-file target: its name in fd */
 	char cause[2][CAUSE_MAX];	/* per step: the first failure */
 	int failed[2];
+	int unopened;		/* could not be resolved or opened: cause[1] */
 	uint64_t scanned[2];
 	int progressed;
 	atomic_uint_fast64_t changed, found, reported;

@@ -118,7 +118,8 @@ target_file(struct target *t, const char *real, const char *root)
 
 /* Resolve src and open it as a target.  Returns 0 (t filled), 1 when the
  * target is skipped (reported), -1 when it failed (t->cause[STEP_STRIP]
- * says why, t->path is set). */
+ * says why, t->path is set).  A missing target is a
+ * failure unless --missing-ok: a typo must not pass for a clean strip. */
 static int
 target_open(struct target *t, const char *src, const struct roots *roots)
 {
@@ -129,13 +130,17 @@ target_open(struct target *t, const char *src, const struct roots *roots)
 	memset(t, 0, sizeof *t);
 	t->fd = -1;
 	if ((t->path = realpath(src, NULL)) == NULL) {
-		if (errno == ENOENT || errno == ENOTDIR) {
+		int missing = errno == ENOENT || errno == ENOTDIR;
+
+		if (missing && opt.missing_ok) {
 			skip_target(src, "missing (not recreated)");
 			return 1;
 		}
-		t->path = strdup(src);
-		snprintf(t->cause[STEP_STRIP], CAUSE_MAX, "resolve: %s",
-		    strerror(errno));
+		snprintf(t->cause[STEP_STRIP], CAUSE_MAX, "%s%s", missing ?
+		    "missing (not recreated; --missing-ok if expected)" :
+		    "resolve: ", missing ? "" : strerror(errno));
+		if ((t->path = strdup(src)) == NULL)
+			die_sys(EXIT_NO, "unable to allocate");
 		return -1;
 	}
 	root = roots_match(roots, t->path);
@@ -211,7 +216,7 @@ targets_open(char *const *operands, size_t nops,
 			continue;
 		}
 		if (r == -1)
-			tg[ntg].failed[STEP_STRIP] = 1;
+			tg[ntg].unopened = 1;
 		ntg++;
 	}
 	*n = ntg;

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: ISC */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "esc.h"
+#include "usage.h"
+
+int
+usage_longopts(const struct usage_opt *tab, struct option *out, size_t n)
+{
+	size_t i;
+
+	for (i = 0; tab[i].name != NULL; i++) {
+		if (i + 1 >= n)
+			return errno = ENOBUFS, -1;
+		out[i].name = tab[i].name;
+		out[i].has_arg = tab[i].has_arg;
+		out[i].flag = NULL;
+		out[i].val = tab[i].val;
+	}
+	if (i >= n)
+		return errno = ENOBUFS, -1;
+	memset(&out[i], 0, sizeof out[i]);
+	return 0;
+}
+
+static int
+is_short(int val)
+{
+	return (val >= 'a' && val <= 'z') || (val >= 'A' && val <= 'Z');
+}
+
+int
+usage_optstring(const struct usage_opt *tab, const char *prefix, char *out,
+    size_t size)
+{
+	size_t i, n;
+
+	n = (size_t)snprintf(out, size, "%s:", prefix);
+	for (i = 0; tab[i].name != NULL && n < size; i++)
+		if (is_short(tab[i].val))
+			n += (size_t)snprintf(out + n, size - n, "%c%s",
+			    tab[i].val, tab[i].has_arg == required_argument ?
+			    ":" : "");
+	if (n >= size)
+		return errno = ENOBUFS, -1;
+	return 0;
+}
+
+void
+usage_help(const char *usage, const struct usage_opt *tab)
+{
+	char left[64];
+	size_t i;
+
+	printf("usage: %s\n", usage);
+	for (i = 0; tab[i].name != NULL; i++) {
+		snprintf(left, sizeof left, "%s%c%s--%s%s%s",
+		    is_short(tab[i].val) ? "-" : " ",
+		    is_short(tab[i].val) ? tab[i].val : ' ',
+		    is_short(tab[i].val) ? ", " : "  ", tab[i].name,
+		    tab[i].arg != NULL ? " " : "",
+		    tab[i].arg != NULL ? tab[i].arg : "");
+		printf("  %-24s %s\n", left, tab[i].help);
+	}
+}
+
+void
+version_print(const char *version)
+{
+	printf("%s %s\n", prog_name(), version);
+}
+
+static _Noreturn void
+vdie_usage_hint(int code, const char *fmt, va_list ap)
+{
+	char buf[2048];
+	size_t n;
+	ssize_t w;
+
+	err_format(buf, sizeof buf, -1, fmt, ap);
+	n = strlen(buf);
+	snprintf(buf + n, sizeof buf - n, "try '%s --help'\n", prog_name());
+	w = write(STDERR_FILENO, buf, strlen(buf));
+	(void)w;
+	exit(code);
+}
+
+void
+die_usage_hint(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie_usage_hint(code, fmt, ap);
+}
+
+/* The option of tab whose val is val, or NULL. */
+static const struct usage_opt *
+opt_by_val(const struct usage_opt *tab, int val)
+{
+	size_t i;
+
+	for (i = 0; tab[i].name != NULL; i++)
+		if (tab[i].val == val)
+			return &tab[i];
+	return NULL;
+}
+
+void
+die_getopt(int code, const struct usage_opt *tab, int c, char *const argv[])
+{
+	const struct usage_opt *o = opt_by_val(tab, optopt);
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	char e[ESC_SIZE(64)], a[64];
+
+	/* The word as typed, up to any "=VALUE", escaped: it may be
+	 * anything, pasted from anywhere. */
+	snprintf(a, sizeof a, "%.*s", (int)strcspn(arg, "="), arg);
+	esc_name(a, e, sizeof e);
+	if (c == ':' && o != NULL)
+		die_usage_hint(code, "--%s needs a value (%s)", o->name,
+		    o->arg != NULL ? o->arg : "VALUE");
+	if (c == ':')
+		die_usage_hint(code, "-%c needs a value", optopt);
+	if (optopt != 0 && o != NULL && strncmp(arg, "--", 2) == 0 &&
+	    strchr(arg, '=') != NULL)
+		die_usage_hint(code, "--%s takes no value", o->name);
+	if (optopt > ' ' && optopt < 0x7f)
+		die_usage_hint(code, "unknown option: -%c", optopt);
+	die_usage_hint(code, "unknown or ambiguous option: %s", e);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: ISC */
+/* usage: the command line every tool shares: one option table with one
+ * help line per option (it feeds getopt_long and --help), --version, and
+ * usage errors: one line saying what was wrong, then one hint line
+ * "try 'PROG --help'", never the whole usage. */
+#ifndef BORNE_USAGE_H
+#define BORNE_USAGE_H
+
+#include <getopt.h>
+#include <stddef.h>
+
+/* The version, embedded at build from the repository (git describe) by
+ * the Makefile for cmd/ objects only; "unknown" elsewhere. */
+#ifndef BORNE_VERSION
+#define BORNE_VERSION "unknown"
+#endif
+
+#define USAGE_LONG_ONLY 256
+
+struct usage_opt {
+	const char *name;	/* long name, without "--"; NULL ends the table */
+	int has_arg;		/* no_argument or required_argument */
+	int val;		/* getopt_long's return: an ASCII letter is
+				 * also the short option (-n); long-only
+				 * options use values from USAGE_LONG_ONLY */
+	const char *arg;	/* the value's name in --help, or NULL */
+	const char *help;	/* one line */
+};
+
+/* Fill out (room for n entries) with tab's options and the terminating
+ * zero entry.  Returns 0, or -1 (ENOBUFS) when out is too small. */
+int usage_longopts(const struct usage_opt *tab, struct option *out,
+    size_t n);
+
+/* Write prefix ("+", "-" or "", then ':' so that getopt_long reports a
+ * missing value as ':') and the short options of tab into out.  Returns 0,
+ * or -1 (ENOBUFS) when out is too small. */
+int usage_optstring(const struct usage_opt *tab, const char *prefix,
+    char *out, size_t size);
+
+/* --help: "usage: USAGE" then one line per option of tab, on stdout. */
+void usage_help(const char *usage, const struct usage_opt *tab);
+
+/* --version: "PROG VERSION" on stdout. */
+void version_print(const char *version);
+#define print_version() version_print(BORNE_VERSION)
+
+/* "prog: <fmt>" then "try 'prog --help'", in one write(2) on stderr, then
+ * exit(code). */
+_Noreturn void die_usage_hint(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The usage error for what getopt_long returned as c, ':' (a missing
+ * value; the option string must start with ':' after any '+' or '-') or
+ * '?' (unknown, ambiguous, or a value given to a flag); argv as given to
+ * getopt_long.  Calls die_usage_hint(code, ...). */
+_Noreturn void die_getopt(int code, const struct usage_opt *tab, int c,
+    char *const argv[]);
+
+#endif
