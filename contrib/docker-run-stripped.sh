@@ -2,14 +2,16 @@
 # docker-run-stripped.sh: run a container, then strip setuid/setgid bits
 # and file capabilities from its bind mounts and volumes when it exits.
 #
-#   docker-run-stripped.sh [--within ROOT]... [--chown UID:GID] -- RUN-ARGS...
+#   docker-run-stripped.sh [--within ROOT]... [--chown UID:GID] [--missing-ok]
+#                          -- RUN-ARGS...
 #
 # RUN-ARGS are what you would give `docker run` (options, image, command).
 # The container is created first and its mounts are read from `docker
 # inspect` before it starts (so --rm-like cleanup cannot lose them), run
 # attached, stripped with `suidstrip --inspect - --within ROOT` when it
 # exits, then removed.  Only mount sources whose real path lies under a
-# --within ROOT are touched (at least one is required).  Exit status: the
+# --within ROOT are touched (at least one is required); a source that is
+# gone by then fails the strip unless --missing-ok.  Exit status: the
 # container's when it failed, else suidstrip's (0 clean, 1 WARNING).
 # Environment: DOCKER (client, default docker), SUIDSTRIP (default
 # suidstrip), KEEP=1 keeps the container.  See contrib/README.suidstrip.md
@@ -23,8 +25,10 @@ while [ $# -gt 0 ]; do
 	--within|--chown) [ $# -ge 2 ] || { echo "$0: $1 needs a value" >&2; exit 2; }
 		strip_args="$strip_args $1 $(printf '%s' "$2" | sed "s/'/'\\\\''/g; s/^/'/; s/\$/'/")"
 		shift 2 ;;
+	--missing-ok) strip_args="$strip_args --missing-ok"; shift ;;
 	--) shift; break ;;
-	*) echo "usage: $0 [--within ROOT]... [--chown UID:GID] -- RUN-ARGS..." >&2
+	*) echo "$0: unknown option: $1 (usage: $0 [--within ROOT]..." \
+		"[--chown UID:GID] [--missing-ok] -- RUN-ARGS...)" >&2
 		exit 2 ;;
 	esac
 done

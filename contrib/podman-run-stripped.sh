@@ -4,7 +4,8 @@
 # bits and file capabilities from its bind mounts and volumes when it
 # exits.  podman inspect prints the same Mounts[] shape as docker's.
 #
-#   podman-run-stripped.sh [--within ROOT]... [--chown UID:GID] -- RUN-ARGS...
+#   podman-run-stripped.sh [--within ROOT]... [--chown UID:GID] [--missing-ok]
+#                          -- RUN-ARGS...
 #
 # Environment: PODMAN (client, default podman), SUIDSTRIP, KEEP as in
 # docker-run-stripped.sh.
