@@ -171,15 +171,26 @@ parse(struct cmdline *cl, int argc, char *argv[])
 	if ((cl->operands = calloc((size_t)argc + 1, sizeof *cl->operands)) ==
 	    NULL)
 		die_sys(EXIT_NO, "unable to allocate");
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 1: cl->operands[cl->nops++] = optarg; break;
-		case 'h': usage_help(USAGE, options); exit(EXIT_OK);
-		case OPT_VERSION: print_version(); exit(EXIT_OK);
-		case ':':
-		case '?': die_getopt(EXIT_USAGE, options, c, argv);
-		default: parse_option(cl, c);
+	for (;;) {
+		while ((c = getopt_long(argc, argv, shorts, longopts,
+		    NULL)) != -1) {
+			switch (c) {
+			case 1: cl->operands[cl->nops++] = optarg; break;
+			case 'h': usage_help(USAGE, options); exit(EXIT_OK);
+			case OPT_VERSION: print_version(); exit(EXIT_OK);
+			case ':':
+			case '?': die_getopt(EXIT_USAGE, options, c, argv);
+			default: parse_option(cl, c);
+			}
 		}
+		/* musl's getopt stops at a lone "-" (glibc hands it over as
+		 * an operand): take it and go on, unless it follows "--". */
+		if (optind < argc && strcmp(argv[optind], "-") == 0 &&
+		    strcmp(argv[optind - 1], "--") != 0) {
+			cl->operands[cl->nops++] = argv[optind++];
+			continue;
+		}
+		break;
 	}
 	while (optind < argc)
 		cl->operands[cl->nops++] = argv[optind++];
