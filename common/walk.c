@@ -219,8 +219,8 @@ struct ldirent64 {
 	char d_name[];
 };
 
-static uint64_t
-now_ns(void)
+uint64_t
+walk_now_ns(void)
 {
 	struct timespec ts;
 
@@ -231,7 +231,7 @@ now_ns(void)
 static void
 over_budget(struct walk *w)
 {
-	if (w->deadline != 0 && now_ns() >= w->deadline) {
+	if (w->deadline != 0 && walk_now_ns() >= w->deadline) {
 		atomic_store(&w->budget_hit, 1);
 		atomic_store(&w->stop, 1);
 	}
@@ -478,7 +478,7 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 	/* The same fd may be walked twice (restore, then strip). */
 	if (lseek(rootfd, 0, SEEK_SET) == -1)
 		return -1;
-	start = last = now_ns();
+	start = last = walk_now_ns();
 	w.deadline = budget_ns ? start + budget_ns : 0;
 	pthread_mutex_init(&w.mu, NULL);
 	pthread_cond_init(&w.cv, NULL);
@@ -533,7 +533,7 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 			break;
 		pthread_mutex_unlock(&w.mu);
 		over_budget(&w);
-		t = now_ns();
+		t = walk_now_ns();
 		if (ops->progress != NULL && t - last >= 250000000u) {
 			last = t;
 			ops->progress(ctx, atomic_load(&w.scanned),

@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <sys/capability.h>
@@ -374,15 +373,6 @@ static const struct walk_ops strip_ops = {
 	.progress = on_progress,
 };
 
-uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A single-file bind mount: the file alone, in its parent. */
 static void
 step_file(struct target *t, enum step s, const struct walk_ops *ops)
@@ -411,7 +401,7 @@ void
 step_run(struct target *t, enum step s, uint64_t deadline)
 {
 	const struct walk_ops *ops = s == STEP_RESTORE ? &restore_ops : &strip_ops;
-	uint64_t now = now_ns();
+	uint64_t now = walk_now_ns();
 	int r;
 
 	if (now >= deadline) {

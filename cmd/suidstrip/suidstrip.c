@@ -96,12 +96,12 @@ steps_run(struct target *tg, size_t n)
 	size_t i;
 
 	if (opt.chown) {
-		deadline = now_ns() + opt.budget * 1000000000u;
+		deadline = walk_now_ns() + opt.budget * 1000000000u;
 		for (i = 0; i < n; i++)
 			if (tg[i].fd != -1)
 				step_run(&tg[i], STEP_RESTORE, deadline);
 	}
-	deadline = now_ns() + opt.budget * 1000000000u;
+	deadline = walk_now_ns() + opt.budget * 1000000000u;
 	for (i = 0; i < n; i++)
 		if (tg[i].fd != -1)
 			step_run(&tg[i], STEP_STRIP, deadline);

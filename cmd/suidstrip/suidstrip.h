@@ -88,8 +88,7 @@ void targets_free(struct target *t, size_t n);
 
 /* ---- strip.c ---- */
 
-uint64_t now_ns(void);
-/* Run step s over t within what is left before deadline (CLOCK_MONOTONIC
+/* Run step s over t within what is left before deadline (walk_now_ns()
  * nanoseconds); failures are recorded in t. */
 void step_run(struct target *t, enum step s, uint64_t deadline);
 
