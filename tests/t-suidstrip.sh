@@ -1,5 +1,7 @@
 #!/bin/sh
-# suidstrip: strip, check, dry-run, json, chown, docker inspect scoping,
+# suidstrip: usage errors (one line and a hint), --help, --version,
+# options after operands, missing targets (--missing-ok), strip, check,
+# dry-run, json (summary counts = records), chown, docker inspect scoping,
 # nested mounts, --guard, budget, progress, and the symlink-swap races.
 # The whole file runs in a private mount namespace (unshare -m) so that
 # every mount it makes vanishes with it.
