@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* landlock: ABI -> rights table and ruleset construction. */
+/* landlock: a plan's ruleset, from the ABI table of llabi.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,63 +11,11 @@
 #include "landlock.h"
 #include "uapi.h"
 
-#define FS_V1                                                              \
-	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |      \
-	    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |   \
-	    LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
-	    LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |   \
-	    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |   \
-	    LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | \
-	    LANDLOCK_ACCESS_FS_MAKE_SYM)
-#define FS_V2 (FS_V1 | LANDLOCK_ACCESS_FS_REFER)
-#define FS_V3 (FS_V2 | LANDLOCK_ACCESS_FS_TRUNCATE)
-#define FS_V5 (FS_V3 | LANDLOCK_ACCESS_FS_IOCTL_DEV)
-#define NET_V4 (LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP)
-#define SCOPE_V6 \
-	(LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL)
-#define LOG_V7                                      \
-	(LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF | \
-	    LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON |  \
-	    LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF)
-
-/* The one table of Landlock feature levels (Documentation/userspace-api/
- * landlock.rst, "Previous limitations" and the ABI history). */
-static const struct ll_abi_rights table[] = {
-	{1, FS_V1, 0, 0, 0},
-	{2, FS_V2, 0, 0, 0},		/* REFER: cross-directory rename/link */
-	{3, FS_V3, 0, 0, 0},		/* TRUNCATE */
-	{4, FS_V3, NET_V4, 0, 0},	/* TCP bind/connect */
-	{5, FS_V5, NET_V4, 0, 0},	/* IOCTL_DEV */
-	{6, FS_V5, NET_V4, SCOPE_V6, 0}, /* scopes */
-	{7, FS_V5, NET_V4, SCOPE_V6, LOG_V7}, /* audit log flags */
-};
-#define NTABLE (sizeof(table) / sizeof(table[0]))
-
 /* Rights that may appear in a rule on a non-directory. */
 #define FS_FILE                                                        \
 	(LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |  \
 	    LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
 	    LANDLOCK_ACCESS_FS_IOCTL_DEV)
-
-int
-ll_abi(void)
-{
-	long v;
-
-	v = syscall(__NR_landlock_create_ruleset, NULL, 0,
-	    LANDLOCK_CREATE_RULESET_VERSION);
-	return v < 0 ? 0 : (int)v;
-}
-
-const struct ll_abi_rights *
-ll_rights(int abi)
-{
-	if (abi < 1)
-		return NULL;
-	if ((size_t)abi > NTABLE)
-		return &table[NTABLE - 1];
-	return &table[abi - 1];
-}
 
 uint64_t
 ll_intent_rights(enum plan_intent in, int is_dir, int abi)

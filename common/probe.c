@@ -21,6 +21,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "llabi.h"
 #include "mountinfo.h"
 #include "probe.h"
 #include "scan.h"
@@ -48,73 +49,6 @@
 #define F_SEAL_GROW 0x0004
 #define F_SEAL_WRITE 0x0008
 #endif
-
-/* ---- the Landlock ABI table ---- */
-
-#define LL_FS_V1 ((1ULL << 13) - 1)	/* EXECUTE .. MAKE_SYM */
-
-const struct landlock_level landlock_levels[] = {
-	{ 1, "fs", "landlock", LL_FS_V1, 0, 0, 0 },
-	{ 2, "refer", "landlock-refer", LANDLOCK_ACCESS_FS_REFER, 0, 0, 0 },
-	{ 3, "truncate", "landlock-truncate", LANDLOCK_ACCESS_FS_TRUNCATE, 0,
-	    0, 0 },
-	{ 4, "tcp", "landlock-tcp", 0,
-	    LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP, 0,
-	    0 },
-	{ 5, "ioctl_dev", "landlock-ioctl-dev", LANDLOCK_ACCESS_FS_IOCTL_DEV,
-	    0, 0, 0 },
-	{ 6, "scope", "landlock-scope", 0, 0,
-	    LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL, 0 },
-	{ 7, "log_flags", "landlock-log", 0, 0, 0,
-	    LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
-	    LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON |
-	    LANDLOCK_RESTRICT_SELF_LOG_SUBDOMAINS_OFF },
-	{ 0, NULL, NULL, 0, 0, 0, 0 },
-};
-
-uint64_t
-landlock_fs_rights(int abi)
-{
-	const struct landlock_level *l;
-	uint64_t r = 0;
-
-	for (l = landlock_levels; l->abi != 0 && l->abi <= abi; l++)
-		r |= l->fs;
-	return r;
-}
-
-uint64_t
-landlock_net_rights(int abi)
-{
-	const struct landlock_level *l;
-	uint64_t r = 0;
-
-	for (l = landlock_levels; l->abi != 0 && l->abi <= abi; l++)
-		r |= l->net;
-	return r;
-}
-
-uint64_t
-landlock_scopes(int abi)
-{
-	const struct landlock_level *l;
-	uint64_t r = 0;
-
-	for (l = landlock_levels; l->abi != 0 && l->abi <= abi; l++)
-		r |= l->scoped;
-	return r;
-}
-
-unsigned
-landlock_restrict_flags(int abi)
-{
-	const struct landlock_level *l;
-	unsigned r = 0;
-
-	for (l = landlock_levels; l->abi != 0 && l->abi <= abi; l++)
-		r |= l->restrict_flags;
-	return r;
-}
 
 /* ---- small readers ---- */
 
@@ -608,10 +542,8 @@ probe_host_mask(struct probe *p, unsigned what)
 		probe_cgroup(p, (what & PROBE_EXACT) != 0);
 
 	if (what & PROBE_LANDLOCK) {
-		r = syscall(__NR_landlock_create_ruleset, NULL, 0,
-		    LANDLOCK_CREATE_RULESET_VERSION);
-		p->landlock_abi = r > 0 ? (int)r : 0;
-		p->landlock_errno = r > 0 ? 0 : errno;
+		p->landlock_abi = ll_abi();
+		p->landlock_errno = p->landlock_abi > 0 ? 0 : errno;
 	}
 
 	if (what & PROBE_SECCOMP)
@@ -703,9 +635,9 @@ can_controller(const struct probe *p, const char *ctl, char *why,
 static int
 can_landlock(const struct probe *p, const char *m, char *why, size_t whylen)
 {
-	const struct landlock_level *l;
+	const struct ll_abi_rights *l;
 
-	for (l = landlock_levels; l->abi != 0; l++) {
+	for (l = ll_abi_table; l->abi != 0; l++) {
 		if (strcmp(l->mechanism, m) != 0)
 			continue;
 		if (p->landlock_abi >= l->abi)

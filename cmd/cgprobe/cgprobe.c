@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "llabi.h"
 #include "probe.h"
 
 #define USAGE "cgprobe [--json] | cgprobe --require MECHANISM[,MECHANISM...]"
@@ -102,7 +103,7 @@ ranges(char *buf, size_t size, int n, const uint64_t *start,
 static void
 report(const struct probe *p)
 {
-	const struct landlock_level *l;
+	const struct ll_abi_rights *l;
 	struct daemon_hit hits[32];
 	char key[64], buf[PATH_MAX + 64];
 	size_t n = 0, i, j;
@@ -121,21 +122,21 @@ report(const struct probe *p)
 	kv_bool("cgroup2.clone_into_cgroup", p->cg2_clone_into);
 
 	kv_int("landlock.abi", p->landlock_abi);
-	for (l = landlock_levels; l->abi != 0; l++) {
+	for (l = ll_abi_table; l->abi != 0; l++) {
 		snprintf(key, sizeof(key), "landlock.%s", l->key);
 		kv_bool(key, p->landlock_abi >= l->abi);
 	}
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)
-	    landlock_fs_rights(p->landlock_abi));
+	l = ll_rights(p->landlock_abi);
+	snprintf(buf, sizeof(buf), "0x%llx", l ? (unsigned long long)l->fs :
+	    0ULL);
 	kv_str("landlock.fs_rights", buf);
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)
-	    landlock_net_rights(p->landlock_abi));
+	snprintf(buf, sizeof(buf), "0x%llx", l ? (unsigned long long)l->net :
+	    0ULL);
 	kv_str("landlock.net_rights", buf);
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)
-	    landlock_scopes(p->landlock_abi));
+	snprintf(buf, sizeof(buf), "0x%llx", l ?
+	    (unsigned long long)l->scoped : 0ULL);
 	kv_str("landlock.scopes", buf);
-	snprintf(buf, sizeof(buf), "0x%x",
-	    landlock_restrict_flags(p->landlock_abi));
+	snprintf(buf, sizeof(buf), "0x%x", l ? l->restrict_flags : 0U);
 	kv_str("landlock.restrict_flags", buf);
 
 	kv_bool("seccomp.filter", p->seccomp_filter);
