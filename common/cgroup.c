@@ -53,16 +53,18 @@ read_file(int dirfd, const char *name, char *buf, size_t size)
 	return r;
 }
 
-/* Is word a member of the blank-separated list? */
-static int
-has_word(const char *list, const char *word)
+int
+cg_list_has(const char *list, const char *word)
 {
+	static const char blank[] = " \t\n";
 	size_t n = strlen(word);
 	const char *p = list;
 
+	if (n == 0 || word[strcspn(word, blank)] != '\0')
+		return 0;
 	while ((p = strstr(p, word)) != NULL) {
-		if ((p == list || p[-1] == ' ') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+		if ((p == list || strchr(blank, p[-1]) != NULL) &&
+		    (p[n] == '\0' || strchr(blank, p[n]) != NULL))
 			return 1;
 		p += n;
 	}
@@ -77,7 +79,7 @@ enable_ctl(int pfd, const char *ctl, char *err, size_t errlen)
 
 	if (read_file(pfd, "cgroup.subtree_control", buf, sizeof(buf)) == -1)
 		goto fail;
-	if (has_word(buf, ctl))
+	if (cg_list_has(buf, ctl))
 		return 0;
 	snprintf(op, sizeof(op), "+%s", ctl);
 	if (write_file(pfd, "cgroup.subtree_control", op) == 0)

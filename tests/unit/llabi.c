@@ -55,6 +55,15 @@ test_shape(void)
 		    r->restrict_flags != prev->restrict_flags,
 		    "ABI %d adds something", r->abi);
 	}
+	for (i = 0; i < n; i++) {
+		const char *const *m;
+
+		for (m = probe_mechanisms; *m != NULL; m++)
+			if (strcmp(*m, ll_abi_table[i].mechanism) == 0)
+				break;
+		ok(*m != NULL, "%s is a cgprobe mechanism",
+		    ll_abi_table[i].mechanism);
+	}
 	ok(ll_rights(0) == NULL && ll_rights(-1) == NULL, "no row below 1");
 	ok(ll_rights(99) == ll_rights(n), "a newer ABI gets the newest row");
 
