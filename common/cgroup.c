@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "err.h"
 #include "scan.h"
 
 static int
@@ -85,9 +86,8 @@ enable_ctl(int pfd, const char *ctl, char *err, size_t errlen)
 	if (write_file(pfd, "cgroup.subtree_control", op) == 0)
 		return 0;
 fail:
-	snprintf(err, errlen, "cgroup: enabling the %s controller: %s", ctl,
-	    strerror(errno));
-	return -1;
+	return err_set_sys(err, errlen, "cgroup: enabling the %s controller",
+	    ctl);
 }
 
 int
@@ -102,13 +102,8 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 
 	cg->dirfd = -1;
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd == -1) {
-		e = errno;
-		snprintf(err, errlen, "cgroup: %s: %s", parent_dir,
-		    strerror(e));
-		errno = e;
-		return -1;
-	}
+	if (pfd == -1)
+		return err_set_sys(err, errlen, "cgroup: %s", parent_dir);
 	if ((lim->mem_max && enable_ctl(pfd, "memory", err, errlen) == -1) ||
 	    (lim->pids_max && enable_ctl(pfd, "pids", err, errlen) == -1) ||
 	    (lim->cpu_quota_us && enable_ctl(pfd, "cpu", err, errlen) == -1)) {
@@ -124,20 +119,19 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		if (mkdirat(pfd, name, 0755) == 0)
 			break;
 		if (errno != EEXIST) {
+			err_set_sys(err, errlen, "cgroup: mkdir %s/%s",
+			    parent_dir, name);
 			e = errno;
 			close(pfd);
-			snprintf(err, errlen, "cgroup: mkdir %s/%s: %s",
-			    parent_dir, name, strerror(e));
 			errno = e;
 			return -1;
 		}
 	}
 	if (n == 100) {
 		close(pfd);
-		snprintf(err, errlen, "cgroup: no free name under %s",
-		    parent_dir);
 		errno = EEXIST;
-		return -1;
+		return err_set(err, errlen, "cgroup: no free name under %s",
+		    parent_dir);
 	}
 	snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
 	snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
@@ -178,9 +172,8 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 	close(pfd);
 	return 0;
 fail:
+	err_set_sys(err, errlen, "cgroup: %s: %s", cg->path, what);
 	e = errno;
-	snprintf(err, errlen, "cgroup: %s: %s: %s", cg->path, what,
-	    strerror(e));
 	if (cg->dirfd != -1)
 		close(cg->dirfd);
 	cg->dirfd = -1;

@@ -140,15 +140,42 @@ die_usage(const char *usage)
 	exit(usage_code);
 }
 
+/* err_set() and err_set_sys(): format into err, errno preserved. */
+static void
+set(char *err, unsigned long errlen, int e, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	if (err == NULL || errlen == 0)
+		return;
+	vsnprintf(err, errlen, fmt, ap);
+	n = strlen(err);
+	if (e >= 0 && n + 1 < errlen)
+		snprintf(err + n, errlen - n, ": %s", strerror(e));
+}
+
 int
 err_set(char *err, unsigned long errlen, const char *fmt, ...)
 {
 	va_list ap;
+	int saved = errno;
 
-	if (err == NULL || errlen == 0)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	set(err, errlen, -1, fmt, ap);
 	va_end(ap);
+	errno = saved;
+	return -1;
+}
+
+int
+err_set_sys(char *err, unsigned long errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	va_start(ap, fmt);
+	set(err, errlen, saved, fmt, ap);
+	va_end(ap);
+	errno = saved;
 	return -1;
 }

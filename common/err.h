@@ -39,8 +39,12 @@ _Noreturn void die_usage(const char *usage);
 
 /* Write a one-line message (no program name) into err[errlen] for a
  * common/ function's caller to print; does nothing when err is NULL or
- * errlen is 0.  Returns -1, so that `return err_set(...);` fails. */
+ * errlen is 0.  errno is preserved.  Returns -1, so that
+ * `return err_set(...);` fails.  The one way common/ reports errors. */
 int err_set(char *err, unsigned long errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* err_set(), then ": strerror(errno)". */
+int err_set_sys(char *err, unsigned long errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Longest message before escaping (bytes, with "prog: "); longer ones are

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "landlock.h"
 #include "uapi.h"
 
@@ -58,18 +59,12 @@ add_path(int rfd, const struct plan_fsrule *fr, int abi, char *err,
 	/* O_PATH: no read access needed to name the hierarchy; the rule
 	 * binds to this inode, so a later rename cannot move it. */
 	fd = open(fr->path, O_PATH | O_CLOEXEC);
-	if (fd == -1) {
-		e = errno;
-		snprintf(err, errlen, "landlock: %s: %s", fr->path,
-		    strerror(e));
-		errno = e;
-		return -1;
-	}
+	if (fd == -1)
+		return err_set_sys(err, errlen, "landlock: %s", fr->path);
 	if (fstat(fd, &st) == -1) {
+		err_set_sys(err, errlen, "landlock: %s", fr->path);
 		e = errno;
 		close(fd);
-		snprintf(err, errlen, "landlock: %s: %s", fr->path,
-		    strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -79,10 +74,10 @@ add_path(int rfd, const struct plan_fsrule *fr, int abi, char *err,
 	    abi);
 	if (syscall(__NR_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH,
 		&pb, 0) == -1) {
+		err_set_sys(err, errlen, "landlock: rule for %s refused",
+		    fr->path);
 		e = errno;
 		close(fd);
-		snprintf(err, errlen, "landlock: rule for %s refused: %s",
-		    fr->path, strerror(e));
 		errno = e;
 		return -1;
 	}
@@ -94,18 +89,13 @@ static int
 add_port(int rfd, uint16_t port, uint64_t access, char *err, size_t errlen)
 {
 	struct borne_landlock_net_port_attr np;
-	int e;
 
 	np.allowed_access = access;
 	np.port = port;
 	if (syscall(__NR_landlock_add_rule, rfd, LANDLOCK_RULE_NET_PORT, &np,
-		0) == -1) {
-		e = errno;
-		snprintf(err, errlen, "landlock: rule for tcp port %u refused: %s",
-		    (unsigned)port, strerror(e));
-		errno = e;
-		return -1;
-	}
+		0) == -1)
+		return err_set_sys(err, errlen, "landlock: rule for tcp port "
+		    "%u refused", (unsigned)port);
 	return 0;
 }
 
@@ -119,9 +109,8 @@ ll_build(const struct plan *p, int abi, int *rfd, char *err, size_t errlen)
 
 	*rfd = -1;
 	if (r == NULL) {
-		snprintf(err, errlen, "landlock: not available");
 		errno = EOPNOTSUPP;
-		return -1;
+		return err_set(err, errlen, "landlock: not available");
 	}
 	memset(&attr, 0, sizeof(attr));
 	attr.handled_access_fs = r->fs;
@@ -137,13 +126,8 @@ ll_build(const struct plan *p, int abi, int *rfd, char *err, size_t errlen)
 		attrsz = offsetof(struct borne_landlock_ruleset_attr,
 		    handled_access_net);
 	fd = (int)syscall(__NR_landlock_create_ruleset, &attr, attrsz, 0);
-	if (fd == -1) {
-		e = errno;
-		snprintf(err, errlen, "landlock: create ruleset: %s",
-		    strerror(e));
-		errno = e;
-		return -1;
-	}
+	if (fd == -1)
+		return err_set_sys(err, errlen, "landlock: create ruleset");
 	for (i = 0; i < p->nfs; i++)
 		if (add_path(fd, &p->fs[i], abi, err, errlen) == -1)
 			goto fail;

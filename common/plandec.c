@@ -672,7 +672,7 @@ plan_read_fd(int fd, struct plan *p, char *err, size_t errlen)
 		if (n == -1) {
 			int e = errno;
 
-			err_set(err, errlen, "reading plan: %s", strerror(e));
+			err_set_sys(err, errlen, "reading plan");
 			free(buf);
 			return errno = e, -1;
 		}

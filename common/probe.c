@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "err.h"
 #include "io.h"
 #include "llabi.h"
 #include "probeint.h"
@@ -220,7 +221,7 @@ const char *const probe_mechanisms[] = {
 	NULL,
 };
 
-#define WHY(...) (why ? (void)snprintf(why, whylen, __VA_ARGS__) : (void)0)
+#define WHY(...) ((void)err_set(why, whylen, __VA_ARGS__))
 
 static int
 can_cgroup(const struct probe *p, char *why, size_t whylen)

@@ -141,6 +141,23 @@ test_format(void)
 }
 
 static void
+test_err_set(void)
+{
+	char e[64];
+
+	errno = EACCES;
+	is_int(err_set(e, sizeof(e), "open %s", "x"), -1, "err_set is -1");
+	is_str(e, "open x", "err_set formats");
+	is_int(errno, EACCES, "err_set keeps errno");
+	errno = ENOENT;
+	is_int(err_set_sys(e, sizeof(e), "open %s", "y"), -1, "err_set_sys");
+	is_str(e, "open y: No such file or directory", "err_set_sys adds "
+	    "strerror(errno)");
+	is_int(errno, ENOENT, "err_set_sys keeps errno");
+	is_int(err_set(NULL, 0, "x"), -1, "err_set(NULL) only fails");
+}
+
+static void
 test_esc(void)
 {
 	char out[64];
@@ -161,6 +178,7 @@ main(void)
 	test_one_line();
 	test_long();
 	test_format();
+	test_err_set();
 	test_esc();
 	return done_testing();
 }
