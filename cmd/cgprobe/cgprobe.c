@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "esc.h"
 #include "llabi.h"
 #include "probe.h"
 
@@ -67,23 +68,6 @@ static void
 kv_str(const char *key, const char *v)
 {
 	snprintf(kv_new(key, KV_STR)->s, sizeof(kvs[0].s), "%s", v);
-}
-
-/* Bytes below 0x20, 0x7f and backslash as \ooo, so one key stays on one
- * line whatever a path holds. */
-static void
-escape(char *dst, size_t size, const char *src)
-{
-	size_t o = 0;
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)src; *p && o + 5 < size; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			o += (size_t)snprintf(dst + o, size - o, "\\%03o", *p);
-		else
-			dst[o++] = (char)*p;
-	}
-	dst[o] = '\0';
 }
 
 static void
@@ -207,7 +191,7 @@ report(const struct probe *p)
 static void
 print_kv(void)
 {
-	static char buf[4 * (PATH_MAX + 64)];
+	static char buf[ESC_SIZE(PATH_MAX + 64)];
 	size_t i;
 
 	for (i = 0; i < nkv; i++) {
@@ -219,7 +203,7 @@ print_kv(void)
 			printf("%s=%lld\n", kvs[i].key, kvs[i].i);
 			break;
 		case KV_STR:
-			escape(buf, sizeof(buf), kvs[i].s);
+			esc_name(kvs[i].s, buf, sizeof(buf));
 			printf("%s=%s\n", kvs[i].key, buf);
 			break;
 		default:
@@ -231,7 +215,7 @@ print_kv(void)
 static void
 print_json(void)
 {
-	static char buf[4 * (PATH_MAX + 64)];
+	static char buf[ESC_SIZE(PATH_MAX + 64)];
 	json_t *o, *v;
 	char *s;
 	size_t i;
@@ -250,7 +234,7 @@ print_json(void)
 		case KV_STR:
 			v = json_string(kvs[i].s);
 			if (v == NULL) {	/* not UTF-8: escape bytes */
-				escape(buf, sizeof(buf), kvs[i].s);
+				esc_name(kvs[i].s, buf, sizeof(buf));
 				v = json_string(buf);
 			}
 			break;
