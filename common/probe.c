@@ -5,6 +5,7 @@
  * in probesys.c, the privileged daemons in probedaemon.c.  Nothing is
  * created outside this process. */
 #include <errno.h>
+#include <stddef.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,43 +271,23 @@ can_landlock(const struct probe *p, const char *m, char *why, size_t whylen)
 	return -1;
 }
 
-int
-probe_can(const struct probe *p, const char *m, char *why, size_t whylen)
+static int
+can_cgroup_mech(const struct probe *p, const char *m, char *why,
+    size_t whylen)
 {
-	int r;
+	if (!can_cgroup(p, why, whylen))
+		return 0;
+	if (strcmp(m, "cgroup-kill") == 0 && !p->cg2_kill)
+		return WHY("no cgroup.kill (Linux 5.14)"), 0;
+	if (strcmp(m, "clone-into-cgroup") == 0 && !p->cg2_clone_into)
+		return WHY("clone3(CLONE_INTO_CGROUP) unavailable (Linux "
+		    "5.7)"), 0;
+	return 1;
+}
 
-	if (why && whylen)
-		why[0] = '\0';
-	if (m == NULL)
-		return errno = EINVAL, -1;
-	if (strncmp(m, "landlock", 8) == 0 &&
-	    (r = can_landlock(p, m, why, whylen)) != -1)
-		return r;
-	if (strcmp(m, "cgroup2") == 0)
-		return can_cgroup(p, why, whylen);
-	if (strcmp(m, "cgroup-kill") == 0) {
-		if (!can_cgroup(p, why, whylen))
-			return 0;
-		return p->cg2_kill ? 1 : (WHY("no cgroup.kill (Linux 5.14)"),
-		    0);
-	}
-	if (strcmp(m, "clone-into-cgroup") == 0) {
-		if (!can_cgroup(p, why, whylen))
-			return 0;
-		return p->cg2_clone_into ? 1 :
-		    (WHY("clone3(CLONE_INTO_CGROUP) unavailable (Linux 5.7)"),
-		    0);
-	}
-	if (strcmp(m, "memory") == 0 || strcmp(m, "pids") == 0 ||
-	    strcmp(m, "cpu") == 0 || strcmp(m, "io") == 0)
-		return can_controller(p, m, why, whylen);
-	if (strcmp(m, "seccomp") == 0) {
-		if (!p->arch_x86_64)
-			return WHY("architecture %s is not supported (x86_64 "
-			    "only)", p->arch[0] ? p->arch : "unknown"), 0;
-		return p->seccomp_filter ? 1 :
-		    (WHY("seccomp filter mode unavailable"), 0);
-	}
+static int
+can_seccomp(const struct probe *p, const char *m, char *why, size_t whylen)
+{
 	if (strcmp(m, "seccomp-kill-process") == 0)
 		return p->seccomp_filter && p->seccomp_kill_process ? 1 :
 		    (WHY("SECCOMP_RET_KILL_PROCESS unavailable (Linux 4.14)"),
@@ -315,50 +296,121 @@ probe_can(const struct probe *p, const char *m, char *why, size_t whylen)
 		return p->seccomp_filter && p->seccomp_user_notif ? 1 :
 		    (WHY("seccomp user notification unavailable (Linux 5.0)"),
 		    0);
-	if (strcmp(m, "no-new-privs") == 0)
-		return p->no_new_privs ? 1 :
-		    (WHY("PR_GET_NO_NEW_PRIVS unknown (Linux 3.5)"), 0);
-	if (strcmp(m, "userns") == 0) {
-		if (p->userns)
-			return 1;
-		if (p->userns_max <= 0)
-			WHY("user.max_user_namespaces is %ld", p->userns_max);
-		else
-			WHY("kernel.unprivileged_userns_clone is 0");
-		return 0;
-	}
-	if (strcmp(m, "subuid") == 0)
-		return p->subuid_n > 0 ? 1 :
-		    (WHY("no /etc/subuid range for uid %u", (unsigned)p->uid),
-		    0);
-	if (strcmp(m, "subgid") == 0)
-		return p->subgid_n > 0 ? 1 :
-		    (WHY("no /etc/subgid range for uid %u", (unsigned)p->uid),
-		    0);
-	if (strcmp(m, "memfd-seal") == 0)
-		return p->memfd_seal ? 1 :
-		    (WHY("memfd_create with sealing unavailable"), 0);
-	if (strcmp(m, "memfd-exec") == 0) {
-		if (!p->memfd_seal)
-			return WHY("memfd_create with sealing unavailable"), 0;
-		if (p->memfd_exec_flag)
-			return 1;
-		if (p->memfd_noexec == 2)
-			return WHY("vm.memfd_noexec is 2: executable memfds "
-			    "are refused"), 0;
-		return WHY("memfd_create(MFD_EXEC) refused (Linux 6.3)"), 0;
-	}
-#define SYSCALL_MECH(name, field, since)				\
-	if (strcmp(m, name) == 0)					\
-		return p->field ? 1 : (WHY(name " unavailable (Linux "	\
-		    since ")"), 0);
-	SYSCALL_MECH("execveat", execveat, "3.19")
-	SYSCALL_MECH("close-range", close_range, "5.9")
-	SYSCALL_MECH("pidfd", pidfd, "5.3")
-	SYSCALL_MECH("openat2", openat2, "5.6")
-	SYSCALL_MECH("fchmodat2", fchmodat2, "6.6")
-	SYSCALL_MECH("xattrat", xattrat, "6.13")
-#undef SYSCALL_MECH
-	return errno = EINVAL, -1;
+	if (!p->arch_x86_64)
+		return WHY("architecture %s is not supported (x86_64 only)",
+		    p->arch[0] ? p->arch : "unknown"), 0;
+	return p->seccomp_filter ? 1 :
+	    (WHY("seccomp filter mode unavailable"), 0);
 }
 
+static int
+can_userns(const struct probe *p, const char *m, char *why, size_t whylen)
+{
+	if (p->userns)
+		return 1;
+	if (p->userns_max <= 0)
+		WHY("user.max_user_namespaces is %ld", p->userns_max);
+	else
+		WHY("kernel.unprivileged_userns_clone is 0");
+	return 0;
+}
+
+static int
+can_subid(const struct probe *p, const char *m, char *why, size_t whylen)
+{
+	int gid = strcmp(m, "subgid") == 0;
+
+	if ((gid ? p->subgid_n : p->subuid_n) > 0)
+		return 1;
+	return WHY("no /etc/sub%cid range for uid %u", gid ? 'g' : 'u',
+	    (unsigned)p->uid), 0;
+}
+
+static int
+can_memfd(const struct probe *p, const char *m, char *why, size_t whylen)
+{
+	if (!p->memfd_seal)
+		return WHY("memfd_create with sealing unavailable"), 0;
+	if (strcmp(m, "memfd-seal") == 0 || p->memfd_exec_flag)
+		return 1;
+	if (p->memfd_noexec == 2)
+		return WHY("vm.memfd_noexec is 2: executable memfds are "
+		    "refused"), 0;
+	return WHY("memfd_create(MFD_EXEC) refused (Linux 6.3)"), 0;
+}
+
+/* Mechanisms that are one syscall: the field, and why it may be missing. */
+#define SYSCALL_MECH(name, field, since) \
+	{ name, offsetof(struct probe, field), name " unavailable (Linux " \
+	    since ")" }
+static const struct {
+	const char *name;
+	size_t off;
+	const char *why;
+} syscall_mechs[] = {
+	{ "no-new-privs", offsetof(struct probe, no_new_privs),
+	    "PR_GET_NO_NEW_PRIVS unknown (Linux 3.5)" },
+	SYSCALL_MECH("execveat", execveat, "3.19"),
+	SYSCALL_MECH("close-range", close_range, "5.9"),
+	SYSCALL_MECH("pidfd", pidfd, "5.3"),
+	SYSCALL_MECH("openat2", openat2, "5.6"),
+	SYSCALL_MECH("fchmodat2", fchmodat2, "6.6"),
+	SYSCALL_MECH("xattrat", xattrat, "6.13"),
+};
+#undef SYSCALL_MECH
+
+static int
+can_syscall(const struct probe *p, const char *m, char *why, size_t whylen)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(syscall_mechs) / sizeof(syscall_mechs[0]); i++)
+		if (strcmp(m, syscall_mechs[i].name) == 0) {
+			if (*(const int *)((const char *)p +
+			    syscall_mechs[i].off))
+				return 1;
+			return WHY("%s", syscall_mechs[i].why), 0;
+		}
+	return -1;
+}
+
+/* Every mechanism but Landlock's (llabi.c) and the one-syscall ones. */
+static const struct {
+	const char *name;
+	int (*can)(const struct probe *, const char *, char *, size_t);
+} mechs[] = {
+	{ "cgroup2", can_cgroup_mech },
+	{ "cgroup-kill", can_cgroup_mech },
+	{ "clone-into-cgroup", can_cgroup_mech },
+	{ "memory", can_controller },
+	{ "pids", can_controller },
+	{ "cpu", can_controller },
+	{ "io", can_controller },
+	{ "seccomp", can_seccomp },
+	{ "seccomp-kill-process", can_seccomp },
+	{ "seccomp-user-notif", can_seccomp },
+	{ "userns", can_userns },
+	{ "subuid", can_subid },
+	{ "subgid", can_subid },
+	{ "memfd-seal", can_memfd },
+	{ "memfd-exec", can_memfd },
+};
+
+int
+probe_can(const struct probe *p, const char *m, char *why, size_t whylen)
+{
+	size_t i;
+	int r;
+
+	if (why && whylen)
+		why[0] = '\0';
+	if (m == NULL)
+		return errno = EINVAL, -1;
+	if ((r = can_landlock(p, m, why, whylen)) != -1 ||
+	    (r = can_syscall(p, m, why, whylen)) != -1)
+		return r;
+	for (i = 0; i < sizeof(mechs) / sizeof(mechs[0]); i++)
+		if (strcmp(m, mechs[i].name) == 0)
+			return mechs[i].can(p, m, why, whylen);
+	return errno = EINVAL, -1;
+}
