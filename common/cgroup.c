@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "err.h"
 #include "scan.h"
 
 static int
@@ -53,16 +54,18 @@ read_file(int dirfd, const char *name, char *buf, size_t size)
 	return r;
 }
 
-/* Is word a member of the blank-separated list? */
-static int
-has_word(const char *list, const char *word)
+int
+cg_list_has(const char *list, const char *word)
 {
+	static const char blank[] = " \t\n";
 	size_t n = strlen(word);
 	const char *p = list;
 
+	if (n == 0 || word[strcspn(word, blank)] != '\0')
+		return 0;
 	while ((p = strstr(p, word)) != NULL) {
-		if ((p == list || p[-1] == ' ') &&
-		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+		if ((p == list || strchr(blank, p[-1]) != NULL) &&
+		    (p[n] == '\0' || strchr(blank, p[n]) != NULL))
 			return 1;
 		p += n;
 	}
@@ -77,15 +80,14 @@ enable_ctl(int pfd, const char *ctl, char *err, size_t errlen)
 
 	if (read_file(pfd, "cgroup.subtree_control", buf, sizeof(buf)) == -1)
 		goto fail;
-	if (has_word(buf, ctl))
+	if (cg_list_has(buf, ctl))
 		return 0;
 	snprintf(op, sizeof(op), "+%s", ctl);
 	if (write_file(pfd, "cgroup.subtree_control", op) == 0)
 		return 0;
 fail:
-	snprintf(err, errlen, "cgroup: enabling the %s controller: %s", ctl,
-	    strerror(errno));
-	return -1;
+	return err_set_sys(err, errlen, "cgroup: enabling the %s controller",
+	    ctl);
 }
 
 int
@@ -100,13 +102,8 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 
 	cg->dirfd = -1;
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd == -1) {
-		e = errno;
-		snprintf(err, errlen, "cgroup: %s: %s", parent_dir,
-		    strerror(e));
-		errno = e;
-		return -1;
-	}
+	if (pfd == -1)
+		return err_set_sys(err, errlen, "cgroup: %s", parent_dir);
 	if ((lim->mem_max && enable_ctl(pfd, "memory", err, errlen) == -1) ||
 	    (lim->pids_max && enable_ctl(pfd, "pids", err, errlen) == -1) ||
 	    (lim->cpu_quota_us && enable_ctl(pfd, "cpu", err, errlen) == -1)) {
@@ -122,20 +119,19 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		if (mkdirat(pfd, name, 0755) == 0)
 			break;
 		if (errno != EEXIST) {
+			err_set_sys(err, errlen, "cgroup: mkdir %s/%s",
+			    parent_dir, name);
 			e = errno;
 			close(pfd);
-			snprintf(err, errlen, "cgroup: mkdir %s/%s: %s",
-			    parent_dir, name, strerror(e));
 			errno = e;
 			return -1;
 		}
 	}
 	if (n == 100) {
 		close(pfd);
-		snprintf(err, errlen, "cgroup: no free name under %s",
-		    parent_dir);
 		errno = EEXIST;
-		return -1;
+		return err_set(err, errlen, "cgroup: no free name under %s",
+		    parent_dir);
 	}
 	snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
 	snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
@@ -176,9 +172,8 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 	close(pfd);
 	return 0;
 fail:
+	err_set_sys(err, errlen, "cgroup: %s: %s", cg->path, what);
 	e = errno;
-	snprintf(err, errlen, "cgroup: %s: %s: %s", cg->path, what,
-	    strerror(e));
 	if (cg->dirfd != -1)
 		close(cg->dirfd);
 	cg->dirfd = -1;

@@ -54,6 +54,12 @@ int cg_cpu_usec(const struct cg *cg, uint64_t *usec);
  * is missing or malformed). */
 int cg_oom_kills(const struct cg *cg, uint64_t *n);
 
+/* 1 when word is one of the words of list, a cgroup interface file's
+ * content such as cgroup.controllers ("cpu io memory pids\n"): words
+ * are separated by blanks (space, tab, newline), the ends count as
+ * blanks.  0 otherwise, and for an empty word or one holding a blank. */
+int cg_list_has(const char *list, const char *word);
+
 /* Close the fd and rmdir the cgroup.  Returns 0, or -1 with errno when
  * the directory stays (a residue the caller reports). */
 int cg_remove(struct cg *cg);

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "esc.h"
 
 static const char *progname = "borne";
 static int usage_code = EXIT_USAGE;
@@ -32,21 +34,33 @@ usage_code_set(int code)
 void
 err_format(char *buf, unsigned long size, int e, const char *fmt, va_list ap)
 {
+	char raw[ERR_LINE_MAX];
 	size_t n;
 	int r;
 
-	r = snprintf(buf, size, "%s: ", progname);
+	if (size < 2) {
+		if (size == 1)
+			buf[0] = '\0';
+		return;
+	}
+	r = snprintf(raw, sizeof(raw), "%s: ", progname);
 	n = r < 0 ? 0 : (size_t)r;
-	if (n < size) {
-		r = vsnprintf(buf + n, size - n, fmt, ap);
+	if (n < sizeof(raw)) {
+		r = vsnprintf(raw + n, sizeof(raw) - n, fmt, ap);
 		n += r < 0 ? 0 : (size_t)r;
 	}
-	if (e >= 0 && n < size) {
-		r = snprintf(buf + n, size - n, ": %s", strerror(e));
+	if (e >= 0 && n < sizeof(raw)) {
+		r = snprintf(raw + n, sizeof(raw) - n, ": %s", strerror(e));
 		n += r < 0 ? 0 : (size_t)r;
 	}
-	if (n >= size - 1)
-		n = size - 2;	/* truncated: keep room for the newline */
+	if (n >= sizeof(raw))
+		n = sizeof(raw) - 1;	/* truncated by snprintf */
+	/* Whatever the arguments held (a path with a newline, an ESC
+	 * sequence), the line stays one line: no caller can forge a
+	 * second message or drive the terminal.  Backslashes are kept so
+	 * that pieces a caller escaped itself read as they were. */
+	esc_mem(raw, n, buf, size - 1, ESC_KEEP_BACKSLASH);
+	n = strlen(buf);
 	buf[n++] = '\n';
 	buf[n] = '\0';
 }
@@ -54,7 +68,7 @@ err_format(char *buf, unsigned long size, int e, const char *fmt, va_list ap)
 static void
 emit(int e, const char *fmt, va_list ap)
 {
-	char buf[2048];
+	char buf[ESC_SIZE(ERR_LINE_MAX) + 1];
 	ssize_t w;
 
 	err_format(buf, sizeof(buf), e, fmt, ap);
@@ -112,19 +126,56 @@ die_sys(int code, const char *fmt, ...)
 void
 die_usage(const char *usage)
 {
-	warning("usage: %s", usage);
+	struct iovec v[4] = {
+		{ (void *)progname, strlen(progname) },
+		{ (void *)": usage: ", 9 },
+		{ (void *)usage, strlen(usage) },
+		{ (void *)"\n", 1 },
+	};
+	ssize_t w;
+
+	/* The tool's own constant, several lines on purpose: not escaped. */
+	w = writev(STDERR_FILENO, v, 4);
+	(void)w;
 	exit(usage_code);
+}
+
+/* err_set() and err_set_sys(): format into err, errno preserved. */
+static void
+set(char *err, unsigned long errlen, int e, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	if (err == NULL || errlen == 0)
+		return;
+	vsnprintf(err, errlen, fmt, ap);
+	n = strlen(err);
+	if (e >= 0 && n + 1 < errlen)
+		snprintf(err + n, errlen - n, ": %s", strerror(e));
 }
 
 int
 err_set(char *err, unsigned long errlen, const char *fmt, ...)
 {
 	va_list ap;
+	int saved = errno;
 
-	if (err == NULL || errlen == 0)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	set(err, errlen, -1, fmt, ap);
 	va_end(ap);
+	errno = saved;
+	return -1;
+}
+
+int
+err_set_sys(char *err, unsigned long errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	va_start(ap, fmt);
+	set(err, errlen, saved, fmt, ap);
+	va_end(ap);
+	errno = saved;
 	return -1;
 }

@@ -23,7 +23,7 @@ const char *prog_name(void);
 /* Set the exit code of die_usage() (2 by default; 125 for chain-loaders). */
 void usage_code_set(int code);
 
-/* "prog: message\n" in one write(2). */
+/* "prog: message\n" in one write(2), one line (see err_format()). */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: message: strerror(errno)\n". errno is preserved. */
 void warning_sys(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -33,18 +33,31 @@ _Noreturn void die(int code, const char *fmt, ...)
 /* warning_sys() then exit(code). */
 _Noreturn void die_sys(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* "prog: usage: USAGE\n" then exit with the usage code. */
+/* "prog: usage: USAGE\n" then exit with the usage code.  usage is the
+ * tool's own constant and is written as is (it may span lines). */
 _Noreturn void die_usage(const char *usage);
 
 /* Write a one-line message (no program name) into err[errlen] for a
  * common/ function's caller to print; does nothing when err is NULL or
- * errlen is 0.  Returns -1, so that `return err_set(...);` fails. */
+ * errlen is 0.  errno is preserved.  Returns -1, so that
+ * `return err_set(...);` fails.  The one way common/ reports errors. */
 int err_set(char *err, unsigned long errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* err_set(), then ": strerror(errno)". */
+int err_set_sys(char *err, unsigned long errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-/* Format "prog: <fmt>[: strerror(e)]\n" into buf (always terminated);
- * e < 0 means no errno part.  Used by the functions above and by code that
- * must not allocate (between fork and exec). */
+/* Longest message before escaping (bytes, with "prog: "); longer ones are
+ * cut. */
+#define ERR_LINE_MAX 2048
+
+/* Format "prog: <fmt>[: strerror(e)]\n" into buf (always terminated, at
+ * least 2 bytes; ESC_SIZE(ERR_LINE_MAX) + 1 never cuts); e < 0 means no
+ * errno part.  The result is exactly one line: every control byte (\n,
+ * \r, ESC, ...), C1 control and invalid UTF-8 byte of the formatted text
+ * is written as \xNN (common/esc), so a caller that passes an untrusted
+ * string cannot forge a second message.  Used by the functions above and
+ * by code that must not allocate (between fork and exec): stack only. */
 void err_format(char *buf, unsigned long size, int e, const char *fmt,
     va_list ap);
 

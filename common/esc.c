@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: ISC */
-/* esc: lossless escaping of untrusted names. */
+/* esc: lossless escaping of untrusted bytes. */
 #include <errno.h>
 #include <string.h>
 
 #include "esc.h"
 
-/* Length of the well-formed, non-control UTF-8 sequence at p, or 0. */
+/* Length of the well-formed, non-control UTF-8 sequence at p (at most
+ * left bytes), or 0. */
 static size_t
-utf8_len(const unsigned char *p)
+utf8_len(const unsigned char *p, size_t left, unsigned flags)
 {
 	unsigned c = p[0];
 	unsigned long cp;
 	size_t n, i;
 
 	if (c >= 0x20 && c < 0x7f)
-		return c == '\\' ? 0 : 1;
+		return c == '\\' && !(flags & ESC_KEEP_BACKSLASH) ? 0 : 1;
 	if (c >= 0xc2 && c <= 0xdf)
 		n = 2, cp = c & 0x1f;
 	else if (c >= 0xe0 && c <= 0xef)
@@ -23,9 +24,11 @@ utf8_len(const unsigned char *p)
 		n = 4, cp = c & 0x07;
 	else
 		return 0;
+	if (n > left)
+		return 0;
 	for (i = 1; i < n; i++) {
 		if ((p[i] & 0xc0) != 0x80)
-			return 0;	/* also stops at the NUL */
+			return 0;
 		cp = (cp << 6) | (p[i] & 0x3f);
 	}
 	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
@@ -35,25 +38,25 @@ utf8_len(const unsigned char *p)
 }
 
 int
-esc_name(const char *s, char *out, size_t outsz)
+esc_mem(const void *s, size_t len, char *out, size_t outsz, unsigned flags)
 {
 	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = s, *end = p + len;
 	size_t o = 0, n, need = 1, room;
 
 	if (outsz == 0)
 		return errno = ENAMETOOLONG, -1;
 	/* First the length, so that a result that fits is never cut. */
-	while (*p != '\0') {
-		n = utf8_len(p);
+	while (p < end) {
+		n = utf8_len(p, (size_t)(end - p), flags);
 		need += n > 0 ? n : 4;
 		p += n > 0 ? n : 1;
 	}
-	p = (const unsigned char *)s;
+	p = s;
 	/* When it does not fit, keep room for "..." and the NUL. */
 	room = need <= outsz ? outsz - 1 : outsz >= 4 ? outsz - 4 : 0;
-	while (*p != '\0') {
-		n = utf8_len(p);
+	while (p < end) {
+		n = utf8_len(p, (size_t)(end - p), flags);
 		if (n > 0) {
 			if (o + n > room)
 				goto trunc;
@@ -79,4 +82,10 @@ trunc:
 	}
 	out[o < outsz ? o : outsz - 1] = '\0';
 	return errno = ENAMETOOLONG, -1;
+}
+
+int
+esc_name(const char *s, char *out, size_t outsz)
+{
+	return esc_mem(s, strlen(s), out, outsz, 0);
 }

@@ -14,10 +14,6 @@
 #include "scan.h"
 #include "uapi.h"
 
-#ifndef PROC_SUPER_MAGIC
-#define PROC_SUPER_MAGIC 0x9fa0
-#endif
-
 /* The getdents64 record, declared here: libcs differ on dirent64. */
 struct kdirent {
 	uint64_t d_ino;

@@ -1,31 +1,15 @@
 /* SPDX-License-Identifier: ISC */
-/* landlock: the Landlock ABI -> rights table, and a plan's filesystem and
- * TCP domain built as a ruleset fd ahead of time (in the parent), applied
- * by landlock_restrict_self() in the child.  Nothing here prints. */
+/* landlock: a plan's filesystem and TCP domain built as a ruleset fd ahead
+ * of time (in the parent) from the ABI table of llabi.h, applied by
+ * landlock_restrict_self() in the child.  Nothing here prints. */
 #ifndef BORNE_LANDLOCK_H
 #define BORNE_LANDLOCK_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "llabi.h"
 #include "plan.h"
-
-/* What one Landlock ABI version can handle (one row of the table). */
-struct ll_abi_rights {
-	int abi;
-	uint64_t fs;		/* every filesystem right the ABI knows */
-	uint64_t net;		/* TCP bind/connect (ABI >= 4) */
-	uint64_t scoped;	/* abstract unix + signal scopes (ABI >= 6) */
-	uint32_t restrict_flags; /* flags landlock_restrict_self() knows */
-};
-
-/* The running ABI version (landlock_create_ruleset VERSION); 0 when
- * Landlock is unavailable or disabled. */
-int ll_abi(void);
-
-/* The table row for abi (a newer ABI gets the newest row we know); NULL
- * for abi < 1. */
-const struct ll_abi_rights *ll_rights(int abi);
 
 /* Rights an intent grants beneath a directory, and on a non-directory
  * (Landlock refuses directory-only rights on files), masked to what the

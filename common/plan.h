@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* plan: the LaunchPlan, its bounds, and its codec (launchplan(5)).
  * The one place the format is known: planenc encodes and decodes with it,
- * confexec decodes with it.  Nothing here exits or prints. */
+ * confexec decodes with it.  Nothing here exits or prints.  Implemented
+ * by plan.c (codec), planrules.c (the rules, shared by the decoder and
+ * plan_validate) and planjson.c (JSON view), see planint.h. */
 #ifndef BORNE_PLAN_H
 #define BORNE_PLAN_H
 
@@ -146,10 +148,6 @@ int plan_rlimit_lookup(const char *name);
 const char *plan_path_why(const char *path);
 const char *plan_env_why(const char *nv);
 const char *plan_envname_why(const char *name, size_t n);
-
-/* Escape s (n bytes) as launchplan(5) does into out (at most outsize-1
- * bytes, "..." when cut; always terminated).  For messages. */
-void plan_escape_short(const char *s, size_t n, char *out, size_t outsize);
 
 /* Release everything a decoded or built plan owns; *p becomes empty. */
 void plan_free(struct plan *p);

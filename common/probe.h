@@ -122,25 +122,6 @@ extern const char *const probe_mechanisms[];
 int probe_can(const struct probe *p, const char *mechanism, char *why,
     size_t whylen);
 
-/* Landlock ABI -> what it gives, the one table (probe.c).  Each level
- * adds to the ones below it. */
-struct landlock_level {
-	int abi;
-	const char *key;	/* cgprobe key suffix, e.g. "truncate" */
-	const char *mechanism;	/* probe_mechanisms name, e.g. "landlock-tcp" */
-	uint64_t fs;		/* LANDLOCK_ACCESS_FS_* added at this ABI */
-	uint64_t net;		/* LANDLOCK_ACCESS_NET_* added */
-	uint64_t scoped;	/* LANDLOCK_SCOPE_* added */
-	unsigned restrict_flags;/* landlock_restrict_self() flags added */
-};
-extern const struct landlock_level landlock_levels[];	/* abi 0 ends */
-
-/* Union of the rights of every level up to abi (0 for abi <= 0). */
-uint64_t landlock_fs_rights(int abi);
-uint64_t landlock_net_rights(int abi);
-uint64_t landlock_scopes(int abi);
-unsigned landlock_restrict_flags(int abi);
-
 /* 1 when id lies inside one of the caller's subuid (or subgid) ranges,
  * else 0. */
 int probe_subuid_ok(const struct probe *p, uint64_t id);

@@ -12,6 +12,15 @@
 #include <sys/syscall.h>
 
 /* ---- syscall numbers (x86_64) ---- */
+#ifndef __NR_seccomp
+#define __NR_seccomp 317
+#endif
+#ifndef __NR_memfd_create
+#define __NR_memfd_create 319
+#endif
+#ifndef __NR_execveat
+#define __NR_execveat 322
+#endif
 #ifndef __NR_clone3
 #define __NR_clone3 435
 #endif
@@ -74,7 +83,28 @@ struct borne_clone_args {
 	uint64_t cgroup;
 };
 
-/* ---- memfd (Linux 6.3) ---- */
+/* ---- memfd and seals (Linux 3.17; MFD_EXEC 6.3) ---- */
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+#ifndef MFD_ALLOW_SEALING
+#define MFD_ALLOW_SEALING 0x0002U
+#endif
+#ifndef F_ADD_SEALS
+#define F_ADD_SEALS 1033
+#endif
+#ifndef F_SEAL_SEAL
+#define F_SEAL_SEAL 0x0001
+#endif
+#ifndef F_SEAL_SHRINK
+#define F_SEAL_SHRINK 0x0002
+#endif
+#ifndef F_SEAL_GROW
+#define F_SEAL_GROW 0x0004
+#endif
+#ifndef F_SEAL_WRITE
+#define F_SEAL_WRITE 0x0008
+#endif
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U
 #endif
@@ -99,6 +129,14 @@ struct borne_clone_args {
 #endif
 #ifndef STATX_MNT_ID_UNIQUE
 #define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+
+/* ---- filesystems and renames ---- */
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0		/* statfs f_type of /proc */
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)	/* renameat2 flag */
 #endif
 
 /* ---- xattr *at calls (Linux 6.13) ---- */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "walk.h"
 
 #define CAP_XATTR "security.capability"
@@ -219,19 +220,10 @@ struct ldirent64 {
 	char d_name[];
 };
 
-uint64_t
-walk_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void
 over_budget(struct walk *w)
 {
-	if (w->deadline != 0 && walk_now_ns() >= w->deadline) {
+	if (w->deadline != 0 && now_ns(CLOCK_MONOTONIC) >= w->deadline) {
 		atomic_store(&w->budget_hit, 1);
 		atomic_store(&w->stop, 1);
 	}
@@ -478,7 +470,7 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 	/* The same fd may be walked twice (restore, then strip). */
 	if (lseek(rootfd, 0, SEEK_SET) == -1)
 		return -1;
-	start = last = walk_now_ns();
+	start = last = now_ns(CLOCK_MONOTONIC);
 	w.deadline = budget_ns ? start + budget_ns : 0;
 	pthread_mutex_init(&w.mu, NULL);
 	pthread_cond_init(&w.cv, NULL);
@@ -533,7 +525,7 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 			break;
 		pthread_mutex_unlock(&w.mu);
 		over_budget(&w);
-		t = walk_now_ns();
+		t = now_ns(CLOCK_MONOTONIC);
 		if (ops->progress != NULL && t - last >= 250000000u) {
 			last = t;
 			ops->progress(ctx, atomic_load(&w.scanned),

@@ -64,10 +64,6 @@ enum walk_result {
 int walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
     uint64_t budget_ns, uint64_t *scanned);
 
-/* The clock of walk_run's budget (CLOCK_MONOTONIC), in nanoseconds: a
- * caller that splits one budget over several walks reads it here. */
-uint64_t walk_now_ns(void);
-
 /* statx(2) through syscall(2), for C libraries without the wrapper.
  * Returns 0 or -1 with errno. */
 int walk_statx(int dirfd, const char *path, int flags, unsigned mask,

@@ -250,14 +250,14 @@ hostile() {
 	  printf 'mode strict\nend\n'; } >"$TMP/h.plan"
 	refuse "hostile plan: $hdesc" "$re" $P --check <"$TMP/h.plan"
 }
-hostile "port without tcp" 'line 4: connect-tcp: 443 without the tcp' \
+hostile "port without tcp" 'line 4: connect-tcp 443: without the tcp' \
 	'connect-tcp 443'
-hostile "relative path" 'line 4: ro: usr: not an absolute' 'ro usr'
-hostile "two intents" 'line 5: rw: /usr: same path also given as ro' \
+hostile "relative path" 'line 4: ro usr: not an absolute' 'ro usr'
+hostile "two intents" 'line 5: rw /usr: same path also given as ro' \
 	'ro /usr' 'rw /usr'
-hostile "env grammar" 'line 4: env: 1X=a: env name fails' 'env 1X=a'
-hostile "env twice" 'line 5: env: A: same name given twice' 'env A=1' 'env A=2'
-hostile "uid 0" 'line 4: uid: 0:' 'uid 0' 'gid 1'
+hostile "env grammar" 'line 4: env 1X=a: env name fails' 'env 1X=a'
+hostile "env twice" 'line 5: env A: same name given twice' 'env A=1' 'env A=2'
+hostile "uid 0" 'line 4: uid 0:' 'uid 0' 'gid 1'
 hostile "memory-max 0" 'line 4: memory-max: 0:' 'memory-max 0'
 hostile "unknown key" 'line 4: unknown key "landlock"' 'landlock off'
 hostile "out of order" 'line 5: ro: out of order' 'rw /a' 'ro /b'
@@ -330,7 +330,7 @@ refuse "input over 17 MiB" 'plan longer than 17825792 bytes' \
 	$P --check <"$TMP/big.plan"
 printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nmode strict\nprompt 16777217\nend\n' \
 	>"$TMP/big.plan"
-refuse "prompt length over 16 MiB" 'line 5: prompt: 16777217' \
+refuse "prompt length over 16 MiB" 'line 5: prompt 16777217: longer' \
 	$P --check <"$TMP/big.plan"
 
 done_testing

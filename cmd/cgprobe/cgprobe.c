@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "esc.h"
+#include "llabi.h"
 #include "probe.h"
 
 #define USAGE "cgprobe [--json] | cgprobe --require MECHANISM[,MECHANISM...]"
@@ -68,23 +70,6 @@ kv_str(const char *key, const char *v)
 	snprintf(kv_new(key, KV_STR)->s, sizeof(kvs[0].s), "%s", v);
 }
 
-/* Bytes below 0x20, 0x7f and backslash as \ooo, so one key stays on one
- * line whatever a path holds. */
-static void
-escape(char *dst, size_t size, const char *src)
-{
-	size_t o = 0;
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)src; *p && o + 5 < size; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			o += (size_t)snprintf(dst + o, size - o, "\\%03o", *p);
-		else
-			dst[o++] = (char)*p;
-	}
-	dst[o] = '\0';
-}
-
 static void
 ranges(char *buf, size_t size, int n, const uint64_t *start,
     const uint64_t *count)
@@ -102,7 +87,7 @@ ranges(char *buf, size_t size, int n, const uint64_t *start,
 static void
 report(const struct probe *p)
 {
-	const struct landlock_level *l;
+	const struct ll_abi_rights *l;
 	struct daemon_hit hits[32];
 	char key[64], buf[PATH_MAX + 64];
 	size_t n = 0, i, j;
@@ -121,21 +106,21 @@ report(const struct probe *p)
 	kv_bool("cgroup2.clone_into_cgroup", p->cg2_clone_into);
 
 	kv_int("landlock.abi", p->landlock_abi);
-	for (l = landlock_levels; l->abi != 0; l++) {
+	for (l = ll_abi_table; l->abi != 0; l++) {
 		snprintf(key, sizeof(key), "landlock.%s", l->key);
 		kv_bool(key, p->landlock_abi >= l->abi);
 	}
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)
-	    landlock_fs_rights(p->landlock_abi));
+	l = ll_rights(p->landlock_abi);
+	snprintf(buf, sizeof(buf), "0x%llx", l ? (unsigned long long)l->fs :
+	    0ULL);
 	kv_str("landlock.fs_rights", buf);
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)
-	    landlock_net_rights(p->landlock_abi));
+	snprintf(buf, sizeof(buf), "0x%llx", l ? (unsigned long long)l->net :
+	    0ULL);
 	kv_str("landlock.net_rights", buf);
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)
-	    landlock_scopes(p->landlock_abi));
+	snprintf(buf, sizeof(buf), "0x%llx", l ?
+	    (unsigned long long)l->scoped : 0ULL);
 	kv_str("landlock.scopes", buf);
-	snprintf(buf, sizeof(buf), "0x%x",
-	    landlock_restrict_flags(p->landlock_abi));
+	snprintf(buf, sizeof(buf), "0x%x", l ? l->restrict_flags : 0U);
 	kv_str("landlock.restrict_flags", buf);
 
 	kv_bool("seccomp.filter", p->seccomp_filter);
@@ -206,7 +191,7 @@ report(const struct probe *p)
 static void
 print_kv(void)
 {
-	static char buf[4 * (PATH_MAX + 64)];
+	static char buf[ESC_SIZE(PATH_MAX + 64)];
 	size_t i;
 
 	for (i = 0; i < nkv; i++) {
@@ -218,7 +203,7 @@ print_kv(void)
 			printf("%s=%lld\n", kvs[i].key, kvs[i].i);
 			break;
 		case KV_STR:
-			escape(buf, sizeof(buf), kvs[i].s);
+			esc_name(kvs[i].s, buf, sizeof(buf));
 			printf("%s=%s\n", kvs[i].key, buf);
 			break;
 		default:
@@ -230,7 +215,7 @@ print_kv(void)
 static void
 print_json(void)
 {
-	static char buf[4 * (PATH_MAX + 64)];
+	static char buf[ESC_SIZE(PATH_MAX + 64)];
 	json_t *o, *v;
 	char *s;
 	size_t i;
@@ -249,7 +234,7 @@ print_json(void)
 		case KV_STR:
 			v = json_string(kvs[i].s);
 			if (v == NULL) {	/* not UTF-8: escape bytes */
-				escape(buf, sizeof(buf), kvs[i].s);
+				esc_name(kvs[i].s, buf, sizeof(buf));
 				v = json_string(buf);
 			}
 			break;

@@ -13,6 +13,7 @@
 
 #include "err.h"
 #include "hash.h"
+#include "io.h"
 #include "plan.h"
 #include "scan.h"
 
@@ -186,21 +187,6 @@ read_prompt(const char *path, struct plan *p)
 }
 
 static void
-write_all(const unsigned char *b, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(STDOUT_FILENO, b, n);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1)
-			die_sys(EXIT_USAGE, "writing the plan to stdout");
-		b += w;
-		n -= (size_t)w;
-	}
-}
-
-static void
 emit_plan(const struct plan *p)
 {
 	unsigned char *out;
@@ -208,231 +194,261 @@ emit_plan(const struct plan *p)
 
 	if (plan_encode(p, &out, &n) == -1)
 		die_sys(EXIT_USAGE, "encoding the plan");
-	write_all(out, n);
+	if (write_all(STDOUT_FILENO, out, n) == -1)
+		die_sys(EXIT_USAGE, "writing the plan to stdout");
 	free(out);
 }
 
-int
-main(int argc, char *argv[])
-{
+/* Everything the options ask for, before it is checked. */
+struct opts {
 	struct plan p;
-	char err[512];
-	char **envnames = NULL, *prompt_file = NULL, *argv0 = NULL;
-	size_t nenvnames = 0, i;
-	int c, op = 0, building = 0;
+	char **envnames;	/* --env NAME, resolved after parsing */
+	size_t nenvnames;
+	const char *prompt_file;
+	const char *argv0;
+	int op;			/* O_DECODE, O_CHECK, O_REENCODE or 0 */
+	int building;		/* a plan option was given */
+};
 
-	prog_set("planenc");
-	memset(&p, 0, sizeof(p));
+static void
+opt_rlimit(struct plan *p, const char *arg)
+{
+	struct plan_rlimit *r;
+	char *name = xstrdup(arg), *sep, *hard;
+	int res;
+
+	if ((sep = strchr(name, '=')) == NULL)
+		die(EXIT_USAGE, "--rlimit %s: want NAME=SOFT[:HARD]", arg);
+	*sep++ = '\0';
+	if ((res = plan_rlimit_lookup(name)) == -1)
+		die(EXIT_USAGE, "--rlimit %s: unknown resource (see "
+		    "launchplan(5))", name);
+	p->rlim = push(p->rlim, &p->nrlim, sizeof(*p->rlim));
+	r = &p->rlim[p->nrlim - 1];
+	r->resource = res;
+	if ((hard = strchr(sep, ':')) != NULL)
+		*hard++ = '\0';
+	r->soft = rlim_arg(name, sep);
+	r->hard = hard ? rlim_arg(name, hard) : r->soft;
+	free(name);
+}
+
+/* QUOTA[/PERIOD] in microseconds. */
+static void
+opt_cpu(struct plan *p, const char *arg)
+{
+	char q[24];
+	size_t n = strcspn(arg, "/");
+
+	p->cpu_period_us = PLAN_DEF_CPU_PERIOD;
+	if (n >= sizeof(q) ||
+	    (memcpy(q, arg, n), q[n] = '\0',
+	    scan_u64(q, PLAN_MIN_CPU_US, PLAN_MAX_CPU_QUOTA,
+	    &p->cpu_quota_us) == -1) ||
+	    (arg[n] == '/' && scan_u64(arg + n + 1, PLAN_MIN_CPU_US,
+	    PLAN_MAX_CPU_PERIOD, &p->cpu_period_us) == -1))
+		die(EXIT_USAGE, "--cpu-max %s: want QUOTA_US (1000..1000000000) "
+		    "[/PERIOD_US (1000..1000000)]", arg);
+}
+
+static void
+opt_id(struct plan *p, int c, const char *arg)
+{
+	uint64_t v;
+
+	if (scan_u64(arg, 1, PLAN_MAX_ID, &v) == -1)
+		die(EXIT_USAGE, "%s %s: want a subordinate id from 1 to %u "
+		    "(never 0)", c == O_UID ? "--uid" : "--gid", arg,
+		    PLAN_MAX_ID);
+	if (c == O_UID)
+		p->uid = (uid_t)v, p->has_uid = 1;
+	else
+		p->gid = (gid_t)v, p->has_gid = 1;
+}
+
+/* The options that add to a list of the plan. */
+static void
+opt_list(struct opts *o, int c, const char *arg)
+{
+	struct plan *p = &o->p;
+
+	switch (c) {
+	case O_RO:
+	case O_RW:
+	case O_ROX:
+		p->fs = push(p->fs, &p->nfs, sizeof(*p->fs));
+		p->fs[p->nfs - 1].intent = c == O_RO ? PLAN_RO :
+		    c == O_RW ? PLAN_RW : PLAN_ROX;
+		p->fs[p->nfs - 1].path = xstrdup(arg);
+		break;
+	case O_CONNECT:
+		p->connect_tcp = push(p->connect_tcp, &p->nconnect,
+		    sizeof(uint16_t));
+		p->connect_tcp[p->nconnect - 1] = port_arg("--connect-tcp", arg);
+		break;
+	case O_BIND:
+		p->bind_tcp = push(p->bind_tcp, &p->nbind, sizeof(uint16_t));
+		p->bind_tcp[p->nbind - 1] = port_arg("--bind-tcp", arg);
+		break;
+	case O_ENV:
+		o->envnames = push(o->envnames, &o->nenvnames, sizeof(char *));
+		o->envnames[o->nenvnames - 1] = (char *)arg;
+		break;
+	case O_SETENV:
+		if (strchr(arg, '=') == NULL)
+			die(EXIT_USAGE, "--setenv %s: want NAME=VALUE", arg);
+		p->env = push(p->env, &p->nenv, sizeof(char *));
+		p->env[p->nenv - 1] = xstrdup(arg);
+		break;
+	case O_ACK:
+		p->ack_daemons = push(p->ack_daemons, &p->nack, sizeof(char *));
+		p->ack_daemons[p->nack - 1] = xstrdup(arg);
+		break;
+	case O_KEEP:
+		p->keep_fds = push(p->keep_fds, &p->nkeep, sizeof(int));
+		if (scan_int(arg, 3, PLAN_MAX_FD, &p->keep_fds[p->nkeep - 1]) ==
+		    -1)
+			die(EXIT_USAGE, "--keep-fd %s: want 3 to %d (0, 1 and 2 "
+			    "are always kept)", arg, PLAN_MAX_FD);
+		break;
+	default:
+		die_usage(USAGE);
+	}
+}
+
+/* The options that set one field of the plan. */
+static void
+opt_field(struct opts *o, int c, const char *arg)
+{
+	struct plan *p = &o->p;
+
+	switch (c) {
+	case O_UNIX: p->sock |= PLAN_SOCK_UNIX; break;
+	case O_TCP: p->sock |= PLAN_SOCK_TCP; break;
+	case O_RLIMIT: opt_rlimit(p, arg); break;
+	case O_MEMORY:
+		if (scan_size(arg, PLAN_MIN_MEMORY, PLAN_MAX_MEMORY,
+		    &p->mem_max) == -1)
+			die(EXIT_USAGE, "--memory-max %s: want a size from 1M "
+			    "to 1P", arg);
+		break;
+	case O_PIDS:
+		if (scan_u64(arg, 1, PLAN_MAX_PIDS, &p->pids_max) == -1)
+			die(EXIT_USAGE, "--pids-max %s: want 1 to %d", arg,
+			    PLAN_MAX_PIDS);
+		break;
+	case O_CPU: opt_cpu(p, arg); break;
+	case O_TIMEOUT: p->timeout_ms = timeout_arg(arg); break;
+	case O_UID:
+	case O_GID: opt_id(p, c, arg); break;
+	case O_SHA256:
+		if (sha256_unhex(arg, strlen(arg), p->sha256) == -1)
+			die(EXIT_USAGE, "--sha256 %s: want 64 hex digits (as "
+			    "sha256sum prints them)", arg);
+		p->has_sha256 = 1;
+		break;
+	case O_PROMPT:
+		if (o->prompt_file != NULL)
+			die(EXIT_USAGE, "--prompt-file: given twice");
+		o->prompt_file = arg;
+		break;
+	case O_STRICT: p->mode = PLAN_STRICT; break;
+	case O_DEGRADE: p->mode = PLAN_DEGRADE; break;
+	case O_ARGV0:
+		if (o->argv0 != NULL)
+			die(EXIT_USAGE, "--argv0: given twice");
+		o->argv0 = arg;
+		break;
+	default: opt_list(o, c, arg); break;
+	}
+}
+
+/* Parse argv into *o; returns at the first operand (optind). */
+static void
+parse(struct opts *o, int argc, char *argv[])
+{
+	int c;
+
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		uint64_t v;
-		char *sep;
-
-		building |= c >= O_RO && c <= O_ARGV0;
+		o->building |= c >= O_RO && c <= O_ARGV0;
 		switch (c) {
-		case O_RO:
-		case O_RW:
-		case O_ROX:
-			p.fs = push(p.fs, &p.nfs, sizeof(*p.fs));
-			p.fs[p.nfs - 1].intent = c == O_RO ? PLAN_RO :
-			    c == O_RW ? PLAN_RW : PLAN_ROX;
-			p.fs[p.nfs - 1].path = xstrdup(optarg);
-			break;
-		case O_UNIX:
-			p.sock |= PLAN_SOCK_UNIX;
-			break;
-		case O_TCP:
-			p.sock |= PLAN_SOCK_TCP;
-			break;
-		case O_CONNECT:
-			p.connect_tcp = push(p.connect_tcp, &p.nconnect,
-			    sizeof(uint16_t));
-			p.connect_tcp[p.nconnect - 1] =
-			    port_arg("--connect-tcp", optarg);
-			break;
-		case O_BIND:
-			p.bind_tcp = push(p.bind_tcp, &p.nbind,
-			    sizeof(uint16_t));
-			p.bind_tcp[p.nbind - 1] = port_arg("--bind-tcp",
-			    optarg);
-			break;
-		case O_ENV:
-			envnames = push(envnames, &nenvnames, sizeof(char *));
-			envnames[nenvnames - 1] = optarg;
-			break;
-		case O_SETENV:
-			if (strchr(optarg, '=') == NULL)
-				die(EXIT_USAGE, "--setenv %s: want NAME=VALUE",
-				    optarg);
-			p.env = push(p.env, &p.nenv, sizeof(char *));
-			p.env[p.nenv - 1] = xstrdup(optarg);
-			break;
-		case O_RLIMIT: {
-			struct plan_rlimit *r;
-			char *name = xstrdup(optarg), *hard;
-			int res;
-
-			if ((sep = strchr(name, '=')) == NULL)
-				die(EXIT_USAGE, "--rlimit %s: want "
-				    "NAME=SOFT[:HARD]", optarg);
-			*sep++ = '\0';
-			if ((res = plan_rlimit_lookup(name)) == -1)
-				die(EXIT_USAGE, "--rlimit %s: unknown resource "
-				    "(see launchplan(5))", name);
-			p.rlim = push(p.rlim, &p.nrlim, sizeof(*p.rlim));
-			r = &p.rlim[p.nrlim - 1];
-			r->resource = res;
-			if ((hard = strchr(sep, ':')) != NULL)
-				*hard++ = '\0';
-			r->soft = rlim_arg(name, sep);
-			r->hard = hard ? rlim_arg(name, hard) : r->soft;
-			free(name);
-			break;
-		}
-		case O_MEMORY:
-			if (scan_size(optarg, PLAN_MIN_MEMORY, PLAN_MAX_MEMORY,
-			    &p.mem_max) == -1)
-				die(EXIT_USAGE, "--memory-max %s: want a size "
-				    "from 1M to 1P", optarg);
-			break;
-		case O_PIDS:
-			if (scan_u64(optarg, 1, PLAN_MAX_PIDS, &p.pids_max) ==
-			    -1)
-				die(EXIT_USAGE, "--pids-max %s: want 1 to %d",
-				    optarg, PLAN_MAX_PIDS);
-			break;
-		case O_CPU: {
-			char q[24];
-			size_t n = strcspn(optarg, "/");
-
-			p.cpu_period_us = PLAN_DEF_CPU_PERIOD;
-			if (n >= sizeof(q) ||
-			    (memcpy(q, optarg, n), q[n] = '\0',
-			    scan_u64(q, PLAN_MIN_CPU_US, PLAN_MAX_CPU_QUOTA,
-			    &p.cpu_quota_us) == -1) ||
-			    (optarg[n] == '/' &&
-			    scan_u64(optarg + n + 1, PLAN_MIN_CPU_US,
-			    PLAN_MAX_CPU_PERIOD, &p.cpu_period_us) == -1))
-				die(EXIT_USAGE, "--cpu-max %s: want QUOTA_US "
-				    "(1000..1000000000) [/PERIOD_US "
-				    "(1000..1000000)]", optarg);
-			break;
-		}
-		case O_TIMEOUT:
-			p.timeout_ms = timeout_arg(optarg);
-			break;
-		case O_UID:
-		case O_GID:
-			if (scan_u64(optarg, 1, PLAN_MAX_ID, &v) == -1)
-				die(EXIT_USAGE, "%s %s: want a subordinate id "
-				    "from 1 to %u (never 0)", c == O_UID ?
-				    "--uid" : "--gid", optarg, PLAN_MAX_ID);
-			if (c == O_UID)
-				p.uid = (uid_t)v, p.has_uid = 1;
-			else
-				p.gid = (gid_t)v, p.has_gid = 1;
-			break;
-		case O_SHA256:
-			if (sha256_unhex(optarg, strlen(optarg), p.sha256) ==
-			    -1)
-				die(EXIT_USAGE, "--sha256 %s: want 64 hex "
-				    "digits (as sha256sum prints them)",
-				    optarg);
-			p.has_sha256 = 1;
-			break;
-		case O_PROMPT:
-			if (prompt_file != NULL)
-				die(EXIT_USAGE, "--prompt-file: given twice");
-			prompt_file = optarg;
-			break;
-		case O_ACK:
-			p.ack_daemons = push(p.ack_daemons, &p.nack,
-			    sizeof(char *));
-			p.ack_daemons[p.nack - 1] = xstrdup(optarg);
-			break;
-		case O_KEEP:
-			p.keep_fds = push(p.keep_fds, &p.nkeep, sizeof(int));
-			if (scan_int(optarg, 3, PLAN_MAX_FD,
-			    &p.keep_fds[p.nkeep - 1]) == -1)
-				die(EXIT_USAGE, "--keep-fd %s: want 3 to %d "
-				    "(0, 1 and 2 are always kept)", optarg,
-				    PLAN_MAX_FD);
-			break;
-		case O_STRICT:
-			p.mode = PLAN_STRICT;
-			break;
-		case O_DEGRADE:
-			p.mode = PLAN_DEGRADE;
-			break;
-		case O_ARGV0:
-			if (argv0 != NULL)
-				die(EXIT_USAGE, "--argv0: given twice");
-			argv0 = optarg;
-			break;
 		case O_DECODE:
 		case O_CHECK:
 		case O_REENCODE:
-			if (op != 0 && op != c)
+			if (o->op != 0 && o->op != c)
 				die(EXIT_USAGE, "--decode, --check and "
 				    "--reencode exclude each other");
-			op = c;
+			o->op = c;
 			break;
 		case 'h':
 			puts("usage: " USAGE);
-			return EXIT_OK;
-		default:
+			exit(EXIT_OK);
+		case '?':
 			die_usage(USAGE);
+		default:
+			opt_field(o, c, optarg);
+			break;
 		}
 	}
+}
 
-	/* Validation: every combination, before any side effect. */
-	if (op != 0 && (building || optind < argc))
+/* Validation: every combination, before any side effect. */
+static void
+check(const struct opts *o, int argc)
+{
+	if (o->op != 0 && (o->building || optind < argc))
 		die(EXIT_USAGE, "--%s reads a plan on stdin and takes no "
-		    "plan options nor program", op == O_DECODE ? "decode" :
-		    op == O_CHECK ? "check" : "reencode");
-	if (op == 0 && optind >= argc)
+		    "plan options nor program", o->op == O_DECODE ? "decode" :
+		    o->op == O_CHECK ? "check" : "reencode");
+	if (o->op == 0 && optind >= argc)
 		die_usage(USAGE);
-	if ((op == 0 || op == O_REENCODE) && isatty(STDOUT_FILENO))
+	if ((o->op == 0 || o->op == O_REENCODE) && isatty(STDOUT_FILENO))
 		die(EXIT_USAGE, "refusing to write a plan to a terminal "
 		    "(redirect or pipe stdout)");
+}
 
-	if (op != 0) {
-		json_t *j;
+/* --decode, --check, --reencode: one plan read on stdin. */
+static int
+from_stdin(int op)
+{
+	struct plan p;
+	char err[512];
+	json_t *j;
 
-		if (plan_read_fd(STDIN_FILENO, &p, err, sizeof(err)) == -1)
-			die(EXIT_USAGE, "stdin: %s", err);
-		switch (op) {
-		case O_CHECK:
-			break;
-		case O_REENCODE:
-			emit_plan(&p);
-			break;
-		case O_DECODE:
-			if ((j = plan_to_json(&p)) == NULL)
-				die_sys(EXIT_USAGE, "converting to JSON");
-			if (json_dumpf(j, stdout, JSON_COMPACT) == -1 ||
-			    putchar('\n') == EOF || fflush(stdout) == EOF)
-				die_sys(EXIT_USAGE, "writing JSON to stdout");
-			json_decref(j);
-			break;
-		default:
-			die_usage(USAGE);
-		}
-		plan_free(&p);
-		return EXIT_OK;
+	if (plan_read_fd(STDIN_FILENO, &p, err, sizeof(err)) == -1)
+		die(EXIT_USAGE, "stdin: %s", err);
+	switch (op) {
+	case O_CHECK:
+		break;
+	case O_REENCODE:
+		emit_plan(&p);
+		break;
+	case O_DECODE:
+		if ((j = plan_to_json(&p)) == NULL)
+			die_sys(EXIT_USAGE, "converting to JSON");
+		if (json_dumpf(j, stdout, JSON_COMPACT) == -1 ||
+		    putchar('\n') == EOF || fflush(stdout) == EOF)
+			die_sys(EXIT_USAGE, "writing JSON to stdout");
+		json_decref(j);
+		break;
+	default:
+		die_usage(USAGE);
 	}
+	plan_free(&p);
+	return EXIT_OK;
+}
 
-	p.program = xstrdup(argv[optind]);
-	p.argc = (size_t)(argc - optind);
-	if ((p.argv = calloc(p.argc + 1, sizeof(char *))) == NULL)
-		die_sys(EXIT_USAGE, "out of memory");
-	for (i = 0; i < p.argc; i++)
-		p.argv[i] = xstrdup(i == 0 && argv0 ? argv0 :
-		    argv[optind + (int)i]);
-	/* Resolve --env now, from the caller's environment. */
-	for (i = 0; i < nenvnames; i++) {
-		const char *n = envnames[i], *why, *v;
-		char *nv;
+/* Resolve each --env NAME now, from the caller's environment. */
+static void
+resolve_env(struct opts *o)
+{
+	struct plan *p = &o->p;
+	const char *n, *why, *v;
+	size_t i;
+	char *nv;
 
+	for (i = 0; i < o->nenvnames; i++) {
+		n = o->envnames[i];
 		if ((why = plan_envname_why(n, strlen(n))) != NULL)
 			die(EXIT_USAGE, "--env %s: %s", n, why);
 		if ((v = getenv(n)) == NULL)
@@ -440,15 +456,49 @@ main(int argc, char *argv[])
 			    "environment (use --setenv NAME=VALUE)", n);
 		if (asprintf(&nv, "%s=%s", n, v) == -1)
 			die_sys(EXIT_USAGE, "out of memory");
-		p.env = push(p.env, &p.nenv, sizeof(char *));
-		p.env[p.nenv - 1] = nv;
+		p->env = push(p->env, &p->nenv, sizeof(char *));
+		p->env[p->nenv - 1] = nv;
 	}
-	free(envnames);
-	if (plan_validate(&p, err, sizeof(err)) == -1)
+	free(o->envnames);
+	o->envnames = NULL;
+}
+
+/* Build the plan from the options and PROGRAM [ARG...], check it, print
+ * it. */
+static int
+build(struct opts *o, int argc, char *argv[])
+{
+	struct plan *p = &o->p;
+	char err[512];
+	size_t i;
+
+	p->program = xstrdup(argv[optind]);
+	p->argc = (size_t)(argc - optind);
+	if ((p->argv = calloc(p->argc + 1, sizeof(char *))) == NULL)
+		die_sys(EXIT_USAGE, "out of memory");
+	for (i = 0; i < p->argc; i++)
+		p->argv[i] = xstrdup(i == 0 && o->argv0 ? o->argv0 :
+		    argv[optind + (int)i]);
+	resolve_env(o);
+	if (plan_validate(p, err, sizeof(err)) == -1)
 		die(EXIT_USAGE, "refusing the plan: %s", err);
-	if (prompt_file != NULL)
-		read_prompt(prompt_file, &p);
-	emit_plan(&p);
-	plan_free(&p);
+	if (o->prompt_file != NULL)
+		read_prompt(o->prompt_file, p);
+	emit_plan(p);
+	plan_free(p);
 	return EXIT_OK;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+
+	prog_set("planenc");
+	memset(&o, 0, sizeof(o));
+	parse(&o, argc, argv);
+	check(&o, argc);
+	if (o.op != 0)
+		return from_stdin(o.op);
+	return build(&o, argc, argv);
 }

@@ -12,6 +12,7 @@
 
 #include <sys/capability.h>
 
+#include "clock.h"
 #include "err.h"
 #include "esc.h"
 #include "suidstrip.h"
@@ -401,7 +402,7 @@ void
 step_run(struct target *t, enum step s, uint64_t deadline)
 {
 	const struct walk_ops *ops = s == STEP_RESTORE ? &restore_ops : &strip_ops;
-	uint64_t now = walk_now_ns();
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	int r;
 
 	if (now >= deadline) {

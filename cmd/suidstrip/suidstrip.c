@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "err.h"
 #include "scan.h"
 #include "suidstrip.h"
@@ -96,12 +97,12 @@ steps_run(struct target *tg, size_t n)
 	size_t i;
 
 	if (opt.chown) {
-		deadline = walk_now_ns() + opt.budget * 1000000000u;
+		deadline = now_ns(CLOCK_MONOTONIC) + opt.budget * 1000000000u;
 		for (i = 0; i < n; i++)
 			if (tg[i].fd != -1)
 				step_run(&tg[i], STEP_RESTORE, deadline);
 	}
-	deadline = walk_now_ns() + opt.budget * 1000000000u;
+	deadline = now_ns(CLOCK_MONOTONIC) + opt.budget * 1000000000u;
 	for (i = 0; i < n; i++)
 		if (tg[i].fd != -1)
 			step_run(&tg[i], STEP_STRIP, deadline);

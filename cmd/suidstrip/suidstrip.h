@@ -88,8 +88,8 @@ void targets_free(struct target *t, size_t n);
 
 /* ---- strip.c ---- */
 
-/* Run step s over t within what is left before deadline (walk_now_ns()
- * nanoseconds); failures are recorded in t. */
+/* Run step s over t within what is left before deadline (a CLOCK_MONOTONIC
+ * time in nanoseconds, common/clock.h); failures are recorded in t. */
 void step_run(struct target *t, enum step s, uint64_t deadline);
 
 /* ---- report.c ---- */

@@ -6,14 +6,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef __NR_landlock_create_ruleset
-#define __NR_landlock_create_ruleset 444
-#endif
+#include "uapi.h"
 
 int
 main(void)
 {
-	long v = syscall(__NR_landlock_create_ruleset, NULL, 0, 1U);
+	long v = syscall(__NR_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
 
 	printf("%ld\n", v < 0 ? 0L : v);
 	return 0;

@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "llabi.h"
 #include "uapi.h"
 
 int
@@ -32,7 +32,7 @@ main(int argc, char *argv[])
 		return 125;
 	}
 	memset(&ra, 0, sizeof(ra));
-	ra.handled_access_fs = landlock_fs_rights((int)abi);
+	ra.handled_access_fs = ll_rights((int)abi)->fs;
 	rfd = (int)syscall(__NR_landlock_create_ruleset, &ra,
 	    sizeof(ra.handled_access_fs), 0);
 	if (rfd == -1) {

@@ -19,9 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
+#include "uapi.h"
 
 static volatile sig_atomic_t stop;
 

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: ISC */
+/* io: write_all and read_small. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "io.h"
+
+int
+write_all(int fd, const void *buf, size_t len)
+{
+	const char *b = buf;
+
+	while (len > 0) {
+		ssize_t w = write(fd, b, len);
+
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1)
+			return -1;
+		if (w == 0)
+			return errno = EIO, -1;
+		b += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+read_small(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t r;
+	int fd, e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd == -1)
+		return -1;
+	while (len < size - 1) {
+		r = read(fd, buf + len, size - 1 - len);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			e = errno;
+			close(fd);
+			return errno = e, -1;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: ISC */
+/* io: the two small file loops every tool needs, written once. */
+#ifndef BORNE_IO_H
+#define BORNE_IO_H
+
+#include <stddef.h>
+
+/* Write all len bytes of buf to fd, retrying on EINTR and short writes.
+ * 0, or -1 with errno (EIO when write(2) returned 0). */
+int write_all(int fd, const void *buf, size_t len);
+
+/* Read the small file at path into buf (size bytes, size >= 1): at most
+ * size - 1 bytes, NUL-terminated, one trailing newline dropped.  0, or -1
+ * with errno. */
+int read_small(const char *path, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: ISC */
+/* planrules: the rules of launchplan(5), each written once.  plan_validate()
+ * runs them over a whole plan (planenc before it encodes, confexec after
+ * it decodes); the decoder runs the same functions on each line as it
+ * reads it, so both refuse the same plans with the same reason. */
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "err.h"
+#include "esc.h"
+#include "planint.h"
+
+/* rlimits in RLIMIT_* order, which is also their canonical order.  zero:
+ * whether 0 is a sensible limit (core 0 is; nofile 0 is not). */
+static const struct {
+	const char *name;
+	int resource;
+	int zero;
+} rlims[] = {
+	{ "cpu", RLIMIT_CPU, 0 },
+	{ "fsize", RLIMIT_FSIZE, 1 },
+	{ "data", RLIMIT_DATA, 0 },
+	{ "stack", RLIMIT_STACK, 0 },
+	{ "core", RLIMIT_CORE, 1 },
+	{ "rss", RLIMIT_RSS, 1 },
+	{ "nproc", RLIMIT_NPROC, 0 },
+	{ "nofile", RLIMIT_NOFILE, 0 },
+	{ "memlock", RLIMIT_MEMLOCK, 1 },
+	{ "as", RLIMIT_AS, 0 },
+	{ "locks", RLIMIT_LOCKS, 1 },
+	{ "sigpending", RLIMIT_SIGPENDING, 1 },
+	{ "msgqueue", RLIMIT_MSGQUEUE, 1 },
+	{ "nice", RLIMIT_NICE, 1 },
+	{ "rtprio", RLIMIT_RTPRIO, 1 },
+	{ "rttime", RLIMIT_RTTIME, 1 },
+};
+#define NRLIMS (sizeof(rlims) / sizeof(rlims[0]))
+
+const char *
+plan_rlimit_name(int resource)
+{
+	int i = plan_rlim_index(resource);
+
+	return i < 0 ? NULL : rlims[i].name;
+}
+
+int
+plan_rlimit_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NRLIMS; i++)
+		if (strcmp(rlims[i].name, name) == 0)
+			return rlims[i].resource;
+	return -1;
+}
+
+int
+plan_rlim_index(int resource)
+{
+	size_t i;
+
+	for (i = 0; i < NRLIMS; i++)
+		if (rlims[i].resource == resource)
+			return (int)i;
+	return -1;
+}
+
+/* ---- one field ---- */
+
+const char *
+plan_path_why(const char *s)
+{
+	size_t n, i;
+
+	if (s == NULL || *s == '\0')
+		return "empty path";
+	if (*s != '/')
+		return "not an absolute path";
+	n = strlen(s);
+	if (n > PLAN_MAX_PATH_LEN)
+		return "path longer than 4095 bytes";
+	if (n > 1 && s[n - 1] == '/')
+		return "path not normalised (trailing /)";
+	for (i = 0; i < n; i++) {
+		const char *c;
+		size_t len;
+
+		if (s[i] != '/')
+			continue;
+		c = s + i + 1;
+		len = strcspn(c, "/");
+		if (len == 0 && i + 1 < n)
+			return "path not normalised (//)";
+		if ((len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return "path not normalised (. or .. component)";
+	}
+	return NULL;
+}
+
+const char *
+plan_envname_why(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return "empty env name";
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		int alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    c == '_';
+
+		if (!alpha && !(i > 0 && c >= '0' && c <= '9'))
+			return "env name fails [A-Za-z_][A-Za-z0-9_]*";
+	}
+	return NULL;
+}
+
+const char *
+plan_env_why(const char *nv)
+{
+	const char *eq;
+
+	if (nv == NULL)
+		return "missing env entry";
+	if (strlen(nv) > PLAN_MAX_ENV_LEN)
+		return "NAME=VALUE longer than 32768 bytes";
+	if ((eq = strchr(nv, '=')) == NULL)
+		return "env entry without =";
+	return plan_envname_why(nv, (size_t)(eq - nv));
+}
+
+static const char *
+ack_why(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > PLAN_MAX_ACK_LEN)
+		return "daemon name empty or longer than 64 bytes";
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    (i > 0 && (c == '-' || c == '_' || c == '.'))))
+			return "daemon name fails [a-z0-9][a-z0-9._-]*";
+	}
+	return NULL;
+}
+
+size_t
+plan_envname_len(const char *nv)
+{
+	return strcspn(nv, "=");
+}
+
+int
+plan_envcmp(const char *a, const char *b)
+{
+	size_t na = plan_envname_len(a), nb = plan_envname_len(b);
+	int c = memcmp(a, b, na < nb ? na : nb);
+
+	if (c != 0)
+		return c;
+	return na < nb ? -1 : na > nb;
+}
+
+static const char *
+rlimit_why(const struct plan_rlimit *r)
+{
+	int i = plan_rlim_index(r->resource);
+
+	if (i < 0)
+		return "unknown resource";
+	if ((r->soft != PLAN_RLIM_INF && r->soft > PLAN_MAX_RLIMIT_VAL) ||
+	    (r->hard != PLAN_RLIM_INF && r->hard > PLAN_MAX_RLIMIT_VAL))
+		return "value over 2^53-1 (use inf)";
+	if (r->soft > r->hard)
+		return "soft limit above hard limit";
+	if (!rlims[i].zero && (r->soft == 0 || r->hard == 0))
+		return "zero limit for this resource";
+	return NULL;
+}
+
+/* An untrusted string as it appears in a message (common/esc). */
+static const char *
+shown(const char *s, char out[96])
+{
+	esc_name(s ? s : "", out, 96);
+	return out;
+}
+
+/* ---- the rules of each key ---- */
+
+int
+plan_rule_count(int k, size_t n, char *msg, size_t len)
+{
+	static const struct {
+		int key, max;
+		const char *name, *what;
+	} bounds[] = {
+		{ K_ARG, PLAN_MAX_ARGS, "arg", "arguments" },
+		{ K_RO, PLAN_MAX_PATHS, "ro/rw/rox", "paths" },
+		{ K_RW, PLAN_MAX_PATHS, "ro/rw/rox", "paths" },
+		{ K_ROX, PLAN_MAX_PATHS, "ro/rw/rox", "paths" },
+		{ K_CONNECT, PLAN_MAX_PORTS, "connect-tcp", "ports" },
+		{ K_BIND, PLAN_MAX_PORTS, "bind-tcp", "ports" },
+		{ K_ENV, PLAN_MAX_ENV, "env", "entries" },
+		{ K_RLIMIT, PLAN_MAX_RLIMITS, "rlimit", "entries" },
+		{ K_ACK, PLAN_MAX_ACK, "ack-daemon", "names" },
+		{ K_KEEP, PLAN_MAX_KEEP, "keep-fd", "descriptors" },
+	};
+	size_t b;
+
+	for (b = 0; b < sizeof(bounds) / sizeof(bounds[0]); b++)
+		if (bounds[b].key == k && n > (size_t)bounds[b].max)
+			return err_set(msg, len, "%s: more than %d %s",
+			    bounds[b].name, bounds[b].max, bounds[b].what);
+	return 0;
+}
+
+static int
+rule_program(const struct plan *p, char *msg, size_t len)
+{
+	const char *why;
+	char e[96];
+
+	if (p->program == NULL)
+		return err_set(msg, len, "program: missing");
+	if ((why = plan_path_why(p->program)) != NULL)
+		return err_set(msg, len, "program %s: %s",
+		    shown(p->program, e), why);
+	return 0;
+}
+
+static int
+rule_arg(const struct plan *p, size_t i, char *msg, size_t len)
+{
+	if (p->argv[i] == NULL)
+		return err_set(msg, len, "arg %zu: missing", i);
+	if (strlen(p->argv[i]) > PLAN_MAX_ARG_LEN)
+		return err_set(msg, len, "arg %zu: longer than %d bytes", i,
+		    PLAN_MAX_ARG_LEN);
+	return 0;
+}
+
+static int
+rule_fs(const struct plan *p, size_t i, char *msg, size_t len)
+{
+	const struct plan_fsrule *f = &p->fs[i];
+	const char *why, *k;
+	char e[96];
+	size_t j;
+
+	if (f->intent != PLAN_RO && f->intent != PLAN_RW &&
+	    f->intent != PLAN_ROX)
+		return err_set(msg, len, "fs rule %zu: unknown intent", i);
+	k = plan_intent_key[f->intent];
+	if ((why = plan_path_why(f->path)) != NULL)
+		return err_set(msg, len, "%s %s: %s", k, shown(f->path, e),
+		    why);
+	for (j = 0; j < i; j++) {
+		if (strcmp(p->fs[j].path, f->path) != 0)
+			continue;
+		if (p->fs[j].intent == f->intent)
+			return err_set(msg, len, "%s %s: same path given twice",
+			    k, shown(f->path, e));
+		return err_set(msg, len, "%s %s: same path also given as %s",
+		    k, shown(f->path, e), plan_intent_key[p->fs[j].intent]);
+	}
+	return 0;
+}
+
+static int
+rule_port(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	const uint16_t *v = k == K_BIND ? p->bind_tcp : p->connect_tcp;
+	const char *name = plan_keys[k].name;
+	size_t j;
+
+	if (v[i] == 0)
+		return err_set(msg, len, "%s 0: port outside 1-65535", name);
+	if (!(p->sock & PLAN_SOCK_TCP))
+		return err_set(msg, len, "%s %u: without the tcp socket right",
+		    name, v[i]);
+	for (j = 0; j < i; j++)
+		if (v[j] == v[i])
+			return err_set(msg, len, "%s %u: same port given twice",
+			    name, v[i]);
+	return 0;
+}
+
+static int
+rule_env(const struct plan *p, size_t i, char *msg, size_t len)
+{
+	const char *why;
+	char e[96];
+	size_t j;
+
+	if ((why = plan_env_why(p->env[i])) != NULL)
+		return err_set(msg, len, "env %s: %s", shown(p->env[i], e),
+		    why);
+	/* From here on the name is [A-Za-z_][A-Za-z0-9_]*. */
+	for (j = 0; j < i; j++)
+		if (plan_envcmp(p->env[i], p->env[j]) == 0)
+			return err_set(msg, len, "env %.*s: same name given "
+			    "twice", (int)plan_envname_len(p->env[i]),
+			    p->env[i]);
+	return 0;
+}
+
+static int
+rule_rlimit(const struct plan *p, size_t i, char *msg, size_t len)
+{
+	const char *name = plan_rlimit_name(p->rlim[i].resource), *why;
+	size_t j;
+
+	if ((why = rlimit_why(&p->rlim[i])) != NULL)
+		return err_set(msg, len, "rlimit %s: %s", name ? name : "?",
+		    why);
+	for (j = 0; j < i; j++)
+		if (p->rlim[j].resource == p->rlim[i].resource)
+			return err_set(msg, len, "rlimit %s: same resource "
+			    "given twice", name);
+	return 0;
+}
+
+static int
+rule_ack(const struct plan *p, size_t i, char *msg, size_t len)
+{
+	const char *why;
+	char e[96];
+	size_t j;
+
+	if (p->ack_daemons[i] == NULL)
+		return err_set(msg, len, "ack-daemon: missing name");
+	if ((why = ack_why(p->ack_daemons[i])) != NULL)
+		return err_set(msg, len, "ack-daemon %s: %s",
+		    shown(p->ack_daemons[i], e), why);
+	for (j = 0; j < i; j++)
+		if (strcmp(p->ack_daemons[i], p->ack_daemons[j]) == 0)
+			return err_set(msg, len, "ack-daemon %s: same name "
+			    "given twice", p->ack_daemons[i]);
+	return 0;
+}
+
+static int
+rule_keep(const struct plan *p, size_t i, char *msg, size_t len)
+{
+	size_t j;
+
+	if (p->keep_fds[i] < 3 || p->keep_fds[i] > PLAN_MAX_FD)
+		return err_set(msg, len, "keep-fd %d: outside 3..%d",
+		    p->keep_fds[i], PLAN_MAX_FD);
+	for (j = 0; j < i; j++)
+		if (p->keep_fds[j] == p->keep_fds[i])
+			return err_set(msg, len, "keep-fd %d: same descriptor "
+			    "given twice", p->keep_fds[i]);
+	return 0;
+}
+
+/* cgroup limits and the wall clock: 0 means "none". */
+static int
+rule_limits(const struct plan *p, int k, char *msg, size_t len)
+{
+	unsigned long long q = p->cpu_quota_us, per = p->cpu_period_us;
+
+	switch (k) {
+	case K_MEMORY:
+		if (p->mem_max != 0 && (p->mem_max < PLAN_MIN_MEMORY ||
+		    p->mem_max > PLAN_MAX_MEMORY))
+			return err_set(msg, len, "memory-max %llu: outside "
+			    "1M..1P bytes", (unsigned long long)p->mem_max);
+		return 0;
+	case K_PIDS:
+		if (p->pids_max > PLAN_MAX_PIDS)
+			return err_set(msg, len, "pids-max %llu: over %d",
+			    (unsigned long long)p->pids_max, PLAN_MAX_PIDS);
+		return 0;
+	case K_CPU:
+		if (q == 0 && per != 0)
+			return err_set(msg, len, "cpu-max: period without "
+			    "quota");
+		if (q != 0 && (q < PLAN_MIN_CPU_US || q > PLAN_MAX_CPU_QUOTA))
+			return err_set(msg, len, "cpu-max %llu: quota outside "
+			    "1000..1000000000 us", q);
+		if (q != 0 && (per < PLAN_MIN_CPU_US ||
+		    per > PLAN_MAX_CPU_PERIOD))
+			return err_set(msg, len, "cpu-max: period %llu outside "
+			    "1000..1000000 us", per);
+		return 0;
+	case K_TIMEOUT:
+		if (p->timeout_ms > PLAN_MAX_TIMEOUT_MS)
+			return err_set(msg, len, "timeout-ms %llu: over 31 "
+			    "days", (unsigned long long)p->timeout_ms);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int
+rule_ids(const struct plan *p, int k, char *msg, size_t len)
+{
+	if (k == K_UID && p->has_uid &&
+	    (p->uid == 0 || (uint64_t)p->uid > PLAN_MAX_ID))
+		return err_set(msg, len, "uid %lu: not a subordinate uid "
+		    "(1..4294967294)", (unsigned long)p->uid);
+	if (k == K_GID && p->has_gid &&
+	    (p->gid == 0 || (uint64_t)p->gid > PLAN_MAX_ID))
+		return err_set(msg, len, "gid %lu: not a subordinate gid "
+		    "(1..4294967294)", (unsigned long)p->gid);
+	return 0;
+}
+
+int
+plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	switch (k) {
+	case K_PROGRAM:
+		return rule_program(p, msg, len);
+	case K_ARG:
+		return rule_arg(p, i, msg, len);
+	case K_RO:
+	case K_RW:
+	case K_ROX:
+		return rule_fs(p, i, msg, len);
+	case K_SOCKET:
+		if (p->sock & ~(PLAN_SOCK_UNIX | PLAN_SOCK_TCP))
+			return err_set(msg, len, "socket: unknown socket "
+			    "shape");
+		return 0;
+	case K_CONNECT:
+	case K_BIND:
+		return rule_port(p, k, i, msg, len);
+	case K_ENV:
+		return rule_env(p, i, msg, len);
+	case K_RLIMIT:
+		return rule_rlimit(p, i, msg, len);
+	case K_MEMORY:
+	case K_PIDS:
+	case K_CPU:
+	case K_TIMEOUT:
+		return rule_limits(p, k, msg, len);
+	case K_UID:
+	case K_GID:
+		return rule_ids(p, k, msg, len);
+	case K_ACK:
+		return rule_ack(p, i, msg, len);
+	case K_KEEP:
+		return rule_keep(p, i, msg, len);
+	case K_MODE:
+		if (p->mode != PLAN_STRICT && p->mode != PLAN_DEGRADE)
+			return err_set(msg, len, "mode: neither strict nor "
+			    "degrade");
+		return 0;
+	case K_PROMPT:
+		if (p->prompt_len > PLAN_MAX_PROMPT)
+			return err_set(msg, len, "prompt %zu: longer than %u "
+			    "bytes", p->prompt_len, PLAN_MAX_PROMPT);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int
+plan_rules_end(const struct plan *p, char *msg, size_t len)
+{
+	if (p->argc == 0 || p->argv == NULL)
+		return err_set(msg, len, "arg: argv[0] missing");
+	if (p->has_uid && !p->has_gid)
+		return err_set(msg, len, "uid: without gid (the payload would "
+		    "keep group 0)");
+	if (!p->has_prompt && p->prompt_len != 0)
+		return err_set(msg, len, "prompt: length without prompt");
+	if (p->prompt_len != 0 && p->prompt == NULL)
+		return err_set(msg, len, "prompt: missing bytes");
+	if (plan_text_len(p) > PLAN_MAX_TEXT)
+		return err_set(msg, len, "plan: text part longer than %u bytes",
+		    PLAN_MAX_TEXT);
+	return 0;
+}
+
+/* ---- the whole plan ---- */
+
+/* Number of entries of list key k in p; 1 for a single key. */
+static size_t
+count(const struct plan *p, int k)
+{
+	switch (k) {
+	case K_ARG: return p->argv ? p->argc : 0;
+	case K_RO: return p->nfs;
+	case K_CONNECT: return p->nconnect;
+	case K_BIND: return p->nbind;
+	case K_ENV: return p->nenv;
+	case K_RLIMIT: return p->nrlim;
+	case K_ACK: return p->nack;
+	case K_KEEP: return p->nkeep;
+	case K_RW:
+	case K_ROX: return 0;	/* the fs list is checked once, as K_RO */
+	default: return 1;
+	}
+}
+
+int
+plan_validate(const struct plan *p, char *err, size_t errlen)
+{
+	size_t i, n;
+	int k;
+
+	for (k = 0; k < K_NKEYS; k++) {
+		n = count(p, k);
+		if (plan_rule_count(k, n, err, errlen) == -1)
+			goto fail;
+		for (i = 0; i < n; i++)
+			if (plan_rule(p, k, i, err, errlen) == -1)
+				goto fail;
+	}
+	if (plan_rules_end(p, err, errlen) == -1)
+		goto fail;
+	return 0;
+fail:
+	errno = EINVAL;
+	return -1;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: ISC */
+/* Unit tests of the small shared helpers: common/io (write_all,
+ * read_small), common/clock (now_ns), and cg_list_has() of common/cgroup
+ * (the one reader of cgroup word lists, used by the probe too). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "clock.h"
+#include "io.h"
+#include "tap.h"
+
+static void
+test_io(void)
+{
+	char path[] = "/tmp/borne-unit-io.XXXXXX", buf[8];
+	char big[100000];
+	int fd;
+
+	fd = mkstemp(path);
+	if (fd == -1) {
+		ok(0, "mkstemp");
+		return;
+	}
+	memset(big, 'x', sizeof(big));
+	big[sizeof(big) - 1] = '\n';
+	is_int(write_all(fd, "memory pids\n", 12), 0, "write_all");
+	is_int(read_small(path, big, sizeof(big)), 0, "read_small");
+	is_str(big, "memory pids", "read_small drops one newline");
+	is_int(read_small(path, buf, sizeof(buf)), 0, "read_small, short");
+	is_str(buf, "memory ", "read_small stops at size - 1");
+	ok(read_small("/nonexistent/x", buf, sizeof(buf)) == -1,
+	    "read_small of a missing file fails");
+	close(fd);
+	fd = -1;
+	ok(write_all(fd, "x", 1) == -1, "write_all to a bad fd fails");
+	unlink(path);
+}
+
+static void
+test_clock(void)
+{
+	uint64_t a = now_ns(CLOCK_MONOTONIC), b;
+
+	usleep(2000);
+	b = now_ns(CLOCK_MONOTONIC);
+	ok(b > a && b - a >= 2000000, "now_ns(CLOCK_MONOTONIC) advances");
+	ok(now_ns(CLOCK_REALTIME) > 1500000000ull * 1000000000ull,
+	    "now_ns(CLOCK_REALTIME) is after 2017");
+}
+
+static void
+test_list(void)
+{
+	ok(cg_list_has("cpu io memory pids", "memory"), "middle word");
+	ok(cg_list_has("memory", "memory"), "only word");
+	ok(cg_list_has("cpu io memory\n", "memory"), "last word, newline");
+	ok(cg_list_has("cpu\nmemory", "memory"), "after a newline");
+	ok(cg_list_has("cpu\tmemory", "memory"), "after a tab");
+	ok(!cg_list_has("cpuset io", "cpu"), "a prefix is not the word");
+	ok(!cg_list_has("rdma hugetlb", "tlb"), "a suffix is not the word");
+	ok(!cg_list_has("", "cpu"), "empty list");
+	ok(!cg_list_has("cpu io", ""), "empty word");
+	ok(!cg_list_has("cpu io", "cpu io"), "a word holding a blank");
+}
+
+int
+main(void)
+{
+	test_io();
+	test_clock();
+	test_list();
+	return done_testing();
+}
