@@ -2,7 +2,9 @@
 /* landlock: a plan's ruleset, from the ABI table of llabi.c. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -39,6 +41,10 @@ ll_intent_rights(enum plan_intent in, int is_dir, int abi)
 				    LANDLOCK_ACCESS_FS_MAKE_CHAR |
 				    LANDLOCK_ACCESS_FS_MAKE_BLOCK);
 		break;
+	case PLAN_RWX:
+		v = r->fs & ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_CHAR |
+				    LANDLOCK_ACCESS_FS_MAKE_BLOCK);
+		break;
 	default:
 		return 0;
 	}
@@ -48,25 +54,108 @@ ll_intent_rights(enum plan_intent in, int is_dir, int abi)
 	return v;
 }
 
+/* Open path O_PATH one component at a time, none followed if it is a
+ * symbolic link: a payload that wrote beneath a rule path in an earlier
+ * run cannot point a later rule elsewhere (WORK/cache -> /root/.ssh).
+ * -1 with errno (ELOOP: link names the first component that is a link,
+ * and its target). */
 static int
-add_path(int rfd, const struct plan_fsrule *fr, int abi, char *err,
-    size_t errlen)
+open_nofollow(const char *path, char *link, size_t linksz)
 {
-	struct landlock_path_beneath_attr pb;
+	const char *c = path + 1;
+	char comp[NAME_MAX + 1], to[256];
 	struct stat st;
-	int fd, e;
+	int dfd, fd;
+	ssize_t n;
+	size_t len;
+
+	if ((dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	while (*c != '\0') {
+		len = strcspn(c, "/");
+		if (len > NAME_MAX) {
+			close(dfd);
+			return errno = ENAMETOOLONG, -1;
+		}
+		memcpy(comp, c, len);
+		comp[len] = '\0';
+		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		close(dfd);
+		if (fd == -1)
+			return -1;
+		if (fstat(fd, &st) == -1) {
+			close(fd);
+			return -1;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			n = readlinkat(fd, "", to, sizeof(to) - 1);
+			to[n < 0 ? 0 : n] = '\0';
+			snprintf(link, linksz, "%.*s -> %s",
+			    (int)(c - path + (ptrdiff_t)len), path, to);
+			close(fd);
+			return errno = ELOOP, -1;
+		}
+		c += len + (c[len] == '/');
+		dfd = fd;
+	}
+	return dfd;
+}
+
+static int
+follows(const struct plan *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfollow; i++)
+		if (strcmp(p->follow[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* The rule's path as opened: the plan's, or where a followed symlink
+ * led (from /proc/self/fd); a malloc'd string or NULL (errno). */
+static char *
+real_path(const struct plan_fsrule *fr, int fd, int followed)
+{
+	char proc[64], buf[PATH_MAX];
+	ssize_t n;
+
+	if (!followed)
+		return strdup(fr->path);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if ((n = readlink(proc, buf, sizeof(buf) - 1)) == -1)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static int
+add_path(int rfd, const struct plan *p, size_t i, int abi, char **real,
+    char *err, size_t errlen)
+{
+	const struct plan_fsrule *fr = &p->fs[i];
+	const char *k = plan_intent_name(fr->intent);
+	struct landlock_path_beneath_attr pb;
+	int fd, e, fol = follows(p, fr->path);
+	char link[PATH_MAX + 300];
+	struct stat st;
 
 	/* O_PATH: no read access needed to name the hierarchy; the rule
 	 * binds to this inode, so a later rename cannot move it. */
-	fd = open(fr->path, O_PATH | O_CLOEXEC);
+	link[0] = '\0';
+	fd = fol ? open(fr->path, O_PATH | O_CLOEXEC) :
+	    open_nofollow(fr->path, link, sizeof(link));
+	if (fd == -1 && errno == ELOOP && link[0] != '\0')
+		return err_set(err, errlen, "landlock: %s %s: symbolic link "
+		    "%s refused (the plan does not follow symlinks for this "
+		    "rule)", k, fr->path, link);
 	if (fd == -1)
-		return err_set_sys(err, errlen, "landlock: %s", fr->path);
-	if (fstat(fd, &st) == -1) {
-		err_set_sys(err, errlen, "landlock: %s", fr->path);
-		e = errno;
-		close(fd);
-		errno = e;
-		return -1;
+		return err_set_sys(err, errlen, "landlock: %s %s", k,
+		    fr->path);
+	if (fstat(fd, &st) == -1 ||
+	    (real != NULL && (real[i] = real_path(fr, fd, fol)) == NULL)) {
+		err_set_sys(err, errlen, "landlock: %s %s", k, fr->path);
+		goto fail;
 	}
 	memset(&pb, 0, sizeof(pb));
 	pb.parent_fd = fd;
@@ -76,12 +165,40 @@ add_path(int rfd, const struct plan_fsrule *fr, int abi, char *err,
 		&pb, 0) == -1) {
 		err_set_sys(err, errlen, "landlock: rule for %s refused",
 		    fr->path);
-		e = errno;
-		close(fd);
-		errno = e;
-		return -1;
+		goto fail;
 	}
 	close(fd);
+	return 0;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/* Write-xor-execute on the paths as resolved: a followed symlink may
+ * land a rw rule inside a rox one (or the reverse), which the plan's
+ * own check (planrules.c) could not see. */
+static int
+check_wx(const struct plan *p, char **real, char *err, size_t errlen)
+{
+	const struct plan_fsrule *f, *g;
+	size_t i, j;
+
+	for (i = 0; i < p->nfs; i++)
+		for (j = 0; j < p->nfs; j++) {
+			f = &p->fs[i], g = &p->fs[j];
+			if (f->intent != PLAN_ROX || g->intent != PLAN_RW)
+				continue;
+			if (!plan_path_within(real[i], real[j]) &&
+			    !plan_path_within(real[j], real[i]))
+				continue;
+			errno = EPERM;
+			return err_set(err, errlen, "landlock: rox %s (%s) and "
+			    "rw %s (%s) nest once resolved: write and execute "
+			    "would both apply (use rwx to mean it)", f->path,
+			    real[i], g->path, real[j]);
+		}
 	return 0;
 }
 
@@ -99,15 +216,44 @@ add_port(int rfd, uint16_t port, uint64_t access, char *err, size_t errlen)
 	return 0;
 }
 
+void
+ll_real_free(char **real, size_t n)
+{
+	size_t i;
+
+	if (real == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(real[i]);
+	free(real);
+}
+
 int
 ll_build(const struct plan *p, int abi, int *rfd, char *err, size_t errlen)
 {
+	char **real = NULL;
+	int r;
+
+	r = ll_build_real(p, abi, rfd, &real, err, errlen);
+	ll_real_free(real, p->nfs);
+	return r;
+}
+
+int
+ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
+    char *err, size_t errlen)
+{
+	char **real;
 	const struct ll_abi_rights *r = ll_rights(abi);
 	struct borne_landlock_ruleset_attr attr;
 	size_t attrsz, i;
 	int fd, e;
 
 	*rfd = -1;
+	*realp = NULL;
+	if ((real = calloc(p->nfs + 1, sizeof(char *))) == NULL)
+		return err_set_sys(err, errlen, "landlock: rule paths");
+	*realp = real;
 	if (r == NULL) {
 		errno = EOPNOTSUPP;
 		return err_set(err, errlen, "landlock: not available");
@@ -129,8 +275,10 @@ ll_build(const struct plan *p, int abi, int *rfd, char *err, size_t errlen)
 	if (fd == -1)
 		return err_set_sys(err, errlen, "landlock: create ruleset");
 	for (i = 0; i < p->nfs; i++)
-		if (add_path(fd, &p->fs[i], abi, err, errlen) == -1)
+		if (add_path(fd, p, i, abi, real, err, errlen) == -1)
 			goto fail;
+	if (check_wx(p, real, err, errlen) == -1)
+		goto fail;
 	if (r->net && (p->sock & PLAN_SOCK_TCP)) {
 		for (i = 0; i < p->nconnect; i++)
 			if (add_port(fd, p->connect_tcp[i],

@@ -17,18 +17,32 @@
  *   ro  = read_file | read_dir
  *   rox = ro | execute
  *   rw  = every handled right except execute, make_char and make_block
- *         (no device nodes even where a capability would allow them). */
+ *         (no device nodes even where a capability would allow them)
+ *   rwx = rw | execute. */
 uint64_t ll_intent_rights(enum plan_intent in, int is_dir, int abi);
 
 /* Build the plan's ruleset for abi: the fs domain handles every fs right
  * of the ABI, with one rule per plan path (opened O_PATH|O_CLOEXEC); the
  * net domain (ABI >= 4) handles TCP bind and connect, with one rule per
- * granted port; scopes (ABI >= 6) cover abstract unix sockets and signals.
- * A path that cannot be opened or a rule the kernel refuses fails the
- * whole ruleset: -1 with errno and err naming the path; nothing is left
- * open.  On success *rfd is the ruleset fd (close-on-exec). */
+ * granted port (port 0 of bind-tcp: an ephemeral port); scopes (ABI >= 6)
+ * cover abstract unix sockets and signals.
+ * A rule path is opened one component at a time without following a
+ * symbolic link in any component (ELOOP, err naming the link and its
+ * target), unless the plan lists it under follow.  A rox and a rw rule
+ * that nest once resolved are refused (EPERM).  A path that cannot be
+ * opened or a rule the kernel refuses fails the whole ruleset: -1 with
+ * errno and err naming the path; nothing is left open.  On success *rfd
+ * is the ruleset fd (close-on-exec). */
 int ll_build(const struct plan *p, int abi, int *rfd, char *err,
     size_t errlen);
+
+/* As ll_build(), and *real an array of p->nfs malloc'd strings: the path
+ * each rule resolved to (the plan's own, but where a followed symlink
+ * led).  Release *real with ll_real_free(*real, p->nfs), whatever the
+ * result. */
+int ll_build_real(const struct plan *p, int abi, int *rfd, char ***real,
+    char *err, size_t errlen);
+void ll_real_free(char **real, size_t n);
 
 /* In the child, after PR_SET_NO_NEW_PRIVS: enforce the ruleset on the
  * calling thread.  Returns 0 or -1 with errno (only raw syscalls). */

@@ -19,6 +19,9 @@ const struct plan_keydef plan_keys[K_NKEYS] = {
 	[K_RO] = { "ro", 1 },
 	[K_RW] = { "rw", 1 },
 	[K_ROX] = { "rox", 1 },
+	[K_RWX] = { "rwx", 1 },
+	[K_FOLLOW] = { "follow", 1 },
+	[K_TMP] = { "tmp", 0 },
 	[K_SOCKET] = { "socket", 1 },
 	[K_CONNECT] = { "connect-tcp", 1 },
 	[K_BIND] = { "bind-tcp", 1 },
@@ -36,7 +39,7 @@ const struct plan_keydef plan_keys[K_NKEYS] = {
 	[K_PROMPT] = { "prompt", 0 },
 };
 
-const char *const plan_intent_key[3] = { "ro", "rw", "rox" };
+const char *const plan_intent_key[4] = { "ro", "rw", "rox", "rwx" };
 
 /* ---- wire escaping ---- */
 
@@ -199,8 +202,12 @@ emit(const struct plan *p, char *buf)
 		put_fmt(&o, "sha256 %s\n", hex);
 	}
 	for (i = 0; i < p->nfs; i++)
-		put_str(&o, plan_intent_key[p->fs[i].intent % 3],
+		put_str(&o, plan_intent_key[p->fs[i].intent % 4],
 		    p->fs[i].path ? p->fs[i].path : "");
+	for (i = 0; i < p->nfollow; i++)
+		put_str(&o, "follow", p->follow[i] ? p->follow[i] : "");
+	if (p->tmp)
+		puts_(&o, "tmp private\n");
 	if (p->sock & PLAN_SOCK_UNIX)
 		puts_(&o, "socket unix\n");
 	if (p->sock & PLAN_SOCK_TCP)
@@ -258,6 +265,7 @@ plan_sorted_copy(const struct plan *p, struct plan *q)
 {
 	*q = *p;
 	q->fs = NULL, q->connect_tcp = NULL, q->bind_tcp = NULL;
+	q->follow = NULL;
 	q->env = NULL, q->rlim = NULL, q->ack_daemons = NULL;
 	q->keep_fds = NULL;
 #define DUP(f, n, cmp) do {						\
@@ -269,6 +277,7 @@ plan_sorted_copy(const struct plan *p, struct plan *q)
 		}							\
 	} while (0)
 	DUP(fs, p->nfs, cmp_fs);
+	DUP(follow, p->nfollow, cmp_str);
 	DUP(connect_tcp, p->nconnect, cmp_u16);
 	DUP(bind_tcp, p->nbind, cmp_u16);
 	DUP(env, p->nenv, cmp_env);
@@ -283,6 +292,7 @@ void
 plan_sorted_free(struct plan *q)
 {
 	free(q->fs);
+	free(q->follow);
 	free(q->connect_tcp);
 	free(q->bind_tcp);
 	free(q->env);
@@ -331,6 +341,9 @@ plan_free(struct plan *p)
 	for (i = 0; i < p->nfs; i++)
 		free(p->fs[i].path);
 	free(p->fs);
+	for (i = 0; i < p->nfollow; i++)
+		free(p->follow[i]);
+	free(p->follow);
 	free(p->connect_tcp);
 	free(p->bind_tcp);
 	for (i = 0; i < p->nenv; i++)

@@ -25,7 +25,7 @@ enum plan_mode { PLAN_STRICT = 0, PLAN_DEGRADE = 1 };
 #define PLAN_MAX_ARGS		4096		/* argv entries, argv[0] too */
 #define PLAN_MAX_ARG_LEN	131071		/* bytes of one argument */
 #define PLAN_MAX_PATH_LEN	4095		/* bytes of a path (PATH_MAX-1) */
-#define PLAN_MAX_PATHS		256		/* ro + rw + rox entries */
+#define PLAN_MAX_PATHS		256		/* ro + rw + rox + rwx entries */
 #define PLAN_MAX_PORTS		64		/* each of connect-tcp, bind-tcp */
 #define PLAN_MAX_ENV		256		/* env entries */
 #define PLAN_MAX_ENV_LEN	32768		/* bytes of one NAME=VALUE */
@@ -45,7 +45,9 @@ enum plan_mode { PLAN_STRICT = 0, PLAN_DEGRADE = 1 };
 #define PLAN_MAX_ACK_LEN	64		/* bytes of one daemon name */
 #define PLAN_MAX_KEEP		64		/* keep-fd entries */
 #define PLAN_MAX_FD		1048575		/* keep-fd 3..nr_open-1 */
-enum plan_intent { PLAN_RO = 0, PLAN_RW = 1, PLAN_ROX = 2 };
+/* rwx: write and execute on purpose (shown loudly); a rw path and a rox
+ * path nested in each other are refused (they would add up to rwx). */
+enum plan_intent { PLAN_RO = 0, PLAN_RW = 1, PLAN_ROX = 2, PLAN_RWX = 3 };
 
 struct plan_fsrule {
 	enum plan_intent intent;
@@ -66,6 +68,9 @@ struct plan {
 
 	struct plan_fsrule *fs;
 	size_t nfs;
+	char **follow;		/* rule paths whose symlinks are followed */
+	size_t nfollow;
+	int tmp;		/* a private temp dir per run (TMPDIR) */
 
 	unsigned sock;		/* PLAN_SOCK_* */
 	uint16_t *connect_tcp;	/* sorted, unique */
@@ -124,6 +129,26 @@ int plan_read_fd(int fd, struct plan *p, char *err, size_t errlen);
  * Lists may be in any order (duplicates are refused).  err may be NULL.
  * Returns 0, or -1 (errno EINVAL) with err set. */
 int plan_validate(const struct plan *p, char *err, size_t errlen);
+
+/* Where plan_validate_at() found the first fault: the list and the index
+ * of the entry in p's own order (PLAN_AT_NONE: a single field or the
+ * whole plan), so a caller can say where that entry came from. */
+enum plan_at { PLAN_AT_NONE, PLAN_AT_FS, PLAN_AT_FOLLOW, PLAN_AT_CONNECT,
+	PLAN_AT_BIND, PLAN_AT_ENV, PLAN_AT_RLIMIT, PLAN_AT_ACK, PLAN_AT_KEEP,
+	PLAN_AT_ARG };
+int plan_validate_at(const struct plan *p, enum plan_at *at, size_t *index,
+    char *err, size_t errlen);
+
+/* "ro", "rw", "rox", "rwx"; "?" for anything else. */
+const char *plan_intent_name(enum plan_intent in);
+
+/* Whether path a is b or beneath it, component-wise ("/a" holds "/a/b",
+ * not "/ab"); both absolute and normalised. */
+int plan_path_within(const char *a, const char *b);
+
+/* The one-line warning launchplan(5) gives for an rwx rule (JSON
+ * "warnings", confexec's start): into buf, returned. */
+const char *plan_rwx_warning(const char *path, char *buf, size_t size);
 
 /* Canonical encoding of a valid plan into a malloc'd buffer: the text
  * part (lists sorted as launchplan(5) says, whatever their order in p),

@@ -290,7 +290,8 @@ dec_fs(struct dec *d, int k, struct plan *p)
 	    grow(d, &p->fs, p->nfs, sizeof(*p->fs)) == -1)
 		return -1;
 	f = &p->fs[p->nfs];
-	f->intent = k == K_RO ? PLAN_RO : k == K_RW ? PLAN_RW : PLAN_ROX;
+	f->intent = k == K_RO ? PLAN_RO : k == K_RW ? PLAN_RW :
+	    k == K_ROX ? PLAN_ROX : PLAN_RWX;
 	if (dec_str(d, PLAN_MAX_PATH_LEN, &f->path) == -1)
 		return -1;
 	p->nfs++;
@@ -301,6 +302,33 @@ dec_fs(struct dec *d, int k, struct plan *p)
 		return (esc_name(f->path, e, sizeof(e)), derr(d, "%s: out of "
 		    "order (paths are sorted by bytes)", e));
 	return 0;
+}
+
+static int
+dec_follow(struct dec *d, int k, struct plan *p)
+{
+	char e[96], *s;
+
+	if (dec_count(d, k, p->nfollow) == -1 ||
+	    grow(d, &p->follow, p->nfollow, sizeof(char *)) == -1 ||
+	    dec_str(d, PLAN_MAX_PATH_LEN, &s) == -1)
+		return -1;
+	p->follow[p->nfollow++] = s;
+	if (dec_rule(d, p, k, p->nfollow - 1) == -1)
+		return -1;
+	if (p->nfollow > 1 && strcmp(p->follow[p->nfollow - 2], s) > 0)
+		return (esc_name(s, e, sizeof(e)), derr(d, "%s: out of order "
+		    "(paths are sorted by bytes)", e));
+	return 0;
+}
+
+static int
+dec_tmp(struct dec *d, int k, struct plan *p)
+{
+	if (d->vn != 7 || memcmp(d->v, "private", 7) != 0)
+		return derr(d, "want private");
+	p->tmp = 1;
+	return dec_rule(d, p, k, 0);
 }
 
 static int
@@ -480,7 +508,8 @@ dec_prompt(struct dec *d, int k, struct plan *p)
 static int (*const dec_key[K_NKEYS])(struct dec *, int, struct plan *) = {
 	[K_PROGRAM] = dec_program, [K_ARG] = dec_arg,
 	[K_SHA256] = dec_sha256, [K_RO] = dec_fs, [K_RW] = dec_fs,
-	[K_ROX] = dec_fs, [K_SOCKET] = dec_socket, [K_CONNECT] = dec_port,
+	[K_ROX] = dec_fs, [K_RWX] = dec_fs, [K_FOLLOW] = dec_follow,
+	[K_TMP] = dec_tmp, [K_SOCKET] = dec_socket, [K_CONNECT] = dec_port,
 	[K_BIND] = dec_port, [K_ENV] = dec_env, [K_RLIMIT] = dec_rlimit,
 	[K_MEMORY] = dec_limit, [K_PIDS] = dec_limit, [K_CPU] = dec_cpu,
 	[K_TIMEOUT] = dec_limit, [K_UID] = dec_id, [K_GID] = dec_id,

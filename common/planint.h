@@ -15,9 +15,9 @@
 
 /* Keys in canonical order: a key's rank is its index. */
 enum plan_key {
-	K_PROGRAM, K_ARG, K_SHA256, K_RO, K_RW, K_ROX, K_SOCKET, K_CONNECT,
-	K_BIND, K_ENV, K_RLIMIT, K_MEMORY, K_PIDS, K_CPU, K_TIMEOUT, K_UID,
-	K_GID, K_ACK, K_KEEP, K_MODE, K_PROMPT, K_NKEYS
+	K_PROGRAM, K_ARG, K_SHA256, K_RO, K_RW, K_ROX, K_RWX, K_FOLLOW, K_TMP,
+	K_SOCKET, K_CONNECT, K_BIND, K_ENV, K_RLIMIT, K_MEMORY, K_PIDS, K_CPU,
+	K_TIMEOUT, K_UID, K_GID, K_ACK, K_KEEP, K_MODE, K_PROMPT, K_NKEYS
 };
 
 struct plan_keydef {
@@ -26,8 +26,8 @@ struct plan_keydef {
 };
 extern const struct plan_keydef plan_keys[K_NKEYS];
 
-/* "ro", "rw", "rox" by enum plan_intent. */
-extern const char *const plan_intent_key[3];
+/* "ro", "rw", "rox", "rwx" by enum plan_intent. */
+extern const char *const plan_intent_key[4];
 
 /* ---- planrules.c ---- */
 

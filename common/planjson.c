@@ -81,21 +81,29 @@ j_program(json_t *o, const struct plan *q)
 	    json_null());
 }
 
-/* ro, rw, rox, socket, connect_tcp, bind_tcp. */
+/* ro, rw, rox, rwx, follow_symlinks, tmp, socket, connect_tcp,
+ * bind_tcp. */
 static int
 j_access(json_t *o, const struct plan *q)
 {
-	json_t *fs[3] = { json_array(), json_array(), json_array() };
+	json_t *fs[4] = { json_array(), json_array(), json_array(),
+	    json_array() };
 	json_t *so = json_array(), *co = json_array(), *bi = json_array();
+	json_t *fo = json_array();
 	int bad = 0;
 	size_t i;
 
 	for (i = 0; i < q->nfs; i++)
-		bad |= fs[q->fs[i].intent % 3] == NULL ||
-		    add(fs[q->fs[i].intent % 3], jstr(q->fs[i].path));
+		bad |= fs[q->fs[i].intent % 4] == NULL ||
+		    add(fs[q->fs[i].intent % 4], jstr(q->fs[i].path));
 	bad |= set(o, "ro", fs[0]);
 	bad |= set(o, "rw", fs[1]);
 	bad |= set(o, "rox", fs[2]);
+	bad |= set(o, "rwx", fs[3]);
+	for (i = 0; fo != NULL && i < q->nfollow; i++)
+		bad |= add(fo, jstr(q->follow[i]));
+	bad |= set(o, "follow_symlinks", fo);
+	bad |= set(o, "tmp", json_boolean(q->tmp));
 	if (so && (q->sock & PLAN_SOCK_UNIX))
 		bad |= add(so, json_string("unix"));
 	if (so && (q->sock & PLAN_SOCK_TCP))
@@ -170,6 +178,23 @@ j_run(json_t *o, const struct plan *q)
 	    (json_int_t)q->prompt_len, "sha256", hex));
 }
 
+/* warnings: what the plan grants on purpose that weakens a rule
+ * (every rwx path), one line each. */
+static int
+j_warnings(json_t *o, const struct plan *q)
+{
+	json_t *w = json_array();
+	char buf[256];
+	int bad = 0;
+	size_t i;
+
+	for (i = 0; w != NULL && i < q->nfs; i++)
+		if (q->fs[i].intent == PLAN_RWX)
+			bad |= add(w, jstr(plan_rwx_warning(q->fs[i].path, buf,
+			    sizeof(buf))));
+	return bad | set(o, "warnings", w);
+}
+
 json_t *
 plan_to_json(const struct plan *p)
 {
@@ -184,6 +209,7 @@ plan_to_json(const struct plan *p)
 		bad |= j_access(o, &q);
 		bad |= j_process(o, &q);
 		bad |= j_run(o, &q);
+		bad |= j_warnings(o, &q);
 	}
 	plan_sorted_free(&q);
 	if (bad) {

@@ -201,9 +201,11 @@ plan_rule_count(int k, size_t n, char *msg, size_t len)
 		const char *name, *what;
 	} bounds[] = {
 		{ K_ARG, PLAN_MAX_ARGS, "arg", "arguments" },
-		{ K_RO, PLAN_MAX_PATHS, "ro/rw/rox", "paths" },
-		{ K_RW, PLAN_MAX_PATHS, "ro/rw/rox", "paths" },
-		{ K_ROX, PLAN_MAX_PATHS, "ro/rw/rox", "paths" },
+		{ K_RO, PLAN_MAX_PATHS, "ro/rw/rox/rwx", "paths" },
+		{ K_RW, PLAN_MAX_PATHS, "ro/rw/rox/rwx", "paths" },
+		{ K_ROX, PLAN_MAX_PATHS, "ro/rw/rox/rwx", "paths" },
+		{ K_RWX, PLAN_MAX_PATHS, "ro/rw/rox/rwx", "paths" },
+		{ K_FOLLOW, PLAN_MAX_PATHS, "follow", "paths" },
 		{ K_CONNECT, PLAN_MAX_PORTS, "connect-tcp", "ports" },
 		{ K_BIND, PLAN_MAX_PORTS, "bind-tcp", "ports" },
 		{ K_ENV, PLAN_MAX_ENV, "env", "entries" },
@@ -245,6 +247,54 @@ rule_arg(const struct plan *p, size_t i, char *msg, size_t len)
 	return 0;
 }
 
+const char *
+plan_intent_name(enum plan_intent in)
+{
+	return (unsigned)in < 4 ? plan_intent_key[in] : "?";
+}
+
+int
+plan_path_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	if (strcmp(b, "/") == 0)
+		return 1;
+	return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+const char *
+plan_rwx_warning(const char *path, char *buf, size_t size)
+{
+	char e[96];
+
+	err_set(buf, size, "rwx %s: the payload may write files there and "
+	    "execute them (no write-xor-execute)", shown(path, e));
+	return buf;
+}
+
+/* Write-xor-execute across nesting: Landlock adds up the rights of every
+ * rule above a file, so rw on one path and rox on a path inside it (or
+ * around it) grant both beneath the inner one.  Only rwx says so. */
+static int
+rule_wx(const struct plan_fsrule *f, const struct plan_fsrule *g, char *msg,
+    size_t len)
+{
+	char e[96], e2[96];
+	int in = plan_path_within(f->path, g->path);
+
+	if (!((f->intent == PLAN_RW && g->intent == PLAN_ROX) ||
+	    (f->intent == PLAN_ROX && g->intent == PLAN_RW)))
+		return 0;
+	if (!in && !plan_path_within(g->path, f->path))
+		return 0;
+	return err_set(msg, len, "%s %s: %s %s %s (write and execute would "
+	    "both apply %s: use rwx to mean it)", plan_intent_key[f->intent],
+	    shown(f->path, e), in ? "inside" : "contains",
+	    plan_intent_key[g->intent], shown(g->path, e2),
+	    in ? "there" : "in it");
+}
+
 static int
 rule_fs(const struct plan *p, size_t i, char *msg, size_t len)
 {
@@ -254,15 +304,18 @@ rule_fs(const struct plan *p, size_t i, char *msg, size_t len)
 	size_t j;
 
 	if (f->intent != PLAN_RO && f->intent != PLAN_RW &&
-	    f->intent != PLAN_ROX)
+	    f->intent != PLAN_ROX && f->intent != PLAN_RWX)
 		return err_set(msg, len, "fs rule %zu: unknown intent", i);
 	k = plan_intent_key[f->intent];
 	if ((why = plan_path_why(f->path)) != NULL)
 		return err_set(msg, len, "%s %s: %s", k, shown(f->path, e),
 		    why);
 	for (j = 0; j < i; j++) {
-		if (strcmp(p->fs[j].path, f->path) != 0)
+		if (strcmp(p->fs[j].path, f->path) != 0) {
+			if (rule_wx(f, &p->fs[j], msg, len) == -1)
+				return -1;
 			continue;
+		}
 		if (p->fs[j].intent == f->intent)
 			return err_set(msg, len, "%s %s: same path given twice",
 			    k, shown(f->path, e));
@@ -272,6 +325,27 @@ rule_fs(const struct plan *p, size_t i, char *msg, size_t len)
 	return 0;
 }
 
+/* follow PATH: a rule path whose symbolic links confexec may follow. */
+static int
+rule_follow(const struct plan *p, size_t i, char *msg, size_t len)
+{
+	const char *f = p->follow[i], *why;
+	char e[96];
+	size_t j;
+
+	if ((why = plan_path_why(f)) != NULL)
+		return err_set(msg, len, "follow %s: %s", shown(f, e), why);
+	for (j = 0; j < i; j++)
+		if (strcmp(p->follow[j], f) == 0)
+			return err_set(msg, len, "follow %s: same path given "
+			    "twice", shown(f, e));
+	for (j = 0; j < p->nfs; j++)
+		if (strcmp(p->fs[j].path, f) == 0)
+			return 0;
+	return err_set(msg, len, "follow %s: no ro, rw, rox or rwx rule for "
+	    "this path", shown(f, e));
+}
+
 static int
 rule_port(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
@@ -279,7 +353,9 @@ rule_port(const struct plan *p, int k, size_t i, char *msg, size_t len)
 	const char *name = plan_keys[k].name;
 	size_t j;
 
-	if (v[i] == 0)
+	/* bind-tcp 0: bind(2) to port 0 picks an ephemeral port, which
+	 * Landlock allows by a rule for port 0 (ABI 4). */
+	if (v[i] == 0 && k != K_BIND)
 		return err_set(msg, len, "%s 0: port outside 1-65535", name);
 	if (!(p->sock & PLAN_SOCK_TCP))
 		return err_set(msg, len, "%s %u: without the tcp socket right",
@@ -302,6 +378,10 @@ rule_env(const struct plan *p, size_t i, char *msg, size_t len)
 		return err_set(msg, len, "env %s: %s", shown(p->env[i], e),
 		    why);
 	/* From here on the name is [A-Za-z_][A-Za-z0-9_]*. */
+	if (p->tmp && plan_envname_len(p->env[i]) == 6 &&
+	    memcmp(p->env[i], "TMPDIR", 6) == 0)
+		return err_set(msg, len, "env TMPDIR: contradicts tmp (confexec "
+		    "sets TMPDIR to the run's private directory)");
 	for (j = 0; j < i; j++)
 		if (plan_envcmp(p->env[i], p->env[j]) == 0)
 			return err_set(msg, len, "env %.*s: same name given "
@@ -425,7 +505,14 @@ plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len)
 	case K_RO:
 	case K_RW:
 	case K_ROX:
+	case K_RWX:
 		return rule_fs(p, i, msg, len);
+	case K_FOLLOW:
+		return rule_follow(p, i, msg, len);
+	case K_TMP:
+		if (p->tmp != 0 && p->tmp != 1)
+			return err_set(msg, len, "tmp: neither on nor off");
+		return 0;
 	case K_SOCKET:
 		if (p->sock & ~(PLAN_SOCK_UNIX | PLAN_SOCK_TCP))
 			return err_set(msg, len, "socket: unknown socket "
@@ -492,6 +579,7 @@ count(const struct plan *p, int k)
 	switch (k) {
 	case K_ARG: return p->argv ? p->argc : 0;
 	case K_RO: return p->nfs;
+	case K_FOLLOW: return p->nfollow;
 	case K_CONNECT: return p->nconnect;
 	case K_BIND: return p->nbind;
 	case K_ENV: return p->nenv;
@@ -499,24 +587,49 @@ count(const struct plan *p, int k)
 	case K_ACK: return p->nack;
 	case K_KEEP: return p->nkeep;
 	case K_RW:
-	case K_ROX: return 0;	/* the fs list is checked once, as K_RO */
+	case K_ROX:
+	case K_RWX: return 0;	/* the fs list is checked once, as K_RO */
 	default: return 1;
 	}
 }
 
+/* The list of key k, for plan_validate_at(). */
+static enum plan_at
+at_of(int k)
+{
+	switch (k) {
+	case K_ARG: return PLAN_AT_ARG;
+	case K_RO: return PLAN_AT_FS;
+	case K_FOLLOW: return PLAN_AT_FOLLOW;
+	case K_CONNECT: return PLAN_AT_CONNECT;
+	case K_BIND: return PLAN_AT_BIND;
+	case K_ENV: return PLAN_AT_ENV;
+	case K_RLIMIT: return PLAN_AT_RLIMIT;
+	case K_ACK: return PLAN_AT_ACK;
+	case K_KEEP: return PLAN_AT_KEEP;
+	default: return PLAN_AT_NONE;
+	}
+}
+
 int
-plan_validate(const struct plan *p, char *err, size_t errlen)
+plan_validate_at(const struct plan *p, enum plan_at *at, size_t *index,
+    char *err, size_t errlen)
 {
 	size_t i, n;
 	int k;
 
+	*at = PLAN_AT_NONE;
+	*index = 0;
 	for (k = 0; k < K_NKEYS; k++) {
 		n = count(p, k);
 		if (plan_rule_count(k, n, err, errlen) == -1)
 			goto fail;
 		for (i = 0; i < n; i++)
-			if (plan_rule(p, k, i, err, errlen) == -1)
+			if (plan_rule(p, k, i, err, errlen) == -1) {
+				*at = at_of(k);
+				*index = i;
 				goto fail;
+			}
 	}
 	if (plan_rules_end(p, err, errlen) == -1)
 		goto fail;
@@ -524,4 +637,13 @@ plan_validate(const struct plan *p, char *err, size_t errlen)
 fail:
 	errno = EINVAL;
 	return -1;
+}
+
+int
+plan_validate(const struct plan *p, char *err, size_t errlen)
+{
+	enum plan_at at;
+	size_t i;
+
+	return plan_validate_at(p, &at, &i, err, errlen);
 }
