@@ -24,6 +24,7 @@ E=$HELP/escape
 rank() {
 	case $1 in
 	sha256) echo 02 ;; ro) echo 03 ;; rw) echo 04 ;; rox) echo 05 ;;
+	rwx) echo 05a ;; follow) echo 05b ;; tmp) echo 05c ;;
 	socket) echo 06 ;; connect-tcp) echo 07 ;; bind-tcp) echo 08 ;;
 	env) echo 09 ;; rlimit) echo 10 ;; memory-max) echo 11 ;;
 	pids-max) echo 12 ;; cpu-max) echo 13 ;; timeout-ms) echo 14 ;;
@@ -66,7 +67,9 @@ mkplan_prompt() {
 # environment that keeps the sanitizer runtime quiet in the asan build
 # (LeakSanitizer needs ptrace, which the filter denies; the int 0x80 probe
 # must die of its signal, not be caught by the sanitizer).
-BASE="rox /usr|rox /lib|rox /lib64|ro /etc|ro /proc|env ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+# /lib and /lib64 may be symlinks into /usr (merged /usr): follow says the
+# plan accepts that.
+BASE="rox /usr|rox /lib|rox /lib64|follow /lib|follow /lib64|ro /etc|ro /proc|env ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
 base() {
 	IFS='|'
 	set -- $BASE
@@ -520,6 +523,7 @@ cg_same "no cgroup left after a cancel"
 # ---- the real pipeline: planenc | confexec --------------------------------
 if [ -x "$BIN/planenc" ]; then
 	PE="$BIN/planenc --rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc"
+	PE="$PE --follow-symlinks /lib --follow-symlinks /lib64"
 	PE="$PE --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
 	t_exit 0 "planenc --tcp | confexec: two layers" sh -c \
 		"$PE --tcp -- \"\$1\" tcp-udp 9 | \"\$2\"" sh "$E" "$CX"
@@ -540,7 +544,8 @@ fi
 plan=$TMP/gap
 LDSO=$(readlink -f /lib64/ld-linux-x86-64.so.2)
 ( IFS='
-'; set -- "ro /usr" "ro /lib" "ro /lib64" "ro /etc" "ro /proc" "rox $LDSO" \
+'; set -- "ro /usr" "ro /lib" "ro /lib64" "follow /lib" "follow /lib64" \
+	"ro /etc" "ro /proc" "rox $LDSO" \
 	"env ASAN_OPTIONS=detect_leaks=0:handle_segv=0" -- "$E" exec /bin/true
   unset IFS; mkplan "$@" ) >"$plan"
 "$CX" <"$plan" >"$OUT" 2>"$ERR"

@@ -180,7 +180,7 @@ refuse "malformed digest (not hex)" '--sha256 g' \
 	$P --sha256 "g$(echo "$HEX" | cut -c2-)" -- /bin/true
 refuse "port 0" '--connect-tcp 0: port outside 1-65535' \
 	$P --tcp --connect-tcp 0 -- /bin/true
-refuse "port 65536" '--bind-tcp 65536: port outside 1-65535' \
+refuse "port 65536" '--bind-tcp 65536: port outside 0-65535' \
 	$P --tcp --bind-tcp 65536 -- /bin/true
 refuse "uid 0" '--uid 0:' $P --uid 0 --gid 1 -- /bin/true
 refuse "gid 0" '--gid 0:' $P --uid 1 --gid 0 -- /bin/true

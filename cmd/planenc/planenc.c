@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* planenc: encode a typed, bounded LaunchPlan on stdout; decode, check or
- * re-encode one read on stdin. */
+ * re-encode one read on stdin.  Profiles are profile.c, presets and the
+ * PATH lookup resolve.c (planenc.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,10 +16,13 @@
 #include "hash.h"
 #include "io.h"
 #include "plan.h"
+#include "planenc.h"
 #include "scan.h"
 
 #define USAGE								\
-	"planenc [--ro PATH] [--rw PATH] [--rox PATH] [--unix] [--tcp]\n" \
+	"planenc [--profile FILE] [--preset sys] [--tmp]\n"		\
+	"\t[--ro PATH] [--rw PATH] [--rox PATH] [--rwx PATH]\n"	\
+	"\t[--follow-symlinks PATH] [--unix] [--tcp]\n"		\
 	"\t[--connect-tcp PORT] [--bind-tcp PORT] [--env NAME]\n"	\
 	"\t[--setenv NAME=VALUE] [--rlimit NAME=SOFT[:HARD]]\n"		\
 	"\t[--memory-max SIZE] [--pids-max N] [--cpu-max QUOTA[/PERIOD]]\n" \
@@ -27,18 +31,15 @@
 	"\t[--argv0 NAME] [--strict | --degrade] -- PROGRAM [ARG...]\n"		\
 	"       planenc --decode | --check | --reencode"
 
-enum {
-	O_RO = 256, O_RW, O_ROX, O_UNIX, O_TCP, O_CONNECT, O_BIND, O_ENV,
-	O_SETENV, O_RLIMIT, O_MEMORY, O_PIDS, O_CPU, O_TIMEOUT, O_UID, O_GID,
-	O_SHA256, O_PROMPT, O_ACK, O_KEEP, O_STRICT, O_DEGRADE, O_ARGV0,
-	O_DECODE,
-	O_CHECK, O_REENCODE,
-};
-
-static const struct option longopts[] = {
+const struct option planenc_longopts[] = {
 	{ "ro", required_argument, NULL, O_RO },	/* read */
 	{ "rw", required_argument, NULL, O_RW },	/* read-write */
 	{ "rox", required_argument, NULL, O_ROX },	/* read-execute */
+	{ "rwx", required_argument, NULL, O_RWX },	/* write and execute */
+	{ "follow-symlinks", required_argument, NULL, O_FOLLOW },
+	{ "tmp", no_argument, NULL, O_TMP },		/* private TMPDIR */
+	{ "preset", required_argument, NULL, O_PRESET },	/* sys */
+	{ "profile", required_argument, NULL, O_PROFILE },	/* FILE */
 	{ "unix", no_argument, NULL, O_UNIX },		/* AF_UNIX sockets */
 	{ "tcp", no_argument, NULL, O_TCP },		/* TCP sockets */
 	{ "connect-tcp", required_argument, NULL, O_CONNECT },
@@ -66,8 +67,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Append one element to a malloc'd array, dying on ENOMEM. */
-static void *
+void *
 push(void *arr, size_t *n, size_t sz)
 {
 	void *na;
@@ -80,7 +80,7 @@ push(void *arr, size_t *n, size_t sz)
 	return na;
 }
 
-static char *
+char *
 xstrdup(const char *s)
 {
 	char *d = strdup(s);
@@ -90,13 +90,14 @@ xstrdup(const char *s)
 	return d;
 }
 
+/* A TCP port; bind may ask for 0 (an ephemeral port). */
 static uint16_t
-port_arg(const char *opt, const char *s)
+port_arg(const char *opt, const char *s, unsigned min)
 {
 	uint64_t v;
 
-	if (scan_u64(s, 1, 65535, &v) == -1)
-		die(EXIT_USAGE, "%s %s: port outside 1-65535", opt, s);
+	if (scan_u64(s, min, 65535, &v) == -1)
+		die(EXIT_USAGE, "%s %s: port outside %u-65535", opt, s, min);
 	return (uint16_t)v;
 }
 
@@ -199,20 +200,19 @@ emit_plan(const struct plan *p)
 	free(out);
 }
 
-/* Everything the options ask for, before it is checked. */
-struct opts {
-	struct plan p;
-	char **envnames;	/* --env NAME, resolved after parsing */
-	size_t nenvnames;
-	const char *prompt_file;
-	const char *argv0;
-	int op;			/* O_DECODE, O_CHECK, O_REENCODE or 0 */
-	int building;		/* a plan option was given */
-};
+void
+origin_note(struct opts *o, enum plan_at at)
+{
+	struct origins *f = &o->from[at];
+
+	f->at = push(f->at, &f->n, sizeof(*f->at));
+	f->at[f->n - 1] = o->where;
+}
 
 static void
-opt_rlimit(struct plan *p, const char *arg)
+opt_rlimit(struct opts *o, const char *arg)
 {
+	struct plan *p = &o->p;
 	struct plan_rlimit *r;
 	char *name = xstrdup(arg), *sep, *hard;
 	int res;
@@ -224,6 +224,7 @@ opt_rlimit(struct plan *p, const char *arg)
 		die(EXIT_USAGE, "--rlimit %s: unknown resource (see "
 		    "launchplan(5))", name);
 	p->rlim = push(p->rlim, &p->nrlim, sizeof(*p->rlim));
+	origin_note(o, PLAN_AT_RLIMIT);
 	r = &p->rlim[p->nrlim - 1];
 	r->resource = res;
 	if ((hard = strchr(sep, ':')) != NULL)
@@ -276,33 +277,50 @@ opt_list(struct opts *o, int c, const char *arg)
 	case O_RO:
 	case O_RW:
 	case O_ROX:
+	case O_RWX:
 		p->fs = push(p->fs, &p->nfs, sizeof(*p->fs));
 		p->fs[p->nfs - 1].intent = c == O_RO ? PLAN_RO :
-		    c == O_RW ? PLAN_RW : PLAN_ROX;
+		    c == O_RW ? PLAN_RW : c == O_ROX ? PLAN_ROX : PLAN_RWX;
 		p->fs[p->nfs - 1].path = xstrdup(arg);
+		origin_note(o, PLAN_AT_FS);
+		break;
+	case O_FOLLOW:
+		p->follow = push(p->follow, &p->nfollow, sizeof(char *));
+		p->follow[p->nfollow - 1] = xstrdup(arg);
+		origin_note(o, PLAN_AT_FOLLOW);
 		break;
 	case O_CONNECT:
 		p->connect_tcp = push(p->connect_tcp, &p->nconnect,
 		    sizeof(uint16_t));
-		p->connect_tcp[p->nconnect - 1] = port_arg("--connect-tcp", arg);
+		p->connect_tcp[p->nconnect - 1] = port_arg("--connect-tcp", arg,
+		    1);
+		origin_note(o, PLAN_AT_CONNECT);
 		break;
 	case O_BIND:
 		p->bind_tcp = push(p->bind_tcp, &p->nbind, sizeof(uint16_t));
-		p->bind_tcp[p->nbind - 1] = port_arg("--bind-tcp", arg);
+		p->bind_tcp[p->nbind - 1] = port_arg("--bind-tcp", arg, 0);
+		origin_note(o, PLAN_AT_BIND);
 		break;
 	case O_ENV:
 		o->envnames = push(o->envnames, &o->nenvnames, sizeof(char *));
 		o->envnames[o->nenvnames - 1] = (char *)arg;
+		o->envfrom = realloc(o->envfrom, o->nenvnames *
+		    sizeof(*o->envfrom));
+		if (o->envfrom == NULL)
+			die_sys(EXIT_USAGE, "out of memory");
+		o->envfrom[o->nenvnames - 1] = o->where;
 		break;
 	case O_SETENV:
 		if (strchr(arg, '=') == NULL)
 			die(EXIT_USAGE, "--setenv %s: want NAME=VALUE", arg);
 		p->env = push(p->env, &p->nenv, sizeof(char *));
 		p->env[p->nenv - 1] = xstrdup(arg);
+		origin_note(o, PLAN_AT_ENV);
 		break;
 	case O_ACK:
 		p->ack_daemons = push(p->ack_daemons, &p->nack, sizeof(char *));
 		p->ack_daemons[p->nack - 1] = xstrdup(arg);
+		origin_note(o, PLAN_AT_ACK);
 		break;
 	case O_KEEP:
 		p->keep_fds = push(p->keep_fds, &p->nkeep, sizeof(int));
@@ -310,6 +328,7 @@ opt_list(struct opts *o, int c, const char *arg)
 		    -1)
 			die(EXIT_USAGE, "--keep-fd %s: want 3 to %d (0, 1 and 2 "
 			    "are always kept)", arg, PLAN_MAX_FD);
+		origin_note(o, PLAN_AT_KEEP);
 		break;
 	default:
 		die_usage(USAGE);
@@ -317,15 +336,28 @@ opt_list(struct opts *o, int c, const char *arg)
 }
 
 /* The options that set one field of the plan. */
-static void
-opt_field(struct opts *o, int c, const char *arg)
+void
+opt_apply(struct opts *o, int c, const char *arg)
 {
 	struct plan *p = &o->p;
 
 	switch (c) {
 	case O_UNIX: p->sock |= PLAN_SOCK_UNIX; break;
 	case O_TCP: p->sock |= PLAN_SOCK_TCP; break;
-	case O_RLIMIT: opt_rlimit(p, arg); break;
+	case O_RLIMIT: opt_rlimit(o, arg); break;
+	case O_TMP: p->tmp = 1; break;
+	case O_PRESET:
+		if (strcmp(arg, "sys") != 0)
+			die(EXIT_USAGE, "--preset %s: unknown preset (want sys)",
+			    arg);
+		o->preset_sys = 1;
+		break;
+	case O_PROFILE:
+		if (o->where != NULL)
+			die(EXIT_USAGE, "--profile %s: not allowed in a profile",
+			    arg);
+		profile_load(o, arg);
+		break;
 	case O_MEMORY:
 		if (scan_size(arg, PLAN_MIN_MEMORY, PLAN_MAX_MEMORY,
 		    &p->mem_max) == -1)
@@ -369,8 +401,9 @@ parse(struct opts *o, int argc, char *argv[])
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		o->building |= c >= O_RO && c <= O_ARGV0;
+	while ((c = getopt_long(argc, argv, "+h", planenc_longopts, NULL)) !=
+	    -1) {
+		o->building |= c >= O_FIRST_PLAN && c <= O_LAST_PLAN;
 		switch (c) {
 		case O_DECODE:
 		case O_CHECK:
@@ -386,7 +419,7 @@ parse(struct opts *o, int argc, char *argv[])
 		case '?':
 			die_usage(USAGE);
 		default:
-			opt_field(o, c, optarg);
+			opt_apply(o, c, optarg);
 			break;
 		}
 	}
@@ -458,9 +491,33 @@ resolve_env(struct opts *o)
 			die_sys(EXIT_USAGE, "out of memory");
 		p->env = push(p->env, &p->nenv, sizeof(char *));
 		p->env[p->nenv - 1] = nv;
+		o->where = o->envfrom[i];
+		origin_note(o, PLAN_AT_ENV);
 	}
+	o->where = NULL;
 	free(o->envnames);
+	free(o->envfrom);
 	o->envnames = NULL;
+	o->envfrom = NULL;
+}
+
+/* Check the whole plan; a refusal names the profile line (or preset) the
+ * faulty entry came from. */
+static void
+validate(const struct opts *o)
+{
+	enum plan_at at;
+	const char *w = NULL;
+	char err[512];
+	size_t i;
+
+	if (plan_validate_at(&o->p, &at, &i, err, sizeof(err)) == 0)
+		return;
+	if (at != PLAN_AT_NONE && i < o->from[at].n)
+		w = o->from[at].at[i];
+	if (w != NULL)
+		die(EXIT_USAGE, "%s: refusing the plan: %s", w, err);
+	die(EXIT_USAGE, "refusing the plan: %s", err);
 }
 
 /* Build the plan from the options and PROGRAM [ARG...], check it, print
@@ -469,10 +526,9 @@ static int
 build(struct opts *o, int argc, char *argv[])
 {
 	struct plan *p = &o->p;
-	char err[512];
+	const char *prog = argv[optind];
 	size_t i;
 
-	p->program = xstrdup(argv[optind]);
 	p->argc = (size_t)(argc - optind);
 	if ((p->argv = calloc(p->argc + 1, sizeof(char *))) == NULL)
 		die_sys(EXIT_USAGE, "out of memory");
@@ -480,12 +536,20 @@ build(struct opts *o, int argc, char *argv[])
 		p->argv[i] = xstrdup(i == 0 && o->argv0 ? o->argv0 :
 		    argv[optind + (int)i]);
 	resolve_env(o);
-	if (plan_validate(p, err, sizeof(err)) == -1)
-		die(EXIT_USAGE, "refusing the plan: %s", err);
+	/* A name without a slash is looked up now, in the plan's PATH:
+	 * the plan records the absolute path confexec will seal. */
+	p->program = strchr(prog, '/') != NULL ? xstrdup(prog) :
+	    program_lookup(p, prog);
+	o->where = "--preset sys";
+	preset_apply(o);
+	o->where = NULL;
+	validate(o);
 	if (o->prompt_file != NULL)
 		read_prompt(o->prompt_file, p);
 	emit_plan(p);
 	plan_free(p);
+	for (i = 0; i <= PLAN_AT_ARG; i++)
+		free(o->from[i].at);
 	return EXIT_OK;
 }
 

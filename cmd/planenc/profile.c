@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: ISC */
+/* planenc --profile FILE: planenc's own options, one a line, applied in
+ * order where --profile stands, by the same code as the command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "planenc.h"
+
+#define PROFILE_MAX_LINE 65536	/* bytes of one line */
+#define PROFILE_MAX_LINES 4096
+
+/* The option named n bytes at name, or NULL. */
+static const struct option *
+lookup(const char *name, size_t n)
+{
+	const struct option *lo;
+
+	for (lo = planenc_longopts; lo->name != NULL; lo++)
+		if (strlen(lo->name) == n && memcmp(lo->name, name, n) == 0)
+			return lo;
+	return NULL;
+}
+
+/* Strip blanks at both ends of s, in place. */
+static char *
+trim(char *s)
+{
+	size_t n;
+
+	s += strspn(s, " \t");
+	n = strlen(s);
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+	return s;
+}
+
+/* One line "--FLAG" or "--FLAG VALUE" (or "--FLAG=VALUE"); every error
+ * message of the option's own code then names FILE:LINE, through the
+ * message prefix. */
+static void
+apply_line(struct opts *o, char *s)
+{
+	const struct option *lo;
+	size_t n;
+	char *v;
+
+	if (strncmp(s, "--", 2) != 0)
+		die(EXIT_USAGE, "%s: want --FLAG [VALUE]", s);
+	n = strcspn(s + 2, " \t=");
+	if ((lo = lookup(s + 2, n)) == NULL)
+		die(EXIT_USAGE, "%.*s: unknown flag", (int)(n + 2), s);
+	if (lo->val < O_FIRST_PLAN || lo->val > O_LAST_PLAN)
+		die(EXIT_USAGE, "--%s: not a plan option (not allowed in a "
+		    "profile)", lo->name);
+	v = s + 2 + n;
+	if (*v != '\0')
+		v = trim(v + 1);
+	if (lo->has_arg == required_argument && *v == '\0')
+		die(EXIT_USAGE, "--%s: missing value", lo->name);
+	if (lo->has_arg == no_argument && *v != '\0')
+		die(EXIT_USAGE, "--%s takes no value", lo->name);
+	o->building = 1;
+	opt_apply(o, lo->val, lo->has_arg == no_argument ? NULL :
+	    xstrdup(v));
+}
+
+void
+profile_load(struct opts *o, const char *file)
+{
+	const char *prog = prog_name();
+	char *line = NULL, *s, *where, *pfx;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+	FILE *f;
+
+	if ((f = fopen(file, "re")) == NULL)
+		die_sys(EXIT_USAGE, "--profile %s", file);
+	while ((n = getline(&line, &cap, f)) != -1) {
+		if (++lineno > PROFILE_MAX_LINES)
+			die(EXIT_USAGE, "%s: more than %d lines", file,
+			    PROFILE_MAX_LINES);
+		if (n > PROFILE_MAX_LINE)
+			die(EXIT_USAGE, "%s:%zu: line longer than %d bytes",
+			    file, lineno, PROFILE_MAX_LINE);
+		if (memchr(line, '\0', (size_t)n) != NULL)
+			die(EXIT_USAGE, "%s:%zu: NUL byte", file, lineno);
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		s = trim(line);
+		if (*s == '\0' || *s == '#')
+			continue;
+		if (asprintf(&where, "%s:%zu", file, lineno) == -1 ||
+		    asprintf(&pfx, "%s: %s", prog, where) == -1)
+			die_sys(EXIT_USAGE, "out of memory");
+		/* where is kept: the origin of what this line adds to the
+		 * plan.  The prefix names the line in every message. */
+		o->where = where;
+		prog_set(pfx);
+		apply_line(o, s);
+		prog_set(prog);
+		free(pfx);
+		o->where = NULL;
+	}
+	if (ferror(f))
+		die_sys(EXIT_USAGE, "--profile %s: read", file);
+	free(line);
+	fclose(f);
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: ISC */
+/* planenc: what is resolved on this host when the plan is encoded, so
+ * that confexec reads only explicit rules and an absolute program: the
+ * system preset and the PATH lookup of PROGRAM. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "planenc.h"
+
+/* --preset sys: a read-only view of the operating system. */
+static const struct {
+	const char *path;
+	enum plan_intent intent;
+} sys[] = {
+	{ "/usr", PLAN_ROX },
+	{ "/lib", PLAN_ROX },
+	{ "/lib64", PLAN_ROX },
+	{ "/lib32", PLAN_ROX },
+	{ "/libx32", PLAN_ROX },
+	{ "/bin", PLAN_ROX },
+	{ "/sbin", PLAN_ROX },
+	{ "/etc", PLAN_RO },
+	{ "/dev/null", PLAN_RW },
+	{ "/dev/zero", PLAN_RW },
+	{ "/dev/full", PLAN_RW },
+	{ "/dev/random", PLAN_RO },
+	{ "/dev/urandom", PLAN_RO },
+};
+#define NSYS (sizeof(sys) / sizeof(sys[0]))
+
+/* Whether the plan already has a rule for path (any intent), or one of
+ * the same intent above it. */
+static int
+covered(const struct plan *p, const char *path, enum plan_intent in)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfs; i++)
+		if (strcmp(p->fs[i].path, path) == 0 ||
+		    (p->fs[i].intent == in &&
+		    plan_path_within(path, p->fs[i].path)))
+			return 1;
+	return 0;
+}
+
+/* Whether path is a system entry that is not a symlink here and covers
+ * target with the same intent (/bin -> usr/bin: /usr covers it). */
+static int
+covered_by_sys(const char *target, enum plan_intent in)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < NSYS; i++)
+		if (sys[i].intent == in &&
+		    plan_path_within(target, sys[i].path) &&
+		    lstat(sys[i].path, &st) == 0 && !S_ISLNK(st.st_mode))
+			return 1;
+	return 0;
+}
+
+static void
+add(struct opts *o, const char *path, enum plan_intent in)
+{
+	struct plan *p = &o->p;
+
+	p->fs = push(p->fs, &p->nfs, sizeof(*p->fs));
+	p->fs[p->nfs - 1].intent = in;
+	p->fs[p->nfs - 1].path = xstrdup(path);
+	origin_note(o, PLAN_AT_FS);
+}
+
+/* Each path only if it exists here.  A symlinked one (/bin -> usr/bin on
+ * a merged-/usr system) is not a rule path confexec would accept: it is
+ * left out when another entry covers its target, else its target is
+ * the rule.  A path the options name themselves is theirs. */
+void
+preset_apply(struct opts *o)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if (!o->preset_sys)
+		return;
+	for (i = 0; i < NSYS; i++) {
+		if (lstat(sys[i].path, &st) == -1)
+			continue;
+		if (!S_ISLNK(st.st_mode)) {
+			if (!covered(&o->p, sys[i].path, (enum plan_intent)-1))
+				add(o, sys[i].path, sys[i].intent);
+			continue;
+		}
+		if (realpath(sys[i].path, real) == NULL ||
+		    covered_by_sys(real, sys[i].intent) ||
+		    covered(&o->p, real, sys[i].intent))
+			continue;
+		add(o, real, sys[i].intent);
+	}
+}
+
+/* One PATH entry, made absolute and normalised ("/usr/bin/" and
+ * "/usr//bin" are /usr/bin), or NULL: relative, empty (the current
+ * directory) or with a . or .. component: not searched. */
+static char *
+path_dir(const char *e, size_t n)
+{
+	char *d, *w;
+	size_t i;
+
+	if (n == 0 || e[0] != '/')
+		return NULL;
+	if ((d = malloc(n + 1)) == NULL)
+		die_sys(EXIT_USAGE, "out of memory");
+	for (i = 0, w = d; i < n; i++)
+		if (e[i] != '/' || w == d || w[-1] != '/')
+			*w++ = e[i];
+	while (w - d > 1 && w[-1] == '/')
+		w--;
+	*w = '\0';
+	if (plan_path_why(d) != NULL) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+char *
+program_lookup(const struct plan *p, const char *name)
+{
+	const char *path = NULL, *whose = "the plan's", *e;
+	struct stat st;
+	char *d, *full;
+	size_t i, n;
+
+	for (i = 0; i < p->nenv; i++)
+		if (strncmp(p->env[i], "PATH=", 5) == 0)
+			path = p->env[i] + 5;
+	if (path == NULL) {
+		path = getenv("PATH");
+		whose = "planenc's";
+	}
+	if (path == NULL)
+		die(EXIT_USAGE, "program %s: not an absolute path, and no PATH "
+		    "to search (neither the plan's nor planenc's)", name);
+	for (e = path;; e += n + 1) {
+		n = strcspn(e, ":");
+		if ((d = path_dir(e, n)) != NULL) {
+			if (asprintf(&full, "%s/%s", strcmp(d, "/") == 0 ?
+			    "" : d, name) == -1)
+				die_sys(EXIT_USAGE, "out of memory");
+			free(d);
+			if (stat(full, &st) == 0 && S_ISREG(st.st_mode) &&
+			    (st.st_mode & 0111))
+				return full;
+			free(full);
+		}
+		if (e[n] == '\0')
+			break;
+	}
+	die(EXIT_USAGE, "program %s: not found in %s PATH %s", name, whose,
+	    path);
+}
