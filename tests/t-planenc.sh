@@ -333,4 +333,188 @@ printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nmode strict\nprompt 1677
 refuse "prompt length over 16 MiB" 'line 5: prompt 16777217: longer' \
 	$P --check <"$TMP/big.plan"
 
+# ---- plans people can write: --preset, --tmp, --rwx, follow, PATH, port 0,
+# ---- --profile ----
+t_exit 0 "--preset sys encodes" $P --preset sys -- /bin/true
+cp "$OUT" "$TMP/sys.plan"
+$P --decode <"$TMP/sys.plan" >"$TMP/j.json"
+# What the preset must hold, from this host: every entry that exists and
+# is not a symlink, as itself; a symlinked one only as its target when
+# nothing else covers it.
+want_sys() { # want_sys INTENT PATH...
+	wi=$1; shift
+	for wp in "$@"; do
+		if [ -e "$wp" ] && [ ! -L "$wp" ]; then
+			jq_is "preset: $wi $wp" \
+				"[.$wi[] | select(. == \"$wp\")] | length" 1
+		elif [ -L "$wp" ]; then
+			jq_is "preset: symlink $wp is not a rule path" \
+				"[.ro[], .rw[], .rox[] | select(. == \"$wp\")] | length" 0
+			tgt=$(readlink -f "$wp")
+			cov=0
+			for c in /usr /lib /lib64 /lib32 /libx32 /bin /sbin; do
+				[ -L "$c" ] && continue
+				case $tgt/ in "$c"/*) cov=1 ;; esac
+			done
+			[ "$cov" = 1 ] || jq_is "preset: $wp as its target $tgt" \
+				"[.$wi[] | select(. == \"$tgt\")] | length" 1
+		else
+			jq_is "preset: $wp absent here, not in the plan" \
+				"[.ro[], .rw[], .rox[] | select(. == \"$wp\")] | length" 0
+		fi
+	done
+}
+want_sys rox /usr /lib /lib64 /lib32 /libx32 /bin /sbin
+want_sys ro /etc /dev/random /dev/urandom
+want_sys rw /dev/null /dev/zero /dev/full
+jq_is "preset: nothing else" '[.ro[], .rw[], .rox[], .rwx[]] |
+	map(select(test("^/(usr|lib|lib64|lib32|libx32|bin|sbin|etc|dev/(null|zero|full|random|urandom))$") | not)) | length' 0
+jq_is "preset: no rwx, no warning" '[(.rwx | length), (.warnings | length)]' \
+	'[0,0]'
+t_exit 0 "--preset sys with the same path given explicitly" \
+	$P --preset sys --rw /etc -- /bin/true
+t_grep "the explicit rule wins" '^rw /etc$' "$OUT"
+t_nogrep "and the preset's is left out" '^ro /etc$' "$OUT"
+refuse "--preset with an unknown name" '--preset web: unknown preset' \
+	$P --preset web -- /bin/true
+refuse "--preset sys then rw inside a rox system dir" \
+	'--preset sys: refusing the plan: rox /usr: contains rw /usr/local/x' \
+	$P --preset sys --rw /usr/local/x -- /bin/true
+
+t_exit 0 "--tmp" $P --tmp -- /bin/true
+t_grep "tmp line" '^tmp private$' "$OUT"
+$P --decode <"$OUT" >"$TMP/j.json"
+jq_is "tmp in JSON" .tmp true
+t_exit 0 "no --tmp" $P -- /bin/true
+$P --decode <"$OUT" >"$TMP/j.json"
+jq_is "tmp false by default" .tmp false
+refuse "--tmp with --setenv TMPDIR" 'env TMPDIR: contradicts tmp' \
+	$P --tmp --setenv TMPDIR=/x -- /bin/true
+refuse "--tmp with --env TMPDIR" 'env TMPDIR: contradicts tmp' \
+	env TMPDIR=/y $P --tmp --env TMPDIR -- /bin/true
+hostile "tmp with env TMPDIR" 'line 5: env TMPDIR: contradicts tmp' \
+	'tmp private' 'env TMPDIR=/x'
+hostile "tmp with another value" 'line 4: tmp: want private' 'tmp on'
+hostile "tmp twice" 'line 5: tmp: given twice' 'tmp private' 'tmp private'
+
+t_exit 0 "--rwx" $P --rwx /w/build --rox /usr -- /bin/true
+t_grep "rwx line after rox" '^rwx /w/build$' "$OUT"
+$P --decode <"$OUT" >"$TMP/j.json"
+jq_is "rwx in JSON" .rwx '["/w/build"]'
+jq_is "rwx warned loudly" '.warnings[0] | test("^rwx /w/build: .*write.*execute")' \
+	true
+refuse "rw with rox inside it" \
+	'rox /a/b: inside rw /a \(write and execute .*use rwx' \
+	$P --rw /a --rox /a/b -- /bin/true
+refuse "rox with rw inside it" 'rw /a/b: inside rox /a' \
+	$P --rox /a --rw /a/b -- /bin/true
+refuse "rox / with rw anywhere" 'rw /tmp/w: inside rox /' \
+	$P --rox / --rw /tmp/w -- /bin/true
+t_exit 0 "rw /a and rox /ab are not nested" $P --rw /a --rox /ab -- /bin/true
+t_exit 0 "ro and rw nested: fine" $P --ro /usr --rw /usr/local -- /bin/true
+t_exit 0 "rwx with rox inside: explicit" $P --rwx /a --rox /a/b -- /bin/true
+refuse "rwx and rw on one path" 'same path also given as rw' \
+	$P --rw /a --rwx /a -- /bin/true
+hostile "rw and a rox inside it" 'line 5: rox /a/b: inside rw /a' \
+	'rw /a' 'rox /a/b'
+hostile "rox around a rw" 'line 5: rox /a: contains rw /a/b' \
+	'rw /a/b' 'rox /a'
+
+t_exit 0 "--follow-symlinks" $P --rox /lib --follow-symlinks /lib -- /bin/true
+t_grep "follow line" '^follow /lib$' "$OUT"
+$P --decode <"$OUT" >"$TMP/j.json"
+jq_is "follow in JSON" .follow_symlinks '["/lib"]'
+refuse "--follow-symlinks without a rule" \
+	'follow /x: no ro, rw, rox or rwx rule for this path' \
+	$P --follow-symlinks /x -- /bin/true
+refuse "--follow-symlinks twice" 'follow /x: same path given twice' \
+	$P --ro /x --follow-symlinks /x --follow-symlinks /x -- /bin/true
+hostile "follow out of order" 'line 7: follow: /a: out of order' \
+	'ro /a' 'ro /b' 'follow /b' 'follow /a'
+
+t_exit 0 "--bind-tcp 0" $P --tcp --bind-tcp 0 -- /bin/true
+t_grep "bind-tcp 0 line" '^bind-tcp 0$' "$OUT"
+refuse "--connect-tcp 0 still refused" '--connect-tcp 0: port outside 1-65535' \
+	$P --tcp --connect-tcp 0 -- /bin/true
+hostile "connect-tcp 0" 'line 5: connect-tcp 0: port outside' \
+	'socket tcp' 'connect-tcp 0'
+
+# PROGRAM without a slash: the plan's PATH, else planenc's.
+mkdir -p "$TMP/bin1" "$TMP/bin2"
+printf '#!/bin/sh\n' >"$TMP/bin2/borne-t-prog"
+chmod 755 "$TMP/bin2/borne-t-prog"
+printf 'x' >"$TMP/bin1/borne-t-prog"	# not executable: skipped
+t_exit 0 "PROGRAM looked up in the plan's PATH" \
+	$P --setenv "PATH=relative:$TMP/bin1:$TMP/bin2/" -- borne-t-prog a
+t_grep "the absolute path recorded" "^program $TMP/bin2/borne-t-prog\$" "$OUT"
+t_grep "argv[0] as given" '^arg borne-t-prog$' "$OUT"
+t_exit 0 "PROGRAM looked up in planenc's PATH" \
+	env PATH="$TMP/bin2:$PATH" $P -- borne-t-prog
+t_grep "found in planenc's PATH" "^program $TMP/bin2/borne-t-prog\$" "$OUT"
+t_exit 0 "--env PATH is the plan's PATH" \
+	env PATH="$TMP/bin2:/usr/bin:/bin" "$BIN/planenc" --env PATH -- \
+	borne-t-prog
+t_grep "found in the plan's PATH (--env)" "^program $TMP/bin2/borne-t-prog\$" "$OUT"
+refuse "PROGRAM not found" \
+	"program borne-t-none: not found in the plan's PATH $TMP/bin2:/nonexistent" \
+	$P --setenv "PATH=$TMP/bin2:/nonexistent" -- borne-t-none
+refuse "PROGRAM not in the plan's PATH although in planenc's" \
+	"program borne-t-prog: not found in the plan's PATH /nonexistent" \
+	env PATH="$TMP/bin2:$PATH" $P --setenv PATH=/nonexistent -- borne-t-prog
+refuse "relative PROGRAM with a slash is not searched" \
+	'program bin/true: not an absolute path' $P -- bin/true
+
+# --profile FILE: flags one a line, comments, blank lines; composable.
+cat >"$TMP/p.prof" <<'PROF'
+# a profile
+   --preset sys
+
+--tmp
+--rwx=/w/build
+	--setenv LANG=C.UTF-8 with spaces
+--tcp
+--bind-tcp 0
+PROF
+t_exit 0 "--profile" $P --profile "$TMP/p.prof" --ro /srv -- /bin/true
+cp "$OUT" "$TMP/prof.plan"
+t_exit 0 "the same flags on the command line" $P --preset sys --tmp \
+	--rwx /w/build --setenv 'LANG=C.UTF-8 with spaces' --tcp --bind-tcp 0 \
+	--ro /srv -- /bin/true
+cp "$OUT" "$TMP/flags.plan"
+ok "a profile gives the same plan as its flags" \
+	cmp "$TMP/flags.plan" "$TMP/prof.plan"
+printf '%s\n' '--rw /a' '# x' '--rox /a/b' >"$TMP/bad1.prof"
+refuse "a contradiction names FILE:LINE" \
+	"$TMP/bad1.prof:3: refusing the plan: rox /a/b: inside rw /a" \
+	$P --profile "$TMP/bad1.prof" -- /bin/true
+printf '%s\n' '--tcp' '--bind-tcp 70000' >"$TMP/bad2.prof"
+refuse "a bad value names FILE:LINE" \
+	"$TMP/bad2.prof:2: --bind-tcp 70000: port outside 0-65535" \
+	$P --profile "$TMP/bad2.prof" -- /bin/true
+printf '%s\n' '--frob' >"$TMP/bad3.prof"
+refuse "an unknown flag names FILE:LINE" "$TMP/bad3.prof:1: --frob: unknown flag" \
+	$P --profile "$TMP/bad3.prof" -- /bin/true
+printf '%s\n' 'rw /a' >"$TMP/bad4.prof"
+refuse "a line that is no flag" "$TMP/bad4.prof:1: rw /a: want --FLAG" \
+	$P --profile "$TMP/bad4.prof" -- /bin/true
+printf '%s\n' '--rw' >"$TMP/bad5.prof"
+refuse "a missing value" "$TMP/bad5.prof:1: --rw: missing value" \
+	$P --profile "$TMP/bad5.prof" -- /bin/true
+printf '%s\n' "--profile $TMP/p.prof" >"$TMP/bad6.prof"
+refuse "no profile inside a profile" "$TMP/bad6.prof:1: --profile .*not allowed in a profile" \
+	$P --profile "$TMP/bad6.prof" -- /bin/true
+printf '%s\n' '--decode' >"$TMP/bad7.prof"
+refuse "no --decode in a profile" "$TMP/bad7.prof:1: --decode: not a plan option" \
+	$P --profile "$TMP/bad7.prof" -- /bin/true
+printf '%s\n' '--setenv TMPDIR=/x' >"$TMP/bad8.prof"
+refuse "profile TMPDIR against command-line --tmp" \
+	"$TMP/bad8.prof:1: refusing the plan: env TMPDIR: contradicts tmp" \
+	$P --profile "$TMP/bad8.prof" --tmp -- /bin/true
+refuse "a missing profile" '--profile /nonexistent' \
+	$P --profile /nonexistent -- /bin/true
+for f in "$T_TOP"/contrib/profiles/*.profile; do
+	t_exit 0 "shipped profile $(basename "$f") encodes" \
+		$P --profile "$f" --rwx "$TMP/w" -- /bin/true
+done
+
 done_testing
