@@ -301,6 +301,68 @@ fail:
 }
 
 int
+ll_add_fd(int rfd, int dirfd, enum plan_intent in, int abi, char *err,
+    size_t errlen)
+{
+	struct landlock_path_beneath_attr pb;
+
+	memset(&pb, 0, sizeof(pb));
+	pb.parent_fd = dirfd;
+	pb.allowed_access = ll_intent_rights(in, 1, abi);
+	if (syscall(__NR_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH,
+		&pb, 0) == -1)
+		return err_set_sys(err, errlen, "landlock: rule for the tmp "
+		    "directory refused");
+	return 0;
+}
+
+/* Whether intent has grants need (read, execute or write). */
+static int
+grants(enum plan_intent has, enum plan_intent need)
+{
+	switch (need) {
+	case PLAN_ROX:
+		return has == PLAN_ROX || has == PLAN_RWX;
+	case PLAN_RW:
+		return has == PLAN_RW || has == PLAN_RWX;
+	case PLAN_RO:
+		return 1;
+	default:
+		return has == PLAN_RWX;
+	}
+}
+
+int
+ll_grant_hint(const struct plan *p, char *const *real, const char *path,
+    enum plan_intent need, char *buf, size_t size)
+{
+	const struct plan_preset_entry *sys;
+	char rp[PATH_MAX], dir[PATH_MAX];
+	size_t i, n;
+	char *slash;
+
+	for (i = 0; i < p->nfs; i++)
+		if (grants(p->fs[i].intent, need) &&
+		    plan_path_within(path, real ? real[i] : p->fs[i].path)) {
+			snprintf(buf, size, "%s %s",
+			    plan_intent_name(p->fs[i].intent), p->fs[i].path);
+			return 1;
+		}
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	sys = plan_preset_sys(&n);
+	for (i = 0; i < n; i++)
+		if (grants(sys[i].intent, need) &&
+		    realpath(sys[i].path, rp) != NULL &&
+		    plan_path_within(path, rp))
+			break;
+	snprintf(buf, size, "--%s %s%s", plan_intent_name(need), dir,
+	    i < n ? ", or --preset sys" : "");
+	return 0;
+}
+
+int
 ll_enforce(int rfd, int abi)
 {
 	(void)abi;	/* default logging: no restrict_self flags */

@@ -44,6 +44,21 @@ int ll_build_real(const struct plan *p, int abi, int *rfd, char ***real,
     char *err, size_t errlen);
 void ll_real_free(char **real, size_t n);
 
+/* One more rule, on the directory open at dirfd (the run's private tmp,
+ * made by the supervisor: no path to resolve), with the rights of in.
+ * 0, or -1 with errno and err. */
+int ll_add_fd(int rfd, int dirfd, enum plan_intent in, int abi, char *err,
+    size_t errlen);
+
+/* Whether the plan's rules (real: their resolved paths, from
+ * ll_build_real) grant need (PLAN_RO: read, PLAN_ROX: execute, PLAN_RW:
+ * write) on path (absolute, resolved).  1: granted, buf names the rule
+ * ("rox /usr"); 0: not, buf has the flag that would grant it ("--rox
+ * /usr/lib/x86_64-linux-gnu, or --preset sys" when the preset covers
+ * it).  Uses realpath(3) on the preset's paths: call it in the parent. */
+int ll_grant_hint(const struct plan *p, char *const *real, const char *path,
+    enum plan_intent need, char *buf, size_t size);
+
 /* In the child, after PR_SET_NO_NEW_PRIVS: enforce the ruleset on the
  * calling thread.  Returns 0 or -1 with errno (only raw syscalls). */
 int ll_enforce(int rfd, int abi);

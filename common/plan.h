@@ -139,6 +139,15 @@ enum plan_at { PLAN_AT_NONE, PLAN_AT_FS, PLAN_AT_FOLLOW, PLAN_AT_CONNECT,
 int plan_validate_at(const struct plan *p, enum plan_at *at, size_t *index,
     char *err, size_t errlen);
 
+/* The entries of planenc --preset sys (planenc(1)), in order; *n gets
+ * their number.  planenc expands them into rules; confexec names the
+ * preset in its hints. */
+struct plan_preset_entry {
+	const char *path;
+	enum plan_intent intent;
+};
+const struct plan_preset_entry *plan_preset_sys(size_t *n);
+
 /* "ro", "rw", "rox", "rwx"; "?" for anything else. */
 const char *plan_intent_name(enum plan_intent in);
 

@@ -247,6 +247,29 @@ rule_arg(const struct plan *p, size_t i, char *msg, size_t len)
 	return 0;
 }
 
+const struct plan_preset_entry *
+plan_preset_sys(size_t *n)
+{
+	static const struct plan_preset_entry sys[] = {
+		{ "/usr", PLAN_ROX },
+		{ "/lib", PLAN_ROX },
+		{ "/lib64", PLAN_ROX },
+		{ "/lib32", PLAN_ROX },
+		{ "/libx32", PLAN_ROX },
+		{ "/bin", PLAN_ROX },
+		{ "/sbin", PLAN_ROX },
+		{ "/etc", PLAN_RO },
+		{ "/dev/null", PLAN_RW },
+		{ "/dev/zero", PLAN_RW },
+		{ "/dev/full", PLAN_RW },
+		{ "/dev/random", PLAN_RO },
+		{ "/dev/urandom", PLAN_RO },
+	};
+
+	*n = sizeof(sys) / sizeof(sys[0]);
+	return sys;
+}
+
 const char *
 plan_intent_name(enum plan_intent in)
 {

@@ -13,27 +13,6 @@
 #include "err.h"
 #include "planenc.h"
 
-/* --preset sys: a read-only view of the operating system. */
-static const struct {
-	const char *path;
-	enum plan_intent intent;
-} sys[] = {
-	{ "/usr", PLAN_ROX },
-	{ "/lib", PLAN_ROX },
-	{ "/lib64", PLAN_ROX },
-	{ "/lib32", PLAN_ROX },
-	{ "/libx32", PLAN_ROX },
-	{ "/bin", PLAN_ROX },
-	{ "/sbin", PLAN_ROX },
-	{ "/etc", PLAN_RO },
-	{ "/dev/null", PLAN_RW },
-	{ "/dev/zero", PLAN_RW },
-	{ "/dev/full", PLAN_RW },
-	{ "/dev/random", PLAN_RO },
-	{ "/dev/urandom", PLAN_RO },
-};
-#define NSYS (sizeof(sys) / sizeof(sys[0]))
-
 /* Whether the plan already has a rule for path (any intent), or one of
  * the same intent above it. */
 static int
@@ -54,10 +33,12 @@ covered(const struct plan *p, const char *path, enum plan_intent in)
 static int
 covered_by_sys(const char *target, enum plan_intent in)
 {
+	const struct plan_preset_entry *sys;
 	struct stat st;
-	size_t i;
+	size_t i, nsys;
 
-	for (i = 0; i < NSYS; i++)
+	sys = plan_preset_sys(&nsys);
+	for (i = 0; i < nsys; i++)
 		if (sys[i].intent == in &&
 		    plan_path_within(target, sys[i].path) &&
 		    lstat(sys[i].path, &st) == 0 && !S_ISLNK(st.st_mode))
@@ -83,13 +64,15 @@ add(struct opts *o, const char *path, enum plan_intent in)
 void
 preset_apply(struct opts *o)
 {
+	const struct plan_preset_entry *sys;
 	char real[PATH_MAX];
 	struct stat st;
-	size_t i;
+	size_t i, nsys;
 
 	if (!o->preset_sys)
 		return;
-	for (i = 0; i < NSYS; i++) {
+	sys = plan_preset_sys(&nsys);
+	for (i = 0; i < nsys; i++) {
 		if (lstat(sys[i].path, &st) == -1)
 			continue;
 		if (!S_ISLNK(st.st_mode)) {
