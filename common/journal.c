@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <nettle/sha2.h>
 
 #include "err.h"
 #include "hash.h"
@@ -147,11 +146,7 @@ static void
 line_hash(const char *p, size_t n, char hex[SHA256_HEX_LEN + 1],
     uint8_t d[SHA256_LEN])
 {
-	struct sha256_ctx ctx;
-
-	sha256_init(&ctx);
-	sha256_update(&ctx, n, (const uint8_t *)p);
-	sha256_digest(&ctx, SHA256_LEN, d);
+	sha256_buf(p, n, d);
 	sha256_hex(d, hex);
 }
 
@@ -363,15 +358,11 @@ static void *
 hwork(void *arg)
 {
 	struct hjob *j = arg;
-	struct sha256_ctx ctx;
 	size_t i;
 
-	for (i = j->from; i < j->to; i++) {
-		sha256_init(&ctx);
-		sha256_update(&ctx, j->pa->len[i],
-		    (const uint8_t *)j->buf + j->pa->start[i]);
-		sha256_digest(&ctx, SHA256_LEN, j->pa->dig[i]);
-	}
+	for (i = j->from; i < j->to; i++)
+		sha256_buf(j->buf + j->pa->start[i], j->pa->len[i],
+		    j->pa->dig[i]);
 	return NULL;
 }
 
