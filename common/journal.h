@@ -69,8 +69,12 @@ struct journal_verdict {
 void journal_verify_buf(const void *buf, size_t len, unsigned flags,
     const struct journal_head *from, struct journal_verdict *v);
 
-/* Same for an open file (mapped read-only).  Returns 0, or -1 with errno
- * from fstat(2)/mmap(2). */
+/* Same for an open file, with the same record checker and verdict: its
+ * size is taken under a shared flock(2) (appenders hold it exclusively
+ * until their records are durable), then it is read with pread(2) in
+ * chunks of a few MiB, never mapped (a file truncated under a mapping
+ * would raise SIGBUS) nor held whole.  Lines are hashed on two threads.
+ * Returns 0, or -1 with errno from flock(2)/fstat(2)/pread(2)/malloc(3). */
 int journal_verify_fd(int fd, unsigned flags, const struct journal_head *from,
     struct journal_verdict *v);
 
@@ -84,9 +88,12 @@ struct journal_record {
 	size_t event_len;
 };
 
-/* Parse the envelope of one record line (line[0..len), newline excluded)
- * without judging the event beyond its braces.  Returns 0, or -1 with
- * *why (if not NULL) pointing at a static description. */
+/* Parse one record line (line[0..len), newline excluded): the envelope
+ * byte by byte, and the event by its shape only: one JSON object whose
+ * strings are closed and brackets balanced and matched, ending at the
+ * record's last brace (so a line never holds two records); its content is
+ * judged by journal_event_canon.  Returns 0, or -1 with *why (if not
+ * NULL) pointing at a static description. */
 int journal_record_parse(const char *line, size_t len,
     struct journal_record *r, const char **why);
 
