@@ -119,8 +119,8 @@ event_shape(const char *ev, size_t n)
 			if (((arr[depth / 8] & bit) != 0) != (c == ']'))
 				return "mismatched brackets in the event";
 			if (depth == 0 && i + 1 != n)
-				return "bytes after the event object (more than "
-				       "one record on the line?)";
+				return "bytes after the event object "
+				    "(more than one record on the line?)";
 			break;
 		case ' ':
 		case '\t':
@@ -257,7 +257,8 @@ jrec_check(const struct jrec_want *w, const char *line, size_t n,
 		    (unsigned long long)r.seq, (unsigned long long)w->seq);
 	if (memcmp(r.prev_hex, w->prev_hex, SHA256_HEX_LEN) != 0)
 		return err_set(why, whylen, "prev does not match the hash "
-		    "of %s", w->seq > 1 ? "the previous record" : "genesis (zeros)");
+		    "of %s", w->seq > 1 ? "the previous record" :
+		    "genesis (zeros)");
 	if ((w->flags & JOURNAL_DEEP) &&
 	    deep_check(r.event, r.event_len, dw, sizeof(dw)) == -1)
 		return err_set(why, whylen, "event: %s", dw);

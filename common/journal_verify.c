@@ -228,8 +228,8 @@ vend(struct vstate *st, const char *rest, size_t n, uint64_t off)
 		    JOURNAL_RECORD_MAX);
 		return;
 	}
-	h = snprintf(hdr, sizeof(hdr), "{\"seq\":%llu,\"prev\":\"%s\",\"time\":\"",
-	    (unsigned long long)(v->count + 1), st->head_hex);
+	h = snprintf(hdr, sizeof(hdr), "{\"seq\":%llu,\"prev\":\"%s\","
+	    "\"time\":\"", (unsigned long long)(v->count + 1), st->head_hex);
 	if (memcmp(rest, hdr, n < (size_t)h ? n : (size_t)h) != 0) {
 		vbad(st, off, "unterminated last line is not the beginning of "
 		    "record %llu", (unsigned long long)(v->count + 1));
@@ -297,7 +297,8 @@ journal_verify_upto(int fd, uint64_t limit, unsigned flags,
 		memmove(buf, buf + used, have - used);
 		off += used;
 		have -= used;
-		if (have >= JOURNAL_RECORD_MAX && memchr(buf, '\n', have) == NULL)
+		if (have >= JOURNAL_RECORD_MAX &&
+		    memchr(buf, '\n', have) == NULL)
 			break;	/* vend() reports the overlong record */
 	}
 	e = errno;

@@ -42,12 +42,13 @@ heads(const uint8_t *data, size_t size, const struct journal_verdict *v,
 	memset(&h[2], 0, sizeof(h[2]));		/* genesis */
 	h[3] = v->head;				/* past the end */
 	h[3].seq += 1 + size % 3;
-	h[4] = h[2];				/* a valid record in the middle */
+	h[4] = h[2];				/* a record in the middle */
 	if (v->count == 0)
 		return;
 	want = 1 + size % v->count;
 	for (k = 1; k < want; k++)
-		p = memchr(p, '\n', size - (size_t)(p - (const char *)data)) + 1;
+		p = (const char *)memchr(p, '\n', size -
+		    (size_t)(p - (const char *)data)) + 1;
 	nl = memchr(p, '\n', size - (size_t)(p - (const char *)data));
 	h[4].seq = want;
 	sha256_buf(p, (size_t)(nl - p) + 1, h[4].hash);

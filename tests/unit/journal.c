@@ -190,8 +190,8 @@ test_forged_prev_noncanon(const char *path)
 	nf = heads(buf, len, froms);
 	/* record 150: its line starts after the 149th newline */
 	for (start = 0, k = 0; k < 149; k++)
-		start = (size_t)((char *)memchr(buf + start, '\n', len - start) -
-		    buf) + 1;
+		start = (size_t)((char *)memchr(buf + start, '\n',
+		    len - start) - buf) + 1;
 	end = (size_t)((char *)memchr(buf + start, '\n', len - start) - buf) +
 	    1;
 	rl = mkrecord(line, sizeof(line), 150, forged, "{\"b\":1,\"a\":2}");
@@ -218,7 +218,8 @@ test_forged_prev_noncanon(const char *path)
 		char hex[SHA256_HEX_LEN + 1];
 
 		sha256_hex(v.head.hash, hex);
-		rl = mkrecord(line, sizeof(line), 150, hex, "{\"b\":1,\"a\":2}");
+		rl = mkrecord(line, sizeof(line), 150, hex,
+		    "{\"b\":1,\"a\":2}");
 	}
 	memcpy(t + start, line, rl);
 	memcpy(t + start + rl, buf + end, len - end);
