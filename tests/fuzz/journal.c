@@ -54,10 +54,14 @@ heads(const uint8_t *data, size_t size, const struct journal_verdict *v,
 	sha256_buf(p, (size_t)(nl - p) + 1, h[4].hash);
 }
 
-/* Deep is at least as strict as fast, and fails no later. */
+/* Deep is at least as strict as fast, and fails no later.  jansson never
+ * sees bytes after an event object: the shape check refuses such a line
+ * (two records on one line) first, in every mode. */
 static void
 deep_vs_fast(const struct journal_verdict *f, const struct journal_verdict *d)
 {
+	if (strstr(d->why, "end of file expected") != NULL)
+		abort();
 	if (d->count > f->count)
 		abort();
 	if (d->status == JOURNAL_OK && f->status != JOURNAL_OK)
