@@ -8,7 +8,11 @@
  * N counts from 1 (no leading zero); prev is the lower-case SHA-256 of the
  * previous record's line including its newline (64 zeros for seq 1); NS is
  * CLOCK_REALTIME in nanoseconds, a decimal string; EVENT is a JSON object
- * in canonical form (journal_event_canon). */
+ * in canonical form (journal_event_canon).
+ *
+ * Implemented in journal_rec.c (the record format and the one record
+ * checker every verify mode calls), journal_verify.c (the verify drivers)
+ * and journal.c (the file: lock, tail, append, recover). */
 #ifndef BORNE_JOURNAL_H
 #define BORNE_JOURNAL_H
 
