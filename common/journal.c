@@ -14,6 +14,7 @@
 
 #include "err.h"
 #include "hash.h"
+#include "io.h"
 #include "journal.h"
 #include "journal_int.h"
 
@@ -242,26 +243,6 @@ build(const char *const *events, const size_t *lens, size_t n,
 	}
 	*len = (size_t)(p - buf);
 	return buf;
-}
-
-/* Kept static here on purpose: a shared helper module for write_all (also
- * in cmd/planenc) is being written; swap this one for it then. */
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1)
-			return -1;
-		if (w == 0)
-			return errno = EIO, -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 /* Write buf at the end of fd (size bytes before), then fdatasync; on
