@@ -7,7 +7,7 @@
 # first "# " line, and run with fixture paths substituted for the page's;
 # an example that cannot run here would be skipped by name, loudly, and its
 # page would say why (none is).  The whole file runs in a private mount
-# namespace: --guard mounts and the tmpfs over /usr/local/bin (where the
+# namespace: --guard mounts and the overlay on /usr/local/bin (where the
 # pages' stand-in programs live) vanish with it.
 if [ -z "${MX_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ]; then
 	MX_UNSHARED=1 exec unshare -m --propagation private sh "$0" "$@"
@@ -129,14 +129,19 @@ cx_want() {
 diag "confexec can run a plain plan here: $(cx_want | sed 's/^0$/yes/; s/^125$/no (125)/')"
 
 # Stand-ins for the programs the pages name (/usr/bin/tool, agent) live in
-# a tmpfs over /usr/local/bin, in this file's mount namespace only: under
+# an overlay on /usr/local/bin, in this file's mount namespace only: under
 # /usr, so the pages' --rox /usr rules cover them as they would a real
 # install.  They are copies of system programs or scripts run by /bin/sh:
 # confexec runs no #! script from its sealed image, and a sanitized test
 # helper would need /proc, which the pages' plans do not grant.
+# An overlay keeps what is installed there visible (scdoc or jq may be).
 SBIN=/usr/local/bin
-mount -t tmpfs -o mode=755 tmpfs "$SBIN" ||
-    skip_all "cannot mount a tmpfs over $SBIN"
+mkdir -p "$TMP/sbin"
+mount -t tmpfs -o mode=755 tmpfs "$TMP/sbin" && mkdir "$TMP/sbin/up" "$TMP/sbin/work" &&
+    mount -t overlay overlay \
+	-o "lowerdir=$SBIN,upperdir=$TMP/sbin/up,workdir=$TMP/sbin/work" "$SBIN" ||
+    skip_all "cannot mount an overlay over $SBIN"
+at_exit "umount '$SBIN'; umount -l '$TMP/sbin' 2>/dev/null"
 # "docker inspect NAME" is answered from $TMP/inspect-NAME.json.
 mkdir -p "$TMP/shim"
 cat >"$TMP/shim/docker" <<EOF
