@@ -263,7 +263,7 @@ cat >"$SBIN/tool" <<EOF
 # stand-in for /usr/bin/tool
 if [ "\${1:-}" = --input ]; then
 	cat "\$2"/* >"$W/tmp/out/copy" && echo "LANG=\$LANG"
-	{ : >"\$2/written"; } 2>/dev/null || echo "input is read-only"
+	{ true >"\$2/written"; } 2>/dev/null || echo "input is read-only"
 else
 	printf 'prompt: %s\n' "\$(cat)"
 fi
