@@ -1,0 +1,279 @@
+#!/bin/sh
+# Real work under plans people write: only --preset sys --tmp plus the
+# work directory (--rwx where it must execute), through planenc | confexec:
+# a C project's configure and make, a python unittest suite, git, an agent
+# tool call that starts a background job.  Then what those plans rest on,
+# proved from inside and from the host: the private tmp, /dev/null, rwx,
+# port 0, symlinked rule paths, exec failures that name what was missing,
+# and the start record (argv, cwd, resolved rules).
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_landlock 1
+need_cgroup2
+need_cmd python3
+need_cmd git
+need_cmd gcc
+need_cmd make
+need_cmd bash
+
+PE=$BIN/planenc
+CX=$BIN/confexec
+PROF=$T_TOP/contrib/profiles
+# What every confexec run needs (confexec(1), Mode selection): a host
+# that cannot enforce it refuses every plan (125).
+can() { "$BIN/cgprobe" --require "$1" 2>/dev/null; }
+BASE=cgroup2,cgroup-kill,clone-into-cgroup,landlock,seccomp,seccomp-kill-process,no-new-privs,execveat,pidfd
+can "$BASE" || skip_all "confexec cannot run a plain plan here (cgprobe --require $BASE)"
+W=$TMP/w
+mkdir -p "$W"
+
+# cx DIR PLANENC-ARGS...: planenc ARGS | confexec, from DIR (the payload's
+# working directory is confexec's).  $OUT, $ERR as t_exit keeps them.
+cx() {
+	cxd=$1; shift
+	(cd "$cxd" && "$PE" "$@" >"$TMP/.plan") || return 2
+	(cd "$cxd" && exec "$CX" --journal "$TMP/runs.jnl" <"$TMP/.plan")
+}
+# The private directories confexec made: a list before and after a run.
+tmps() { ls -1d "${TMPDIR:-/tmp}"/borne-tmp-* 2>/dev/null | sort; }
+tmps >"$TMP/tmps.before"
+# last_start KEY: KEY of the journal's last start record (jq filter).
+last_start() {
+	jq -c "select(.event.event == \"start\") | .event | $1" \
+	    "$TMP/runs.jnl" | tail -n 1
+}
+
+# ---- a C project: configure (a shell script) and make with gcc ----------
+C=$W/hello
+mkdir -p "$C"
+cat >"$C/configure" <<'CONF'
+#!/bin/sh
+# What autoconf scripts do: a background job with output to /dev/null (dash
+# refuses to go on without it), a compiler test in a temp dir, running what
+# it compiled, random bytes.
+exec 5>/dev/null
+( : ) >/dev/null 2>&1 &
+wait
+t=$(mktemp -d) || { echo "configure: mktemp failed" >&2; exit 1; }
+printf 'int main(void) { return 0; }\n' >"$t/conftest.c"
+gcc -o conftest "$t/conftest.c" || { echo "configure: C compiler cannot create executables" >&2; exit 1; }
+./conftest || { echo "configure: cannot run C programs" >&2; exit 1; }
+rm -rf "$t" conftest
+head -c 8 /dev/urandom | od -An -tx1 >/dev/null || exit 1
+printf '#define GREETING "hello, world"\n' >config.h
+printf 'CC = gcc\n' >config.mk
+echo "tmp=$TMPDIR" >configure.tmpdir
+echo "configure: ok"
+CONF
+chmod 755 "$C/configure"
+cat >"$C/hello.c" <<'SRC'
+#include <stdio.h>
+#include "config.h"
+int main(void) { puts(GREETING); return 0; }
+SRC
+printf 'include config.mk\nhello: hello.c config.h\n\t$(CC) -O2 -pipe -o hello hello.c\ncheck: hello\n\t./hello >out.txt\n' >"$C/Makefile"
+t_exit 0 "C project: configure && make && make check (--profile c-build --rwx)" \
+	cx "$C" --profile "$PROF/c-build.profile" --rwx "$C" -- \
+	sh -c './configure && make && make check'
+t_grep "  configure ran its tests" '^configure: ok$' "$OUT"
+t_eq "  the program built and ran (host side)" "$(cat "$C/out.txt" 2>/dev/null)" \
+	"hello, world"
+ok "  the binary is on the host" test -x "$C/hello"
+ctmp=$(sed -n 's/^tmp=//p' "$C/configure.tmpdir" 2>/dev/null)
+t_grep "  TMPDIR was the run's private directory" \
+	"^tmp=${TMPDIR:-/tmp}/borne-tmp-[0-9a-f]{32}\$" "$C/configure.tmpdir"
+ok "  and it is gone after the run" test ! -e "${ctmp:-/nonexistent}"
+
+# ---- a python unittest suite ---------------------------------------------
+PY=$W/py
+mkdir -p "$PY"
+cat >"$PY/test_calc.py" <<'PYT'
+import os, tempfile, unittest
+class Calc(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(1 + 1, 2)
+    def test_tempfile(self):
+        with tempfile.NamedTemporaryFile() as f:
+            f.write(b"x")
+            self.assertTrue(f.name.startswith(os.environ["TMPDIR"]))
+    def test_urandom(self):
+        self.assertEqual(len(os.urandom(16)), 16)
+PYT
+t_exit 0 "python3 -m unittest (--profile python-test --rw)" \
+	cx "$PY" --profile "$PROF/python-test.profile" --rw "$PY" -- \
+	python3 -m unittest -v
+t_grep "  three tests ran" '^Ran 3 tests' "$ERR"
+t_grep "  and passed" '^OK$' "$ERR"
+t_eq "  the program was looked up in the plan's PATH" "$(last_start .program)" \
+	"\"$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)\""
+
+# ---- git init / add / commit / log ----------------------------------------
+G=$W/repo
+mkdir -p "$G"
+echo "first" >"$G/README"
+t_exit 0 "git init, add, commit, log (--profile git --rw)" \
+	cx "$G" --profile "$PROF/git.profile" --rw "$G" --setenv "HOME=$G" \
+	--setenv GIT_AUTHOR_NAME=ci --setenv GIT_AUTHOR_EMAIL=ci@example.org \
+	--setenv GIT_COMMITTER_NAME=ci \
+	--setenv GIT_COMMITTER_EMAIL=ci@example.org -- \
+	sh -c 'git init -q && git add README && git commit -q -m first && git log --oneline'
+t_grep "  the commit is in the log" '^[0-9a-f]{7,} first$' "$OUT"
+t_eq "  and in the repository, seen from the host" \
+	"$(git -C "$G" log --format=%s 2>/dev/null)" first
+
+# ---- an agent tool call: bash -lc with a background job -------------------
+A=$W/agent
+mkdir -p "$A"
+t_exit 0 "bash -lc 'cmd > /dev/null &' (--profile agent-tool --rw)" \
+	cx "$A" --profile "$PROF/agent-tool.profile" --rw "$A" -- \
+	bash -lc 'echo hi > /dev/null & wait $!; echo "bg=$?"; date > now.txt &
+	wait; cat < /dev/null; echo done'
+t_grep "  the background job ran" '^bg=0$' "$OUT"
+t_grep "  and the command finished" '^done$' "$OUT"
+ok "  its file is on the host" test -s "$A/now.txt"
+
+# ---- the private tmp ---------------------------------------------------------
+T2=$W/tmp2
+mkdir -p "$T2"
+printf '%s\n' 'echo "$TMPDIR" >>dirs' 'stat -c %a "$TMPDIR" >>modes' \
+	'echo data >"$TMPDIR/f" && cat "$TMPDIR/f"' \
+	'cp /bin/true "$TMPDIR/t" && chmod 755 "$TMPDIR/t"; "$TMPDIR/t"; echo "exec=$?"' \
+	'sleep 0.2' >"$T2/s.sh"
+for i in 1 2; do
+	t_exit 0 "--tmp run $i" cx "$T2" --preset sys --tmp --rw "$T2" -- \
+		sh ./s.sh
+done
+t_grep "  written and read back in TMPDIR" '^data$' "$OUT"
+t_grep "  a program copied there does not execute (rw, not rwx): 126" \
+	'^exec=126$' "$OUT"
+t_eq "  two runs, two directories" "$(sort -u "$T2/dirs" | wc -l | tr -d ' ')" 2
+t_eq "  each mode 0700" "$(sort -u "$T2/modes")" 700
+t_nogrep "  none of them left" "." "$(for d in $(cat "$T2/dirs"); do
+	[ -e "$d" ] && echo "$d"; done >"$TMP/left"; echo "$TMP/left")"
+tmps >"$TMP/tmps.after"
+t_eq "  no borne-tmp- directory left by this file" \
+	"$(comm -13 "$TMP/tmps.before" "$TMP/tmps.after" | wc -l | tr -d ' ')" 0
+t_eq "  the start record names it" "$(last_start '.tmp | test("/borne-tmp-[0-9a-f]{32}$")')" true
+# A payload that tries to keep its tmp: a read-only tree, a link out.
+printf '%s\n' 'mkdir -p "$TMPDIR/a/b" && touch "$TMPDIR/a/b/f" && ln -s /etc "$TMPDIR/a/etc"' \
+	'chmod 0 "$TMPDIR/a/b" "$TMPDIR/a"; echo "$TMPDIR" >kept' >"$T2/k.sh"
+t_exit 0 "--tmp: a payload that makes its tmp hard to remove" \
+	cx "$T2" --preset sys --tmp --rw "$T2" -- sh ./k.sh
+ok "  removed anyway" test ! -e "$(cat "$T2/kept")"
+ok "  without following its link out" test -f /etc/passwd
+
+# ---- /dev/null, /dev/urandom: the preset --------------------------------------
+D=$W/dev
+mkdir -p "$D"
+t_exit 0 "--preset sys: /dev/null writable, /dev/urandom readable" \
+	cx "$D" --preset sys -- sh -c 'echo x >/dev/null && head -c 4 /dev/urandom | wc -c'
+t_eq "  four random bytes" "$(tr -d ' ' <"$OUT")" 4
+t_exit 2 "without the preset's /dev/null: the shell's redirection fails" \
+	cx "$D" --rox /usr --rox /lib --rox /lib64 --follow-symlinks /lib \
+	--follow-symlinks /lib64 -- /bin/sh -c 'echo x >/dev/null'
+t_grep "  permission denied" '/dev/null: Permission denied' "$ERR"
+
+# ---- --rwx: write and execute on purpose --------------------------------------
+X=$W/x
+mkdir -p "$X"
+t_exit 0 "--rwx: a program written there runs" \
+	cx "$X" --preset sys --rwx "$X" -- sh -c 'cp /bin/true ./t && ./t && echo ran'
+t_grep "  it ran" '^ran$' "$OUT"
+t_exit 126 "--rw only: the same program is refused (126)" \
+	cx "$X" --preset sys --rw "$X" -- sh -c 'cp /bin/true ./u && exec ./u'
+t_grep "  Permission denied" 'Permission denied' "$ERR"
+t_exit 2 "--rw PARENT --rox CHILD (rwx by the back door) is refused" \
+	"$PE" --rw "$X" --rox "$X/bin" -- /bin/true
+t_grep "  and says to use rwx" "rox $X/bin: inside rw $X .*use rwx" "$ERR"
+
+# ---- port 0: a test server binds an ephemeral port --------------------------
+SRV='import socket
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", int(__import__("sys").argv[1])))
+except OSError as e:
+    print("bind:", e.errno); raise SystemExit(0)
+s.listen(1)
+print("port", s.getsockname()[1])'
+N=$W/net
+mkdir -p "$N"
+# (planenc's own PATH may find a shim script first: the plan's is the
+# system's.)
+NP=PATH=/usr/bin:/bin
+if can landlock-tcp; then
+	t_exit 0 "--bind-tcp 0: a server binds port 0" \
+		cx "$N" --preset sys --setenv "$NP" --tcp --bind-tcp 0 -- python3 -c "$SRV" 0
+	t_grep "  and gets an ephemeral port" '^port [1-9][0-9]*$' "$OUT"
+	t_exit 0 "without --bind-tcp 0: refused" \
+		cx "$N" --preset sys --setenv "$NP" --tcp -- python3 -c "$SRV" 0
+	t_eq "  EACCES from Landlock" "$(cat "$OUT")" "bind: 13"
+	t_exit 0 "--bind-tcp 0 grants no fixed port" \
+		cx "$N" --preset sys --setenv "$NP" --tcp --bind-tcp 0 -- python3 -c "$SRV" 47123
+	t_eq "  EACCES for port 47123" "$(cat "$OUT")" "bind: 13"
+else
+	t_exit 125 "--bind-tcp 0 where Landlock has no TCP rules: refused" \
+		cx "$N" --preset sys --setenv "$NP" --tcp --bind-tcp 0 -- python3 -c "$SRV" 0
+fi
+
+# ---- symlinks in rule paths ---------------------------------------------------
+S=$W/sym
+mkdir -p "$S/work" "$S/secret" "$S/real/sub"
+echo key >"$S/secret/id"
+ln -s "$S/secret" "$S/work/cache"	# planted by an earlier run
+t_exit 125 "a rule path that is a symlink: refused" \
+	cx "$S" --preset sys --rw "$S/work/cache" -- sh -c 'echo pwned >"$1/id"' sh "$S/work/cache"
+t_grep "  naming the link and its target" \
+	"rw $S/work/cache: symbolic link $S/work/cache -> $S/secret refused" "$ERR"
+t_eq "  the target is untouched" "$(cat "$S/secret/id")" key
+ln -s "$S/real" "$S/link"
+t_exit 125 "a symlink in a middle component: refused" \
+	cx "$S" --preset sys --rw "$S/link/sub" -- /bin/true
+t_grep "  naming that component" "symbolic link $S/link -> $S/real refused" "$ERR"
+t_exit 0 "--follow-symlinks accepts it for that rule" \
+	cx "$S" --preset sys --rw "$S/link/sub" --follow-symlinks "$S/link/sub" \
+	-- sh -c 'echo ok >"$1/f"' sh "$S/link/sub"
+t_eq "  written through the link" "$(cat "$S/real/sub/f")" ok
+t_eq "  the start record has the resolved path" \
+	"$(last_start "[.rules[] | select(.path == \"$S/link/sub\") | .resolved]")" \
+	"[\"$S/real/sub\"]"
+mkdir -p "$S/tree/bin"
+ln -s "$S/tree/bin" "$S/xlink"
+t_exit 125 "rox on a followed link into a rw tree: refused once resolved" \
+	cx "$S" --preset sys --rw "$S/tree" --rox "$S/xlink" \
+	--follow-symlinks "$S/xlink" -- /bin/true
+t_grep "  write and execute would both apply" \
+	"rox $S/xlink \\($S/tree/bin\\) and rw $S/tree \\($S/tree\\) nest once resolved" "$ERR"
+
+# ---- exec failures name what was missing ---------------------------------------
+E=$W/ex
+mkdir -p "$E"
+INTERP=$(python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+import struct
+off, = struct.unpack_from("<Q", d, 32); sz, n = struct.unpack_from("<HH", d, 54)
+for i in range(n):
+    t, = struct.unpack_from("<I", d, off + i * sz)
+    if t == 3:
+        o, = struct.unpack_from("<Q", d, off + i * sz + 8)
+        l, = struct.unpack_from("<Q", d, off + i * sz + 32)
+        print(d[o:o + l - 1].decode())' /usr/bin/true)
+RI=$(readlink -f "$INTERP")
+t_exit 126 "a program whose interpreter is outside every rox rule: 126" \
+	cx "$E" --rox /usr/bin -- /usr/bin/true
+t_grep "  names the program and its ELF interpreter" \
+	"execveat /usr/bin/true: Permission denied: its ELF interpreter $INTERP" "$ERR"
+t_grep "  and the flag that grants it" \
+	"grant it with --rox $(dirname "$RI"), or --preset sys\\)" "$ERR"
+t_grep "  the end record says so too" "ELF interpreter $INTERP" "$TMP/runs.jnl"
+
+# ---- the start record: argv, cwd, resolved rules ------------------------------------
+t_exit 0 "three runs of /bin/sh, told apart" \
+	cx "$D" --preset sys -- /bin/sh -c 'exit 0'
+t_eq "  argv" "$(last_start .argv)" '["/bin/sh","-c","exit 0"]'
+t_eq "  cwd" "$(last_start .cwd)" "\"$D\""
+t_eq "  each rule with its resolved path" \
+	"$(last_start '[.rules[] | select(.path == "/etc")]')" \
+	'[{"intent":"ro","path":"/etc","resolved":"/etc"}]'
+
+done_testing
