@@ -36,7 +36,7 @@ exec 7<&-
 # TCP sockets granted but no port; the payload is the probe helper that
 # tries one thing and prints what the kernel said.
 plan() {
-	planenc --rox /usr --rox /lib --rox /lib64 --rox "$HELP" \
+	planenc --preset sys --rox "$HELP" \
 	    --rw "$D/work" --tcp --timeout 10s -- "$HELP/escape" "$@"
 }
 confined() {
