@@ -52,7 +52,7 @@ all_suites=$(awk '$1 == "suite" { print $2 }' "$list")
 suites=$(awk -v s="$series" '$1 == "suite" {
 	for (i = 3; i <= NF; i++) if ($i == s) print $2 }' "$list")
 tools=
-for t in $(awk '$1 == "tool" { print $2 }' "$list"); do
+for t in $(awk '$1 == "tool" || $1 == "shell" { print $2 }' "$list"); do
 	p=$(command -v "$t") ||
 	    { say "tool $t (tests/vm/guest.list) not found on the host"; exit 1; }
 	tools="$tools $(readlink -f "$p")"
@@ -159,7 +159,7 @@ why() {
 	else echo "qemu exited $rc after ${secs}s"; fi
 }
 
-infra=
+infra= retried=
 boot
 if ! started; then
 	say "INFRASTRUCTURE FAILURE: the guest died before its first TAP line ($(why)); retrying once"
@@ -171,6 +171,7 @@ if ! started; then
 		say "INFRASTRUCTURE FAILURE again; not retried further"
 		tail -n 20 "$k/qemu.log" "$console" >&2 2>/dev/null || :
 	else
+		retried="infrastructure failure on the first boot, retried once (kernel log $k/console.1.log)"
 		say "the retry booted: the first failure was the infrastructure's"
 	fi
 fi
@@ -214,6 +215,8 @@ done
 
 # ---- counts per suite ------------------------------------------------------
 : >"$k/summary"
+[ -z "$retried" ] || echo "vm $series: $retried" >>"$k/summary"
+[ -z "$infra" ] || echo "vm $series: $infra" >>"$k/summary"
 for n in $expected; do
 	awk -v s="$series" -v n="$n" '
 		/^ok / { ok++; if ($0 ~ /# SKIP/) skip++ }
