@@ -11,8 +11,8 @@
 # answering tools, 125 for the chain-loaders).  TOOLS are checked; PENDING
 # are the tools whose main does not use common/usage yet: move each one to
 # TOOLS when it does.  Together they are every tool of cmd/.
-TOOLS="cgprobe:2 fdclose-verify:125 suidstrip:2"
-PENDING="planenc:2 confexec:125 journalchain:2"
+TOOLS="cgprobe:2 fdclose-verify:125 suidstrip:2 journalchain:2"
+PENDING="planenc:2 confexec:125"
 
 # Every tool of cmd/ is in one list or the other, once.
 listed=$(for t in $TOOLS $PENDING; do echo "${t%:*}"; done | sort)
