@@ -294,10 +294,16 @@ t_eq "securebits locked (0xef)" "$(cat "$OUT")" "securebits 0xef"
 sleep 30 &
 SPID=$!
 at_exit "kill $SPID 2>/dev/null"
-t_exit 0 "signal a process outside the domain" cxp -- "$E" signal "$SPID"
-t_eq "SIGTERM to an outside process (same uid 0): EPERM from the scope" \
-	"$(cat "$OUT")" EPERM
+# The payload runs in its own pid namespace: a host pid names nothing
+# there (ESRCH).  Its init (pid 1) is visible but outside the payload's
+# Landlock domain: the scope answers EPERM (without it, pid 1 would
+# silently ignore the signal: kill would return 0).
+t_exit 0 "signal a host process by pid" cxp -- "$E" signal "$SPID"
+t_eq "SIGTERM to a host pid: ESRCH (pid namespace)" "$(cat "$OUT")" ESRCH
 ok "the outside process is alive" kill -0 "$SPID"
+t_exit 0 "signal the run's init (pid 1)" cxp -- "$E" signal 1
+t_eq "SIGTERM to init, outside the domain: EPERM from the scope" \
+	"$(cat "$OUT")" EPERM
 kill "$SPID" 2>/dev/null
 
 # ---- uid/gid switch ------------------------------------------------------

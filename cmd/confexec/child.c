@@ -1,22 +1,35 @@
 /* SPDX-License-Identifier: ISC */
-/* confexec: the child, between clone3 and execveat.
+/* confexec: the two processes between clone3 and execveat.
  *
- * INVARIANT.  Everything here runs in a child that shares the parent's
- * memory (CLONE_VM|CLONE_VFORK) until execveat.  It allocates nothing (no
- * malloc, no libcap call that allocates: caps_clear() applies a cap_t the
- * parent built), does no stdio or locale work and no snprintf, and only
- * makes system calls on data the parent prepared in struct run.  A
- * failure is reported as a fixed-size struct report on the report
- * channel, then _exit.  Keep it that way: a new step gets its data
- * prepared in run() and a stage in confexec.h. */
+ * init is pid 1 of the run's pid namespace (and, for a caller that is
+ * not root, of a user namespace mapping only the caller's uid and gid).
+ * confexec clones it without CLONE_VM (a copy-on-write copy of the
+ * prepared struct run); it arms its parent-death signal, so that the
+ * kernel kills the whole namespace when confexec dies however it dies,
+ * starts the payload, keeps only the report channel, and relays the
+ * payload's exit to confexec.  As pid 1 it ignores every signal sent
+ * from inside the namespace, and it is outside the payload's Landlock
+ * domain (no signal, no ptrace from the payload).
+ *
+ * The payload is cloned by init with CLONE_VM|CLONE_VFORK: it runs in
+ * init's memory on its own stack until execveat, init suspended.
+ *
+ * INVARIANT.  Neither process allocates (no malloc, no libcap call that
+ * allocates: caps_clear() applies a cap_t the parent built), does stdio
+ * or locale work or snprintf: only system calls on data the parent
+ * prepared in struct run.  A failure is one fixed-size struct report on
+ * the report channel, then _exit(125).  Keep it that way: a new step
+ * gets its data prepared in run() and a stage in confexec.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -26,9 +39,11 @@
 #include "uapi.h"
 
 const char *const stage_name[S_NSTAGES] = {
-	"cgroup membership", "setsid", "signals", "securebits",
-	"bounding set", "uid/gid switch", "parent-death signal", "stdin",
-	"closing descriptors", "verifying descriptors", "rlimits",
+	"init: parent-death signal", "init: user namespace",
+	"init: cgroup membership", "init: starting the payload",
+	"init: closing descriptors",
+	"setsid", "signals", "securebits", "bounding set", "uid/gid switch",
+	"stdin", "closing descriptors", "verifying descriptors", "rlimits",
 	"dropping capabilities", "no_new_privs", "landlock", "seccomp",
 	"seccomp listener", "execveat",
 };
@@ -66,12 +81,24 @@ clone3_run(void *ca, void (*fn)(void *), void *arg)
 	return ret;
 }
 
-_Noreturn static void
-child_fail(const struct run *r, enum stage s, int e, int fd)
+/* One message; 0 or -1 (confexec is gone, or the channel failed). */
+static int
+report(const struct run *r, const struct report *rep)
 {
-	struct report rep = {MSG_FAIL, s, e, fd};
+	return send(r->sock[1], rep, sizeof(*rep), MSG_NOSIGNAL) ==
+	    (ssize_t)sizeof(*rep) ? 0 : -1;
+}
 
-	(void)!send(r->sock[1], &rep, sizeof(rep), MSG_NOSIGNAL);
+/* A stage failed: one report, then the end of this process.  In the
+ * payload, init learns it from payload_failed (its own memory). */
+_Noreturn static void
+child_fail(struct run *r, enum stage s, int e, int fd)
+{
+	struct report rep = {MSG_FAIL, s, e, fd, 0, 0};
+
+	(void)report(r, &rep);
+	if (s >= S_SETSID)
+		r->payload_failed = 1;
 	_exit(EXIT_FAIL);
 }
 
@@ -80,7 +107,7 @@ child_fail(const struct run *r, enum stage s, int e, int fd)
 static int
 send_listener(const struct run *r, int lfd)
 {
-	struct report rep = {MSG_LISTENER, 0, 0, -1};
+	struct report rep = {MSG_LISTENER, 0, 0, -1, 0, 0};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -114,7 +141,7 @@ send_listener(const struct run *r, int lfd)
 /* Seccomp last: with a notification listener when the supervisor
  * answers some calls, handed to the parent before execveat. */
 static void
-load_filter(const struct run *r)
+load_filter(struct run *r)
 {
 	int lfd;
 
@@ -131,7 +158,7 @@ load_filter(const struct run *r)
 }
 
 static void
-set_rlimits(const struct run *r)
+set_rlimits(struct run *r)
 {
 	const struct plan *p = &r->p;
 	struct rlimit rl;
@@ -148,7 +175,7 @@ set_rlimits(const struct run *r)
 }
 
 static void
-close_fds(const struct run *r)
+close_fds(struct run *r)
 {
 	struct fd_leak leak;
 
@@ -166,18 +193,37 @@ close_fds(const struct run *r)
 	}
 }
 
-/* The order of SPEC.md, "confexec": membership, session, credentials,
- * stdin, descriptors, rlimits, capabilities, no_new_privs, Landlock,
- * seccomp last, execveat. */
-_Noreturn void
-child(void *arg)
+/* write(2) of a string prepared by the parent to a /proc file. */
+static int
+put(const char *path, const char *val)
 {
-	const struct run *r = arg;
+	size_t n = strlen(val);
+	ssize_t w;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	w = write(fd, val, n);
+	close(fd);
+	if (w != (ssize_t)n) {
+		if (w >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* The payload, in init's memory until execveat.  The order of SPEC.md,
+ * "confexec": session, credentials, stdin, descriptors, rlimits,
+ * capabilities, no_new_privs, Landlock, seccomp last, execveat. */
+_Noreturn static void
+payload(void *arg)
+{
+	struct run *r = arg;
 	const struct plan *p = &r->p;
 	int s;
 
-	if (cg_is_member(&r->cg) == -1)
-		child_fail(r, S_CGROUP, errno, -1);
 	/* A new session: no controlling terminal to inject input into
 	 * (TIOCSTI) or to be signalled through. */
 	if (setsid() == -1)
@@ -194,11 +240,6 @@ child(void *arg)
 	}
 	if (creds_switch(p->has_uid, p->uid, p->has_gid, p->gid) == -1)
 		child_fail(r, S_CREDS, errno, -1);
-	/* Cleared by the credential change; re-armed after it. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		child_fail(r, S_PDEATHSIG, errno, -1);
-	if (getppid() != r->parent)
-		child_fail(r, S_PDEATHSIG, ESRCH, -1);
 	close_fds(r);
 	set_rlimits(r);
 	if (caps_clear(r->caps_empty) == -1 ||
@@ -211,4 +252,78 @@ child(void *arg)
 	load_filter(r);
 	syscall(SYS_execveat, r->imgfd, "", p->argv, r->envp, AT_EMPTY_PATH);
 	child_fail(r, S_EXEC, errno, -1);
+}
+
+/* init, before the payload: die with confexec, map the ids, check the
+ * cgroup. */
+static void
+init_setup(struct run *r)
+{
+	struct pollfd pf;
+
+	/* Only confexec holds the other end: when it is gone the channel
+	 * hangs up.  Checked after arming the signal, so a confexec that
+	 * died before is seen too (its descriptors close before its
+	 * children are reparented). */
+	close(r->sock[0]);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		child_fail(r, S_PDEATHSIG, errno, -1);
+	pf.fd = r->sock[1];
+	pf.events = 0;
+	pf.revents = 0;
+	if (poll(&pf, 1, 0) == -1)
+		child_fail(r, S_PDEATHSIG, errno, -1);
+	if (pf.revents & (POLLHUP | POLLERR))
+		child_fail(r, S_PDEATHSIG, ESRCH, -1);
+	if (r->userns && (put("/proc/self/setgroups", "deny") == -1 ||
+		put("/proc/self/uid_map", r->uid_map) == -1 ||
+		put("/proc/self/gid_map", r->gid_map) == -1))
+		child_fail(r, S_USERNS, errno, -1);
+	if (r->have_cg && cg_is_member(&r->cg) == -1)
+		child_fail(r, S_CGROUP, errno, -1);
+}
+
+/* Reap everything the namespace reparents to us; when the payload
+ * ends, say how, and exit: the kernel then kills what is left. */
+_Noreturn static void
+init_relay(struct run *r, pid_t pl)
+{
+	struct report rep = {MSG_STATUS, 0, 0, -1, 0, 0};
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED) == -1) {
+			if (errno == EINTR)
+				continue;
+			_exit(EXIT_FAIL);
+		}
+		if (si.si_pid == pl) {
+			rep.code = si.si_code;
+			rep.status = si.si_status;
+			_exit(report(r, &rep) == 0 ? 0 : EXIT_FAIL);
+		}
+	}
+}
+
+/* pid 1 of the run's namespace. */
+_Noreturn void
+init(void *arg)
+{
+	struct run *r = arg;
+	struct report rep = {MSG_READY, 0, 0, -1, 0, 0};
+	pid_t pl;
+
+	init_setup(r);
+	pl = (pid_t)clone3_run(&r->payload_ca, payload, r);
+	if (pl == -1)
+		child_fail(r, S_SPAWN, errno, -1);
+	/* CLONE_VFORK: the payload has executed or failed by now. */
+	if (*(volatile int *)&r->payload_failed)
+		_exit(EXIT_FAIL);
+	if (fd_close_except(&r->init_keep) == -1)
+		child_fail(r, S_INITFDS, errno, -1);
+	if (report(r, &rep) == -1)
+		_exit(EXIT_FAIL);	/* confexec is gone: so are we, soon */
+	init_relay(r, pl);
 }

@@ -26,10 +26,6 @@
 
 static const char USAGE[] = "confexec [--journal FILE] [--dry-run] < PLAN";
 
-/* The child's stack between clone3 and execveat (the sanitizers' frames
- * are large; untouched pages cost nothing). */
-#define CHILD_STACK (1u << 20)
-
 uint64_t
 now_ns(clockid_t c)
 {
@@ -106,7 +102,11 @@ prepare_layers(struct run *r)
 	char err[1024];
 	size_t i;
 
-	r->root = caps_have_setpcap();
+	/* Not root: the pid namespace needs a user namespace, in which
+	 * init and the payload hold capabilities until the payload drops
+	 * them all, as for root. */
+	r->userns = geteuid() != 0;
+	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
 	for (i = 0; i < r->p.nkeep; i++)
 		if (fcntl(r->p.keep_fds[i], F_GETFD) == -1)
@@ -205,8 +205,6 @@ start(struct run *r)
 	char err[1024];
 	json_t *ev;
 
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
-		refuse(r, "subreaper: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	if (loop_open(r, err, sizeof(err)) == -1)
 		refuse(r, "supervisor: %s", err);
@@ -221,41 +219,70 @@ start(struct run *r)
 	}
 }
 
-/* Step 8: into the cgroup at creation, never a moment outside it.  The
- * child shares our memory until execveat (CLONE_VM|CLONE_VFORK: no
- * page-table copy) and runs on its own stack; we are suspended
- * meanwhile, so nothing races it. */
+/* init's and the payload's stacks (the sanitizers' frames are large;
+ * untouched pages cost nothing), the payload's clone3 arguments, the
+ * id maps of a user namespace: all prepared here, for child.c. */
+static void
+prepare_init(struct run *r)
+{
+	struct borne_clone_args *ca = &r->payload_ca;
+
+	r->stacks = mmap(NULL, 2 * CHILD_STACK, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (r->stacks == MAP_FAILED)
+		refuse(r, "child stacks: %s", strerror(errno));
+	memset(ca, 0, sizeof(*ca));
+	ca->flags = CLONE_VM | CLONE_VFORK;
+	ca->exit_signal = SIGCHLD;
+	ca->stack = (uint64_t)(uintptr_t)r->stacks;
+	ca->stack_size = CHILD_STACK;
+	if (fdset_add(&r->init_keep, r->sock[1]) == -1)
+		refuse(r, "descriptor list: %s", strerror(errno));
+	snprintf(r->uid_map, sizeof(r->uid_map), "%lu %lu 1\n",
+	    (unsigned long)geteuid(), (unsigned long)geteuid());
+	snprintf(r->gid_map, sizeof(r->gid_map), "%lu %lu 1\n",
+	    (unsigned long)getegid(), (unsigned long)getegid());
+}
+
+/* Step 8: init, pid 1 of a new pid namespace (inside a new user
+ * namespace for a caller that is not root), into the cgroup at
+ * creation, never a moment outside it.  A copy of our memory (no
+ * CLONE_VM): init outlives the start and we go on supervising. */
 static void
 spawn(struct run *r)
 {
 	struct borne_clone_args ca;
-	void *stack;
 
-	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED)
-		refuse(r, "child stack: %s", strerror(errno));
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_INTO_CGROUP;
+	ca.flags = CLONE_PIDFD | CLONE_NEWPID;
+	if (r->userns)
+		ca.flags |= CLONE_NEWUSER;
+	if (r->have_cg) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)r->cg.dirfd;
+	}
 	ca.pidfd = (uint64_t)(uintptr_t)&r->pidfd;
 	ca.exit_signal = SIGCHLD;
-	ca.stack = (uint64_t)(uintptr_t)stack;
+	ca.stack = (uint64_t)(uintptr_t)r->stacks + CHILD_STACK;
 	ca.stack_size = CHILD_STACK;
-	ca.cgroup = (uint64_t)r->cg.dirfd;
 	r->parent = getpid();
 	fflush(NULL);
-	r->pid = (pid_t)clone3_run(&ca, child, r);
-	if (r->pid == -1)
-		refuse(r, "clone3 into %s: %s", r->cg.path, strerror(errno));
-	munmap(stack, CHILD_STACK);
+	r->pid = (pid_t)clone3_run(&ca, init, r);
+	if (r->pid == -1) {
+		if (r->have_cg)
+			refuse(r, "clone3 into %s: %s", r->cg.path,
+			    strerror(errno));
+		refuse(r, "clone3: %s", strerror(errno));
+	}
 	close(r->sock[1]);
 	r->sock[1] = -1;
 }
 
 /* One message of the report channel: 1 read (a listener kept in
- * r->notifyfd), 0 at the end, -1 with errno. */
-static int
-recv_report(struct run *r, struct report *rep)
+ * r->notifyfd), 0 at the end, -1 with errno (EAGAIN with MSG_DONTWAIT
+ * when none is there). */
+int
+recv_report(struct run *r, struct report *rep, int flags)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -272,7 +299,7 @@ recv_report(struct run *r, struct report *rep)
 	mh.msg_control = u.buf;
 	mh.msg_controllen = sizeof(u.buf);
 	do
-		n = recvmsg(r->sock[0], &mh, MSG_CMSG_CLOEXEC);
+		n = recvmsg(r->sock[0], &mh, MSG_CMSG_CLOEXEC | flags);
 	while (n == -1 && errno == EINTR);
 	if (n <= 0)
 		return (int)n;
@@ -292,20 +319,25 @@ recv_report(struct run *r, struct report *rep)
 	return 1;
 }
 
-/* Step 9: the child's report.  The channel ends (EOF) when execveat
- * succeeded; a failure record names the stage.  Returns 0 when the
- * payload runs, else confexec's exit status. */
+/* Step 9: the report of init and the payload.  MSG_READY: the payload
+ * executed; a failure record names the stage; an end without either
+ * means init died.  Returns 0 when the payload runs, else confexec's
+ * exit status. */
 static int
 child_report(struct run *r)
 {
 	struct report rep;
 	int n;
 
-	while ((n = recv_report(r, &rep)) == 1)
+	while ((n = recv_report(r, &rep, 0)) == 1) {
 		if (rep.kind == MSG_FAIL)
 			return end_child_failed(r, &rep);
-	if (n == -1) {
-		warning_sys("reading the child's report");
+		if (rep.kind == MSG_READY)
+			break;
+	}
+	if (n != 1) {
+		if (n == -1)
+			warning_sys("reading the child's report");
 		rep.stage = -1;
 		return end_child_failed(r, &rep);
 	}
@@ -331,6 +363,7 @@ run(struct run *r, int dry)
 	make_cgroup(r);
 	seal_image(r);
 	prepare_child(r);
+	prepare_init(r);
 	start(r);
 	spawn(r);
 	code = child_report(r);

@@ -6,7 +6,8 @@
  *   confexec.c  main(), options, run(): the narrowing steps in SPEC order
  *   layers.c    what the plan asks for against what the host can enforce
  *               (verdicts only: run() refuses and journals)
- *   child.c     the child between clone3 and execveat (no allocation)
+ *   child.c     init and the payload between clone3 and execveat (no
+ *               allocation)
  *   events.c    one builder per journal event type, and the append
  *   end.c       ending the run: kill, reap, drain, remove, end record
  *   loop.c      the supervisor's event loop over its sources (loop.h)
@@ -28,6 +29,7 @@
 #include "plan.h"
 #include "probe.h"
 #include "sysfilter.h"
+#include "uapi.h"
 
 /* ---- layers ---- */
 
@@ -54,21 +56,34 @@ enum {
 
 /* ---- the child's report ---- */
 
+/* The stages of the two processes between clone3 and execveat (child.c):
+ * the run's init (pid 1 of its pid namespace), then the payload it
+ * starts.  Each can fail once, reported by name. */
 enum stage {
-	S_CGROUP, S_SETSID, S_SIGNALS, S_SECUREBITS, S_BOUNDING, S_CREDS,
-	S_PDEATHSIG, S_STDIN, S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP,
-	S_LANDLOCK, S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
+	/* init */
+	S_PDEATHSIG, S_USERNS, S_CGROUP, S_SPAWN, S_INITFDS,
+	/* the payload */
+	S_SETSID, S_SIGNALS, S_SECUREBITS, S_BOUNDING, S_CREDS, S_STDIN,
+	S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
+	S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
 };
 extern const char *const stage_name[S_NSTAGES];
 
 /* Messages on the report channel (a SOCK_SEQPACKET socketpair, one
- * message per send). */
-enum { MSG_FAIL = 1, MSG_LISTENER };
+ * message per send):
+ *   MSG_FAIL      a stage failed (init or payload); nothing runs
+ *   MSG_LISTENER  the seccomp listener, as SCM_RIGHTS (payload)
+ *   MSG_READY     the payload executed (init)
+ *   MSG_STATUS    the payload ended: code and status as waitid gives
+ *                 them (init, which then exits) */
+enum { MSG_FAIL = 1, MSG_LISTENER, MSG_READY, MSG_STATUS };
 struct report {
 	int kind;	/* MSG_* */
 	int stage;	/* MSG_FAIL: enum stage */
 	int err;	/* MSG_FAIL: errno */
 	int fd;		/* S_FDVERIFY: the fd found open */
+	int code;	/* MSG_STATUS: si_code (CLD_EXITED, CLD_KILLED, ...) */
+	int status;	/* MSG_STATUS: si_status */
 };
 
 /* ---- the run ---- */
@@ -101,13 +116,22 @@ struct run {
 	int root;		/* holds CAP_SETPCAP: lock and drop */
 	sigset_t oldmask;
 	int sock[2];		/* report channel: [0] parent, [1] child */
+	int userns;		/* not root: the pid namespace needs a user
+				 * namespace, mapped to the caller's ids */
+	char uid_map[32];	/* "UID UID 1\n", written by init */
+	char gid_map[32];
+	struct fdset init_keep;	/* what init holds once the payload runs */
+	void *stacks;		/* init's and the payload's, CHILD_STACK each */
+	struct borne_clone_args payload_ca;	/* init's clone3 */
+	int payload_failed;	/* set by the payload in init's memory */
 	int want_notify;	/* load the filter with a notify listener */
 	int notifyfd;		/* the listener, received from the child */
 	uid_t final_uid;
 	gid_t final_gid;
 	pid_t parent;
-	pid_t pid;		/* the child */
-	int pidfd;
+	pid_t pid;		/* init, the child of confexec */
+	int pidfd;		/* init's */
+	int outlive_caller;	/* --outlive-caller: no parent source */
 	struct timespec t0;
 	int started;		/* the start record was journaled */
 	/* How the supervision ended (set by the sources). */
@@ -148,8 +172,12 @@ json_t *ev_end(const struct run *r, const struct outcome *o);
 int journal_events(const struct run *r, json_t **ev, size_t n);
 
 /* child.c */
+#define CHILD_STACK (1u << 20)
 long clone3_run(void *ca, void (*fn)(void *), void *arg);
-_Noreturn void child(void *arg);
+_Noreturn void init(void *arg);
+
+/* confexec.c */
+int recv_report(struct run *r, struct report *rep, int flags);
 
 /* end.c */
 void end_kill(struct run *r);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +19,9 @@
 /* How long the end of a run may take: cgroup.kill to "populated 0". */
 #define DRAIN_MS 5000
 
-/* SIGKILL to the whole tree: cgroup.kill, and the pidfd as well, which
- * reaches the child even where the cgroup cannot (it was moved out). */
+/* SIGKILL to the whole tree: cgroup.kill, and init's pidfd as well: its
+ * death ends its pid namespace, which reaches every process of the run
+ * even where the cgroup cannot (no cgroup, or moved out of it). */
 void
 end_kill(struct run *r)
 {
@@ -30,9 +32,13 @@ end_kill(struct run *r)
 		warning_sys("pidfd_send_signal");
 }
 
+/* Reap init; the payload's status is what init relayed (MSG_STATUS),
+ * else init's own (killed before it could say). */
 static void
 reap(struct run *r, struct outcome *o)
 {
+	struct report rep;
+
 	memset(&o->si, 0, sizeof(o->si));
 	while (waitid(P_PIDFD, (id_t)r->pidfd, &o->si, WEXITED) == -1)
 		if (errno != EINTR) {
@@ -40,6 +46,12 @@ reap(struct run *r, struct outcome *o)
 			return;
 		}
 	o->have_status = 1;
+	while (recv_report(r, &rep, MSG_DONTWAIT) == 1)
+		if (rep.kind == MSG_STATUS) {
+			o->si.si_code = rep.code;
+			o->si.si_status = rep.status;
+			break;
+		}
 }
 
 /* Whatever is left in the cgroup killed, waited for, reaped; the
@@ -54,9 +66,6 @@ drain(struct run *r, struct outcome *o)
 	if (cg_kill(&r->cg) == -1)
 		warning_sys("cgroup.kill %s", r->cg.path);
 	for (;;) {
-		/* Subreaper: reap what the kill reparented to us. */
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
 		if (cg_wait_empty(&r->cg, 20) == 0)
 			break;
 		if (now_ns(CLOCK_MONOTONIC) - t0 > DRAIN_MS * 1000000ull) {
@@ -66,8 +75,6 @@ drain(struct run *r, struct outcome *o)
 			return;
 		}
 	}
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
 	/* cpu.stat: only the journal's end record reports it.  OOM kills
 	 * are read before the cgroup goes (unreadable without the memory
 	 * controller). */

@@ -24,7 +24,12 @@
  *   escape unix-connect PATH                 connect to a unix socket
  *   escape readfd N                          read an inherited fd
  *   escape grandchild[-sleep] PIDFILE        setsid child that sleeps
- *                                            (-sleep: the parent too)
+ *                                            (-sleep: the parent too);
+ *                                            PIDFILE gets its pid as the
+ *                                            host sees it (/proc/self)
+ *   escape session                           "leader" or "member", then
+ *                                            the errno of open(/dev/tty)
+ *   escape pid                               getpid(), getppid()
  *   escape signal PID                        SIGTERM to another process
  *   escape kill SIG | exit N | sleep SEC */
 #include <errno.h>
@@ -64,7 +69,7 @@ static const struct {
 	{EEXIST, "EEXIST"}, {ENOEXEC, "ENOEXEC"}, {EOPNOTSUPP, "EOPNOTSUPP"},
 	{ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT"}, {EPROTOTYPE, "EPROTOTYPE"},
 	{EADDRINUSE, "EADDRINUSE"}, {ENOTDIR, "ENOTDIR"}, {EROFS, "EROFS"},
-	{EFAULT, "EFAULT"}, {ECHILD, "ECHILD"},
+	{EFAULT, "EFAULT"}, {ECHILD, "ECHILD"}, {ENXIO, "ENXIO"},
 };
 
 static int
@@ -172,6 +177,20 @@ status_lines(void)
 	buf[n] = '\0';
 	fputs(buf, stdout);
 	return 0;
+}
+
+/* Our pid in the pid namespace of /proc's mount (the host's): the
+ * payload's own getpid() is its namespace's. */
+static long
+host_pid(void)
+{
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return (long)getpid();
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
 }
 
 int
@@ -456,7 +475,7 @@ main(int argc, char *argv[])
 			f = fopen(tmp, "w");
 			if (f == NULL)
 				_exit(1);
-			fprintf(f, "%ld\n", (long)getpid());
+			fprintf(f, "%ld\n", host_pid());
 			if (fclose(f) != 0 || rename(tmp, argv[2]) != 0)
 				_exit(1);
 			for (;;)
@@ -471,6 +490,16 @@ main(int argc, char *argv[])
 		if (strcmp(c, "grandchild-sleep") == 0)
 			for (;;)
 				pause();
+		return 0;
+	}
+	if (strcmp(c, "session") == 0) {
+		int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+
+		printf("%s ", getsid(0) == getpid() ? "leader" : "member");
+		return report(fd);
+	}
+	if (strcmp(c, "pid") == 0) {
+		printf("%ld %ld\n", (long)getpid(), (long)getppid());
 		return 0;
 	}
 	if (strcmp(c, "signal") == 0 && argc == 3)
