@@ -3,16 +3,19 @@
  *
  * init is pid 1 of the run's pid namespace (and, for a caller that is
  * not root, of a user namespace mapping only the caller's uid and gid).
- * confexec clones it without CLONE_VM (a copy-on-write copy of the
- * prepared struct run); it arms its parent-death signal, so that the
- * kernel kills the whole namespace when confexec dies however it dies,
- * starts the payload, keeps only the report channel, and relays the
- * payload's exit to confexec.  As pid 1 it ignores every signal sent
+ * confexec clones it with CLONE_VM on its own stack (no page-table
+ * copy), without CLONE_VFORK: confexec waits on the report channel
+ * until init says the payload executed, writing nothing init or the
+ * payload reads, and then goes on while init, from then on, touches
+ * only its own stack (raw system calls: not even errno).  init arms its
+ * parent-death signal, so that the kernel kills the whole namespace when
+ * confexec dies however it dies, starts the payload, keeps only the
+ * report channel, and relays the payload's exit to confexec.  As pid 1 it ignores every signal sent
  * from inside the namespace, and it is outside the payload's Landlock
  * domain (no signal, no ptrace from the payload).
  *
  * The payload is cloned by init with CLONE_VM|CLONE_VFORK: it runs in
- * init's memory on its own stack until execveat, init suspended.
+ * the same memory on its own stack until execveat, init suspended.
  *
  * INVARIANT.  Neither process allocates (no malloc, no libcap call that
  * allocates: caps_clear() applies a cap_t the parent built), does stdio
@@ -283,27 +286,52 @@ init_setup(struct run *r)
 		child_fail(r, S_CGROUP, errno, -1);
 }
 
-/* Reap everything the namespace reparents to us; when the payload
- * ends, say how, and exit: the kernel then kills what is left. */
-_Noreturn static void
-init_relay(struct run *r, pid_t pl)
+/* A system call that leaves errno alone: once the payload runs, init
+ * shares confexec's memory (thread-local errno included) while confexec
+ * goes on, so init writes nothing outside its own stack. */
+static long
+raw(long n, long a, long b, long c, long d, long e, long f)
 {
-	struct report rep = {MSG_STATUS, 0, 0, -1, 0, 0};
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+			 "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* After the payload executed: one message, then reap everything the
+ * namespace reparents to us; when the payload ends, say how, and exit:
+ * the kernel then kills what is left.  Only raw() calls on the stack. */
+_Noreturn static void
+init_relay(int sock, pid_t pl)
+{
+	struct report rep = {MSG_READY, 0, 0, -1, 0, 0};
 	siginfo_t si;
 
+	if (raw(SYS_sendto, sock, (long)&rep, sizeof(rep), MSG_NOSIGNAL, 0,
+		0) != (long)sizeof(rep))
+		raw(SYS_exit_group, EXIT_FAIL, 0, 0, 0, 0, 0);
 	for (;;) {
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED) == -1) {
-			if (errno == EINTR)
-				continue;
-			_exit(EXIT_FAIL);
-		}
-		if (si.si_pid == pl) {
-			rep.code = si.si_code;
-			rep.status = si.si_status;
-			_exit(report(r, &rep) == 0 ? 0 : EXIT_FAIL);
-		}
+		if (raw(SYS_waitid, P_ALL, 0, (long)&si, WEXITED, 0, 0) < 0)
+			continue;	/* EINTR; ECHILD cannot be: pl lives */
+		if (si.si_pid == pl)
+			break;
 	}
+	rep.kind = MSG_STATUS;
+	rep.code = si.si_code;
+	rep.status = si.si_status;
+	raw(SYS_exit_group, raw(SYS_sendto, sock, (long)&rep, sizeof(rep),
+	    MSG_NOSIGNAL, 0, 0) == (long)sizeof(rep) ? 0 : EXIT_FAIL, 0, 0, 0,
+	    0, 0);
+	for (;;)
+		;
 }
 
 /* pid 1 of the run's namespace. */
@@ -311,7 +339,7 @@ _Noreturn void
 init(void *arg)
 {
 	struct run *r = arg;
-	struct report rep = {MSG_READY, 0, 0, -1, 0, 0};
+	int sock = r->sock[1];
 	pid_t pl;
 
 	init_setup(r);
@@ -323,7 +351,5 @@ init(void *arg)
 		_exit(EXIT_FAIL);
 	if (fd_close_except(&r->init_keep) == -1)
 		child_fail(r, S_INITFDS, errno, -1);
-	if (report(r, &rep) == -1)
-		_exit(EXIT_FAIL);	/* confexec is gone: so are we, soon */
-	init_relay(r, pl);
+	init_relay(sock, pl);
 }

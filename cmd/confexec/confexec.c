@@ -24,7 +24,9 @@
 #include "loop.h"
 #include "uapi.h"
 
-static const char USAGE[] = "confexec [--journal FILE] [--dry-run] < PLAN";
+static const char USAGE[] = "confexec [--journal FILE] [--dry-run] "
+			    "[--outlive-caller] < PLAN | confexec [--journal FILE] "
+			    "--reap";
 
 uint64_t
 now_ns(clockid_t c)
@@ -121,13 +123,44 @@ prepare_layers(struct run *r)
 		refuse(r, "capability sets: %s", strerror(errno));
 }
 
-/* Step 4: the run's cgroup, limits written before anyone is inside. */
+/* A stale run cgroup reaped: said on stderr (stdout with --reap) and
+ * journaled. */
+static void
+reaped(void *arg, const struct cg_reaped *rp)
+{
+	struct run *r = arg;
+	json_t *ev;
+
+	if (r->reap_only)
+		printf("%s %s%s\n", rp->removed ? "reaped" : "not reaped",
+		    rp->path, rp->populated ? " (processes killed)" : "");
+	else if (!rp->removed)
+		warning("residue: stale cgroup %s: %s", rp->path,
+		    strerror(rp->err));
+	if (r->journal != NULL) {
+		ev = ev_reaped(rp);
+		journal_events(r, &ev, 1);
+	}
+}
+
+/* Step 4: the run's cgroup, limits written before anyone is inside.
+ * First, the stale run cgroups of supervisors that are gone (no wait:
+ * one whose processes do not die at once stays for the next). */
+static void
+make_cgroup_reap(struct run *r)
+{
+	cg_reap(r->pr.cg2_dir, 0, reaped, r);
+}
+
 static void
 make_cgroup(struct run *r)
 {
 	struct cg_limits lim;
 	char err[1024];
 
+	if (!layer_on(r, L_CGROUP))
+		return;
+	make_cgroup_reap(r);
 	memset(&lim, 0, sizeof(lim));
 	if (layer_on(r, L_MEMORY))
 		lim.mem_max = r->p.mem_max;
@@ -246,15 +279,16 @@ prepare_init(struct run *r)
 
 /* Step 8: init, pid 1 of a new pid namespace (inside a new user
  * namespace for a caller that is not root), into the cgroup at
- * creation, never a moment outside it.  A copy of our memory (no
- * CLONE_VM): init outlives the start and we go on supervising. */
+ * creation, never a moment outside it.  It shares our memory (child.c
+ * says what each side may touch): until its report, we only close our
+ * copy of its end of the channel and read. */
 static void
 spawn(struct run *r)
 {
 	struct borne_clone_args ca;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_PIDFD | CLONE_NEWPID;
+	ca.flags = CLONE_VM | CLONE_PIDFD | CLONE_NEWPID;
 	if (r->userns)
 		ca.flags |= CLONE_NEWUSER;
 	if (r->have_cg) {
@@ -274,8 +308,7 @@ spawn(struct run *r)
 			    strerror(errno));
 		refuse(r, "clone3: %s", strerror(errno));
 	}
-	close(r->sock[1]);
-	r->sock[1] = -1;
+	close(r->sock[1]);	/* r->sock[1] stays: init reads it */
 }
 
 /* One message of the report channel: 1 read (a listener kept in
@@ -377,28 +410,56 @@ run(struct run *r, int dry)
 	return code;
 }
 
+/* confexec --reap: the stale run cgroups under the caller's cgroup,
+ * each killed, waited for (1 s) and removed. */
+static int
+reap(struct run *r)
+{
+	int n;
+
+	if (probe_host_mask(&r->pr, PROBE_CALLER | PROBE_CGROUP) == -1)
+		die_sys(EXIT_FAIL, "probing the host");
+	if (r->pr.cg2_dir[0] == '\0')
+		die(EXIT_FAIL, "reap: no cgroup2 directory for the caller");
+	n = cg_reap(r->pr.cg2_dir, 1000, reaped, r);
+	if (fflush(stdout) == EOF)
+		die_sys(EXIT_FAIL, "writing the list");
+	if (n == -1)
+		die_sys(EXIT_FAIL, "reap: %s", r->pr.cg2_dir);
+	return EXIT_OK;
+}
+
 int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{"journal", required_argument, NULL, 'j'},
 		{"dry-run", no_argument, NULL, 'n'},
+		{"outlive-caller", no_argument, NULL, 'o'},
+		{"reap", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct run r;
 	const char *journal = NULL;
-	int c, dry = 0;
+	int c, dry = 0, outlive = 0, reap_only = 0;
 
 	prog_set("confexec");
 	usage_code_set(EXIT_FAIL);
-	while ((c = getopt_long(argc, argv, "+hj:n", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hj:nor", longopts, NULL)) !=
+	    -1) {
 		switch (c) {
 		case 'j':
 			journal = optarg;
 			break;
 		case 'n':
 			dry = 1;
+			break;
+		case 'o':
+			outlive = 1;
+			break;
+		case 'r':
+			reap_only = 1;
 			break;
 		case 'h':
 			printf("usage: %s\n", USAGE);
@@ -412,10 +473,16 @@ main(int argc, char *argv[])
 		die_usage(USAGE);
 	if (journal != NULL && journal[0] == '\0')
 		die(EXIT_FAIL, "--journal: empty path");
+	if (reap_only && (dry || outlive))
+		die_usage(USAGE);
 
 	r.journal = journal;
 	r.imgfd = r.stdinfd = r.rulesetfd = r.pidfd = r.notifyfd = -1;
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
+	r.outlive_caller = outlive;
+	r.reap_only = reap_only;
+	if (reap_only)
+		return reap(&r);
 	return run(&r, dry);
 }

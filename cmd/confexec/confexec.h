@@ -132,6 +132,7 @@ struct run {
 	pid_t pid;		/* init, the child of confexec */
 	int pidfd;		/* init's */
 	int outlive_caller;	/* --outlive-caller: no parent source */
+	int reap_only;		/* --reap */
 	struct timespec t0;
 	int started;		/* the start record was journaled */
 	/* How the supervision ended (set by the sources). */
@@ -169,6 +170,7 @@ int dry_run(struct run *r);
 /* events.c */
 json_t *ev_start(const struct run *r);
 json_t *ev_end(const struct run *r, const struct outcome *o);
+json_t *ev_reaped(const struct cg_reaped *rp);
 int journal_events(const struct run *r, json_t **ev, size_t n);
 
 /* child.c */

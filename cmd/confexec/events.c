@@ -126,3 +126,18 @@ out:
 	free(txt[1]);
 	return rc;
 }
+
+/* "reaped": a stale run cgroup (its supervisor gone) that this confexec
+ * found, emptied and removed (or could not). */
+json_t *
+ev_reaped(const struct cg_reaped *rp)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "event", json_string("reaped"));
+	json_object_set_new(o, "residue", json_string(rp->path));
+	json_object_set_new(o, "populated", json_boolean(rp->populated));
+	json_object_set_new(o, "removed", json_boolean(rp->removed));
+	json_object_set_new(o, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));
+	return o;
+}
