@@ -139,7 +139,7 @@ reaped(void *arg, const struct cg_reaped *rp)
 		    strerror(rp->err));
 	if (r->journal != NULL) {
 		ev = ev_reaped(rp);
-		journal_events(r, &ev, 1);
+		journal_events(r, &ev, 1, "reaped record");
 	}
 }
 
@@ -243,7 +243,7 @@ start(struct run *r)
 		refuse(r, "supervisor: %s", err);
 	if (r->journal != NULL) {
 		ev = ev_start(r);
-		if (journal_events(r, &ev, 1) == -1) {
+		if (journal_events(r, &ev, 1, "start record") == -1) {
 			if (r->p.mode != PLAN_DEGRADE)
 				refuse(r, "the journal %s cannot be written",
 				    r->journal);
@@ -369,14 +369,13 @@ child_report(struct run *r)
 			break;
 	}
 	if (n != 1) {
-		if (n == -1)
-			warning_sys("reading the child's report");
 		rep.stage = -1;
+		rep.err = n == -1 ? errno : 0;
 		return end_child_failed(r, &rep);
 	}
 	if (r->want_notify && r->notifyfd == -1) {
-		warning("the child sent no seccomp listener");
 		rep.stage = -1;
+		rep.err = EPROTO;
 		return end_child_failed(r, &rep);
 	}
 	return 0;

@@ -41,13 +41,13 @@ struct layer {
 	int soft;		/* may be dropped in degrade mode */
 	int wanted;		/* requested by this plan */
 	enum verdict v;
-	char why[256];
+	char why[640];
 };
 
 enum {
 	L_CGROUP, L_KILL, L_INTO, L_MEMORY, L_PIDS, L_CPU, L_LANDLOCK,
 	L_TRUNCATE, L_TCP, L_SCOPE, L_SECCOMP, L_KILLPROC, L_NNP, L_EXECVEAT,
-	L_PIDFD, L_NLAYERS
+	L_PIDFD, L_PIDNS, L_NPROC, L_NLAYERS
 };
 
 /* Degrade-mode warnings, printed and journaled with the start record. */
@@ -171,7 +171,8 @@ int dry_run(struct run *r);
 json_t *ev_start(const struct run *r);
 json_t *ev_end(const struct run *r, const struct outcome *o);
 json_t *ev_reaped(const struct cg_reaped *rp);
-int journal_events(const struct run *r, json_t **ev, size_t n);
+int journal_events(const struct run *r, json_t **ev, size_t n,
+    const char *what);
 
 /* child.c */
 #define CHILD_STACK (1u << 20)

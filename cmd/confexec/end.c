@@ -25,11 +25,15 @@
 void
 end_kill(struct run *r)
 {
-	if (r->have_cg && cg_kill(&r->cg) == -1)
+	if (r->have_cg && cg_kill(&r->cg) == -1) {
 		warning_sys("cgroup.kill %s", r->cg.path);
+		r->failed = 1;
+	}
 	if (r->pidfd >= 0 && syscall(__NR_pidfd_send_signal, r->pidfd,
-		SIGKILL, NULL, 0) == -1 && errno != ESRCH)
+		SIGKILL, NULL, 0) == -1 && errno != ESRCH) {
 		warning_sys("pidfd_send_signal");
+		r->failed = 1;
+	}
 }
 
 /* Reap init; the payload's status is what init relayed (MSG_STATUS),
@@ -43,6 +47,7 @@ reap(struct run *r, struct outcome *o)
 	while (waitid(P_PIDFD, (id_t)r->pidfd, &o->si, WEXITED) == -1)
 		if (errno != EINTR) {
 			warning_sys("waitid");
+			r->failed = 1;
 			return;
 		}
 	o->have_status = 1;
@@ -63,8 +68,10 @@ drain(struct run *r, struct outcome *o)
 
 	if (!r->have_cg)
 		return;
-	if (cg_kill(&r->cg) == -1)
+	if (cg_kill(&r->cg) == -1) {
 		warning_sys("cgroup.kill %s", r->cg.path);
+		r->failed = 1;
+	}
 	for (;;) {
 		if (cg_wait_empty(&r->cg, 20) == 0)
 			break;
@@ -99,10 +106,8 @@ journal_end(struct run *r, struct outcome *o)
 	if (r->journal == NULL || !r->started)
 		return o->code;
 	ev = ev_end(r, o);
-	if (journal_events(r, &ev, 1) == 0)
+	if (journal_events(r, &ev, 1, "end record") == 0)
 		return o->code;
-	warning("the end record was not written to the journal %s",
-	    r->journal);
 	return o->code == EXIT_OK ? EXIT_FAIL : o->code;
 }
 
@@ -145,6 +150,12 @@ end_run(struct run *r)
 	int sig;
 
 	memset(&o, 0, sizeof(o));
+	/* init alive and the cgroup empty: someone moved the run out of
+	 * it; the pid namespace still ends it (the kill below is real). */
+	if (!r->exited && r->have_cg && cg_wait_empty(&r->cg, 0) == 0)
+		warning("the run had left its cgroup %s (moved by a user who "
+			"can write its parent); ending it through its pid "
+			"namespace", r->cg.path);
 	if (!r->exited)
 		end_kill(r);
 	reap(r, &o);
@@ -153,7 +164,9 @@ end_run(struct run *r)
 	    1000000000u + (uint64_t)r->t0.tv_nsec);
 	say_oom(r, &o);
 	o.code = status_code(&o);
-	if (r->timed_out) {
+	if (r->failed)		/* said already, in one line */
+		o.code = EXIT_FAIL;
+	else if (r->timed_out) {
 		warning("timed out after %llu ms; the run's tree was killed",
 		    (unsigned long long)r->p.timeout_ms);
 		o.code = EXIT_TIMEOUT;
@@ -161,9 +174,8 @@ end_run(struct run *r)
 		warning("cancelled by %s; the run's tree was killed",
 		    r->cancel);
 		o.code = sscanf(r->cancel, "signal %d", &sig) == 1 ?
-		    128 + sig : EXIT_FAIL;
-	} else if (r->failed)
-		o.code = EXIT_FAIL;
+		    128 + sig : 128 + SIGHUP;
+	}
 	return journal_end(r, &o);
 }
 
@@ -180,8 +192,12 @@ end_child_failed(struct run *r, const struct report *rep)
 	reap(r, &o);
 	drain(r, &o);
 	o.have_status = 0;
-	if (rep->stage < 0 || rep->stage >= S_NSTAGES)
-		snprintf(why, sizeof(why), "child: no report");
+	if ((rep->stage < 0 || rep->stage >= S_NSTAGES) && rep->err != 0)
+		snprintf(why, sizeof(why), "child: reading its report: %s",
+		    strerror(rep->err));
+	else if (rep->stage < 0 || rep->stage >= S_NSTAGES)
+		snprintf(why, sizeof(why), "child: init ended without a "
+		    "report");
 	else if (rep->stage == S_FDVERIFY && rep->fd >= 0)
 		snprintf(why, sizeof(why), "child: %s: fd %d is still open",
 		    stage_name[rep->stage], rep->fd);
@@ -220,7 +236,8 @@ end_early(struct run *r, int code, const char *msg)
 		if (!r->started)
 			ev[n++] = ev_start(r);
 		ev[n++] = ev_end(r, &o);
-		journal_events(r, ev, n);
+		journal_events(r, ev, n, n == 2 ? "start and end records" :
+		    "end record");
 	}
 	if (code == EXIT_FAIL)
 		die(code, "refusing: %s", msg);

@@ -93,9 +93,9 @@ ev_end(const struct run *r, const struct outcome *o)
 }
 
 /* Append events (consumed) in one write.  Returns 0, or -1 with the
- * reason printed (one line). */
+ * reason printed (one line, naming what: "end record"). */
 int
-journal_events(const struct run *r, json_t **ev, size_t n)
+journal_events(const struct run *r, json_t **ev, size_t n, const char *what)
 {
 	char *txt[2] = {NULL, NULL}, err[256];
 	size_t i;
@@ -112,15 +112,15 @@ journal_events(const struct run *r, json_t **ev, size_t n)
 	}
 	for (i = 0; i < n; i++)
 		if (txt[i] == NULL) {
-			warning("journal %s: cannot encode a record",
-			    r->journal);
+			warning("journal %s: %s: cannot encode it",
+			    r->journal, what);
 			goto out;
 		}
 	if (journal_append(r->journal, (const char *const *)txt, n, err,
 		sizeof(err)) == 0)
 		rc = 0;
 	else
-		warning("journal %s: %s", r->journal, err);
+		warning("journal %s: %s: %s", r->journal, what, err);
 out:
 	free(txt[0]);
 	free(txt[1]);

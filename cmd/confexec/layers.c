@@ -3,9 +3,13 @@
  * only: nothing here refuses, prints a refusal or journals; run() does,
  * after the dry-run branch. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "confexec.h"
@@ -13,11 +17,13 @@
 
 /* Hard layers are never dropped: without them there is no boundary (or
  * no way to end the run's tree).  Soft ones may be, in degrade mode, with
- * a warning. */
+ * a warning.  The cgroup is soft only because the pid namespace (hard)
+ * still ends the whole tree without it.  A NULL mechanism is judged
+ * here, not by the probe. */
 static const struct layer template[L_NLAYERS] = {
-	[L_CGROUP] = {"cgroup", "cgroup2", 0, 1, V_ENFORCE, ""},
-	[L_KILL] = {"cgroup-kill", "cgroup-kill", 0, 1, V_ENFORCE, ""},
-	[L_INTO] = {"clone-into-cgroup", "clone-into-cgroup", 0, 1, V_ENFORCE,
+	[L_CGROUP] = {"cgroup", "cgroup2", 1, 1, V_ENFORCE, ""},
+	[L_KILL] = {"cgroup-kill", "cgroup-kill", 1, 1, V_ENFORCE, ""},
+	[L_INTO] = {"clone-into-cgroup", "clone-into-cgroup", 1, 1, V_ENFORCE,
 	    ""},
 	[L_MEMORY] = {"memory", "memory", 1, 0, V_ENFORCE, ""},
 	[L_PIDS] = {"pids", "pids", 1, 0, V_ENFORCE, ""},
@@ -33,6 +39,8 @@ static const struct layer template[L_NLAYERS] = {
 	[L_NNP] = {"no-new-privs", "no-new-privs", 0, 1, V_ENFORCE, ""},
 	[L_EXECVEAT] = {"execveat", "execveat", 0, 1, V_ENFORCE, ""},
 	[L_PIDFD] = {"pidfd", "pidfd", 0, 1, V_ENFORCE, ""},
+	[L_PIDNS] = {"pid-namespace", NULL, 0, 1, V_ENFORCE, ""},
+	[L_NPROC] = {"rlimit-nproc", NULL, 1, 0, V_ENFORCE, ""},
 };
 
 void
@@ -92,7 +100,7 @@ probe_layers(struct run *r)
 	for (i = 0; i < L_NLAYERS; i++) {
 		struct layer *l = &r->layers[i];
 
-		if (!l->wanted)
+		if (!l->wanted || l->mech == NULL)
 			continue;
 		c = probe_can(&r->pr, l->mech, l->why, sizeof(l->why));
 		if (c == 1)
@@ -112,6 +120,130 @@ probe_layers(struct run *r)
 		r->layers[L_TRUNCATE].name = "seccomp-truncate";
 		r->layers[L_TRUNCATE].v = V_ENFORCE;
 	}
+}
+
+/* Read a small /proc/sys number; -1 when absent. */
+static long
+sysctl_num(const char *path)
+{
+	char buf[32];
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f == NULL)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) != NULL)
+		v = strtol(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* The pid namespace: root creates one; anyone else inside a user
+ * namespace, which the host may forbid (the answer here is the sysctls;
+ * a clone3 that still fails refuses the run at the clone). */
+static void
+judge_pidns(struct run *r)
+{
+	struct layer *l = &r->layers[L_PIDNS];
+
+	l->v = V_ENFORCE;
+	if (access("/proc/self/ns/pid", F_OK) == -1) {
+		snprintf(l->why, sizeof(l->why), "no pid namespaces (%s)",
+		    strerror(errno));
+		l->v = V_REFUSE;
+	} else if (geteuid() != 0 &&
+	    (sysctl_num("/proc/sys/user/max_user_namespaces") == 0 ||
+		sysctl_num("/proc/sys/kernel/unprivileged_userns_clone") == 0 ||
+		sysctl_num("/proc/sys/kernel/"
+			   "apparmor_restrict_unprivileged_userns") == 1)) {
+		snprintf(l->why, sizeof(l->why), "this host forbids user "
+		    "namespaces to uid %lu (run as root)",
+		    (unsigned long)geteuid());
+		l->v = V_REFUSE;
+	}
+}
+
+/* The cgroup layers, for a caller that cannot create one: the fix in
+ * the reason; dropped in degrade mode only when the pid namespace ends
+ * the tree instead. */
+static void
+judge_cgroup(struct run *r)
+{
+	const struct probe *pr = &r->pr;
+	struct layer *l;
+	size_t i;
+	static const int cg[] = {L_CGROUP, L_KILL, L_INTO};
+
+	for (i = 0; i < 3; i++) {
+		l = &r->layers[cg[i]];
+		if (l->v == V_DEGRADE && r->layers[L_PIDNS].v != V_ENFORCE)
+			l->v = V_REFUSE;
+		if (l->v == V_ENFORCE || !pr->cg2 || pr->cg2_dir[0] == '\0' ||
+		    pr->cg2_writable)
+			continue;
+		snprintf(l->why, sizeof(l->why), "uid %lu cannot create a "
+		    "cgroup under %.200s: run as root, or have root delegate "
+		    "it (chown %lu %.200s and its cgroup.procs, cgroup.threads "
+		    "and cgroup.subtree_control)", (unsigned long)geteuid(),
+		    pr->cg2_dir, (unsigned long)geteuid(), pr->cg2_dir);
+	}
+}
+
+/* RLIMIT_NPROC binds nothing for a uid-0 payload (the kernel exempts
+ * INIT_USER in copy_process), and without a pids controller nothing
+ * else bounds the process count. */
+static void
+judge_nproc(struct run *r)
+{
+	struct layer *l = &r->layers[L_NPROC];
+	size_t i;
+
+	for (i = 0; i < r->p.nrlim; i++)
+		if (r->p.rlim[i].resource == RLIMIT_NPROC)
+			l->wanted = 1;
+	if (!l->wanted || r->final_uid != 0)
+		return;
+	snprintf(l->why, sizeof(l->why), "the kernel does not enforce "
+	    "RLIMIT_NPROC for a uid-0 payload (switch uid, or bound the run "
+	    "with a pids limit where the pids controller exists)");
+	l->v = r->p.mode == PLAN_DEGRADE ? V_DEGRADE : V_REFUSE;
+}
+
+/* The caller's cgroup, where the run's is made: another uid that can
+ * write it (or its cgroup.procs) can move the payload out of the run's
+ * cgroup, away from its limits and cgroup.kill. */
+static void
+judge_cgroup_owner(struct run *r)
+{
+	static const char *const what[] = {"", "/cgroup.procs"};
+	char path[PATH_MAX + 16];
+	struct stat st;
+	size_t i;
+
+	if (!layer_on(r, L_CGROUP))
+		return;
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s%s", r->pr.cg2_dir, what[i]);
+		if (stat(path, &st) == -1)
+			continue;
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			break;
+		if (st.st_mode & (S_IWGRP | S_IWOTH))
+			break;
+	}
+	if (i == 2)
+		return;
+	if (r->p.mode == PLAN_DEGRADE)
+		loud(r, "%s is writable by uid %lu%s: that user can move the "
+			"payload out of the run's cgroup", path,
+		    (unsigned long)st.st_uid,
+		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
+	else
+		refusal(r, "%s is writable by uid %lu%s: that user could move "
+			   "the payload out of the run's cgroup (fix the "
+			   "owner, or use --degrade)", path,
+		    (unsigned long)st.st_uid,
+		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
 }
 
 /* Trust handoff (seeds/003): Landlock up to ABI 7 cannot stop connect()
@@ -158,8 +290,12 @@ select_layers(struct run *r)
 	const struct plan *p = &r->p;
 
 	probe_layers(r);
+	judge_pidns(r);
+	judge_cgroup(r);
 	r->final_uid = p->has_uid ? p->uid : geteuid();
 	r->final_gid = p->has_gid ? p->gid : getegid();
+	judge_nproc(r);
+	judge_cgroup_owner(r);
 	/* A uid switch is an authorisation, not a host feature: outside
 	 * the caller's subordinate ranges it is refused in both modes. */
 	if (p->has_uid && !probe_subuid_ok(&r->pr, p->uid))
@@ -211,6 +347,11 @@ any_refused(const struct run *r, char *msg, size_t len)
 
 		if (!l->wanted || l->v != V_REFUSE)
 			continue;
+		/* Without the cgroup, its kill and placement say nothing
+		 * more. */
+		if ((i == L_KILL || i == L_INTO) &&
+		    r->layers[L_CGROUP].v == V_REFUSE)
+			continue;
 		if (o < len)
 			o += (size_t)snprintf(msg + o, len - o,
 			    "%s%s%s requested but %s", n ? "; " : "", l->name,
@@ -230,10 +371,18 @@ warn_degraded(struct run *r)
 {
 	size_t i;
 
-	for (i = 0; i < L_NLAYERS; i++)
-		if (r->layers[i].wanted && r->layers[i].v == V_DEGRADE)
-			loud(r, "running without %s: %s", r->layers[i].name,
-			    r->layers[i].why);
+	for (i = 0; i < L_NLAYERS; i++) {
+		if (!r->layers[i].wanted || r->layers[i].v != V_DEGRADE)
+			continue;
+		if ((i == L_KILL || i == L_INTO) &&
+		    r->layers[L_CGROUP].v == V_DEGRADE)
+			continue;	/* said with the cgroup */
+		loud(r, "running without %s: %s", r->layers[i].name,
+		    r->layers[i].why);
+	}
+	if (r->layers[L_CGROUP].v == V_DEGRADE)
+		loud(r, "no cgroup: the run's tree ends with its pid "
+			"namespace; no memory, pids or cpu limit applies");
 }
 
 /* Step 6: the plan and the verdicts on stdout; nothing created, nothing
