@@ -6,6 +6,7 @@
 #define BORNE_UAPI_H
 
 #include <stdint.h>
+#include <linux/ioctl.h>
 #include <linux/types.h>
 #include <linux/landlock.h>
 #include <linux/sched.h>
@@ -189,5 +190,14 @@ struct borne_mount_attr {
 	uint64_t propagation;
 	uint64_t userns_fd;
 };
+
+
+/* ---- the control socket's peers (Linux 6.5, 6.11) ---- */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+#ifndef PIDFD_GET_PID_NAMESPACE
+#define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5)
+#endif
 
 #endif

@@ -24,9 +24,9 @@
 #include "loop.h"
 #include "uapi.h"
 
-static const char USAGE[] = "confexec [--journal FILE] [--dry-run] "
-			    "[--outlive-caller] < PLAN | confexec [--journal FILE] "
-			    "--reap";
+static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
+			    "[--dry-run] [--outlive-caller] < PLAN | confexec "
+			    "[--journal FILE] --reap";
 
 uint64_t
 now_ns(clockid_t c)
@@ -239,11 +239,17 @@ start(struct run *r)
 	json_t *ev;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->start_real_ns = now_ns(CLOCK_REALTIME);
+	r->state = ST_STARTING;
 	if (loop_open(r, err, sizeof(err)) == -1)
 		refuse(r, "supervisor: %s", err);
-	if (r->journal != NULL) {
+	if (log_wanted(r)) {
+		r->log.on = 1;
 		ev = ev_start(r);
 		if (journal_events(r, &ev, 1, "start record") == -1) {
+			if (r->journal == NULL)
+				refuse(r, "the control socket's log cannot be "
+				    "kept");
 			if (r->p.mode != PLAN_DEGRADE)
 				refuse(r, "the journal %s cannot be written",
 				    r->journal);
@@ -399,12 +405,19 @@ run(struct run *r, int dry)
 	start(r);
 	spawn(r);
 	code = child_report(r);
-	if (code != 0)
+	if (code != 0) {
+		r->state = ST_ENDED;
+		loop_close(r);
 		return code;
+	}
 	/* Step 10: supervision, until a source ends the run. */
+	r->state = ST_RUNNING;
+	control_running(r);
 	if (loop_run(r) == -1)
 		r->failed = 1;
+	r->state = ST_ENDING;
 	code = end_run(r);
+	r->state = ST_ENDED;
 	loop_close(r);
 	return code;
 }
@@ -433,6 +446,7 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{"journal", required_argument, NULL, 'j'},
+		{"control", required_argument, NULL, 'c'},
 		{"dry-run", no_argument, NULL, 'n'},
 		{"outlive-caller", no_argument, NULL, 'o'},
 		{"reap", no_argument, NULL, 'r'},
@@ -440,16 +454,19 @@ main(int argc, char *argv[])
 		{NULL, 0, NULL, 0},
 	};
 	static struct run r;
-	const char *journal = NULL;
+	const char *journal = NULL, *control = NULL;
 	int c, dry = 0, outlive = 0, reap_only = 0;
 
 	prog_set("confexec");
 	usage_code_set(EXIT_FAIL);
-	while ((c = getopt_long(argc, argv, "+hj:nor", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+c:hj:nor", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 'j':
 			journal = optarg;
+			break;
+		case 'c':
+			control = optarg;
 			break;
 		case 'n':
 			dry = 1;
@@ -472,10 +489,14 @@ main(int argc, char *argv[])
 		die_usage(USAGE);
 	if (journal != NULL && journal[0] == '\0')
 		die(EXIT_FAIL, "--journal: empty path");
-	if (reap_only && (dry || outlive))
+	if (control != NULL && control[0] == '\0')
+		die(EXIT_FAIL, "--control: empty path");
+	if (reap_only && (dry || outlive || control != NULL))
 		die_usage(USAGE);
 
 	r.journal = journal;
+	r.control = dry ? NULL : control;
+	r.caller_uid = getuid();
 	r.imgfd = r.stdinfd = r.rulesetfd = r.pidfd = r.notifyfd = -1;
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;

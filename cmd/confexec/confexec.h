@@ -11,7 +11,8 @@
  *   events.c    one builder per journal event type, and the append
  *   end.c       ending the run: kill, reap, drain, remove, end record
  *   loop.c      the supervisor's event loop over its sources (loop.h)
- *   src_*.c     one source each: pidfd, signals, timer, ... */
+ *   src_*.c     one source each: pidfd, signals, timer, parent, and the
+ *               control socket (src_control.c, confexec-control(5)) */
 #ifndef CONFEXEC_H
 #define CONFEXEC_H
 
@@ -26,6 +27,7 @@
 #include "cgroup.h"
 #include "fd.h"
 #include "hash.h"
+#include "journal.h"
 #include "plan.h"
 #include "probe.h"
 #include "sysfilter.h"
@@ -90,6 +92,22 @@ struct report {
 
 #define CANCEL_LEN 32
 
+/* What the control socket reports (inspect, heartbeat). */
+enum run_state { ST_STARTING, ST_RUNNING, ST_ENDING, ST_ENDED };
+
+/* The run's event log, with --control: the exact bytes of its journal
+ * records from its start record on (the journal's, or without --journal
+ * those of a journal of its own, built in memory from seq 1).  At most
+ * LOG_MAX bytes: the start record (at most JOURNAL_RECORD_MAX), at most
+ * CTL_REFUSALS_LOGGED refusals, the end record. */
+#define LOG_MAX (4u << 20)
+struct runlog {
+	char *buf;
+	size_t len, cap;
+	int on;			/* from the start record on */
+	struct journal_head head;	/* without --journal */
+};
+
 /* Everything prepared in the parent for the child: the child only does
  * syscalls (and libcap calls that do not allocate) on these. */
 struct run {
@@ -140,6 +158,15 @@ struct run {
 	int timed_out;
 	char cancel[CANCEL_LEN];	/* "signal 15", "parent", ... or "" */
 	int failed;		/* the supervisor itself failed */
+	/* --control (src_control.c) */
+	const char *control;	/* the socket's path, or NULL */
+	enum run_state state;
+	uint64_t start_real_ns;	/* CLOCK_REALTIME at r->t0 */
+	struct runlog log;
+	uid_t caller_uid;	/* served, with root */
+	int have_pidns;		/* the run's pid namespace, recorded */
+	dev_t pidns_dev;
+	ino_t pidns_ino;
 };
 
 /* What the end record says. */
@@ -171,8 +198,14 @@ int dry_run(struct run *r);
 json_t *ev_start(const struct run *r);
 json_t *ev_end(const struct run *r, const struct outcome *o);
 json_t *ev_reaped(const struct cg_reaped *rp);
-int journal_events(const struct run *r, json_t **ev, size_t n,
-    const char *what);
+json_t *ev_control_refused(uid_t uid, pid_t pid, const char *why);
+json_t *layers_json(const struct run *r, enum verdict v);
+int journal_events(struct run *r, json_t **ev, size_t n, const char *what);
+int log_wanted(const struct run *r);
+
+/* src_control.c: the run's pid namespace, recorded once init runs (its
+ * processes are never served). */
+void control_running(struct run *r);
 
 /* child.c */
 #define CHILD_STACK (1u << 20)

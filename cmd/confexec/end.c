@@ -14,6 +14,7 @@
 
 #include "confexec.h"
 #include "err.h"
+#include "loop.h"
 #include "uapi.h"
 
 /* How long the end of a run may take: cgroup.kill to "populated 0". */
@@ -85,7 +86,7 @@ drain(struct run *r, struct outcome *o)
 	/* cpu.stat: only the journal's end record reports it.  OOM kills
 	 * are read before the cgroup goes (unreadable without the memory
 	 * controller). */
-	if (r->journal != NULL && cg_cpu_usec(&r->cg, &o->cpu_usec) == -1)
+	if (log_wanted(r) && cg_cpu_usec(&r->cg, &o->cpu_usec) == -1)
 		o->cpu_usec = 0;
 	o->have_oom = cg_oom_kills(&r->cg, &o->oom) == 0;
 	if (cg_remove(&r->cg) == -1) {
@@ -103,7 +104,7 @@ journal_end(struct run *r, struct outcome *o)
 {
 	json_t *ev;
 
-	if (r->journal == NULL || !r->started)
+	if (!log_wanted(r) || !r->started)
 		return o->code;
 	ev = ev_end(r, o);
 	if (journal_events(r, &ev, 1, "end record") == 0)
@@ -232,13 +233,16 @@ end_early(struct run *r, int code, const char *msg)
 	}
 	o.code = code;
 	o.refused = msg;
-	if (r->journal != NULL) {
+	if (log_wanted(r)) {
 		if (!r->started)
 			ev[n++] = ev_start(r);
 		ev[n++] = ev_end(r, &o);
 		journal_events(r, ev, n, n == 2 ? "start and end records" :
 		    "end record");
 	}
+	/* The control socket (if made) serves its last answers and goes. */
+	r->state = ST_ENDED;
+	loop_close(r);
 	if (code == EXIT_FAIL)
 		die(code, "refusing: %s", msg);
 	die(code, "%s", msg);

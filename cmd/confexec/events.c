@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* confexec: one builder per journal event type (start, end) and the
- * append.  No records are built without --journal (the callers check). */
+/* confexec: one builder per journal event type (start, end, reaped,
+ * control_refused) and the append.  No records are built without
+ * --journal or --control (the callers check, log_wanted); with --control
+ * every record from the start record on is kept in the run's log. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@ u64_string(uint64_t v)
 	return json_string(buf);
 }
 
-static json_t *
+json_t *
 layers_json(const struct run *r, enum verdict v)
 {
 	json_t *a = json_array();
@@ -92,19 +94,59 @@ ev_end(const struct run *r, const struct outcome *o)
 	return ev;
 }
 
-/* Append events (consumed) in one write.  Returns 0, or -1 with the
- * reason printed (one line, naming what: "end record"). */
+/* Records built for this run: the journal's, or the control socket's
+ * log. */
 int
-journal_events(const struct run *r, json_t **ev, size_t n, const char *what)
+log_wanted(const struct run *r)
 {
-	char *txt[2] = {NULL, NULL}, err[256];
-	size_t i;
+	return r->journal != NULL || r->control != NULL;
+}
+
+/* The records' bytes kept in the run's log (--control). */
+static void
+log_add(struct run *r, const char *buf, size_t len)
+{
+	struct runlog *l = &r->log;
+	size_t cap;
+	char *p;
+
+	if (l->len + len > LOG_MAX) {
+		warning("control: the run's log is full (%u bytes); a record "
+			"is not in it", LOG_MAX);
+		return;
+	}
+	if (l->len + len > l->cap) {
+		cap = l->cap ? l->cap : 16384;
+		while (cap < l->len + len)
+			cap *= 2;
+		p = realloc(l->buf, cap);
+		if (p == NULL) {
+			warning("control: the run's log: out of memory");
+			return;
+		}
+		l->buf = p;
+		l->cap = cap;
+	}
+	memcpy(l->buf + l->len, buf, len);
+	l->len += len;
+}
+
+/* Append events (consumed) in one write: to the journal, and with
+ * --control to the run's log (the exact bytes written, or without
+ * --journal records built in memory).  Returns 0, or -1 with the reason
+ * printed (one line, naming what: "end record"). */
+int
+journal_events(struct run *r, json_t **ev, size_t n, const char *what)
+{
+	char *txt[2] = {NULL, NULL}, err[256], *out = NULL;
+	int keep = r->control != NULL && r->log.on;
+	size_t i, outlen = 0;
 	int rc = -1;
 
-	if (r->journal == NULL || n > 2) {
+	if ((r->journal == NULL && !keep) || n > 2) {
 		for (i = 0; i < n; i++)
 			json_decref(ev[i]);
-		return r->journal == NULL ? 0 : -1;
+		return n > 2 ? -1 : 0;
 	}
 	for (i = 0; i < n; i++) {
 		txt[i] = json_dumps(ev[i], JSON_COMPACT | JSON_SORT_KEYS);
@@ -112,19 +154,43 @@ journal_events(const struct run *r, json_t **ev, size_t n, const char *what)
 	}
 	for (i = 0; i < n; i++)
 		if (txt[i] == NULL) {
-			warning("journal %s: %s: cannot encode it",
-			    r->journal, what);
+			warning("journal: %s: cannot encode it", what);
 			goto out;
 		}
-	if (journal_append(r->journal, (const char *const *)txt, n, err,
-		sizeof(err)) == 0)
+	if (r->journal == NULL) {
+		if (journal_build(&r->log.head, (const char *const *)txt, n,
+			&out, &outlen, err, sizeof(err)) == 0)
+			rc = 0;
+		else
+			warning("control: the run's log: %s: %s", what, err);
+	} else if (journal_append_out(r->journal, (const char *const *)txt,
+		       n, keep ? &out : NULL, &outlen, err,
+		       sizeof(err)) == 0)
 		rc = 0;
 	else
 		warning("journal %s: %s: %s", r->journal, what, err);
+	if (rc == 0 && keep)
+		log_add(r, out, outlen);
 out:
+	free(out);
 	free(txt[0]);
 	free(txt[1]);
 	return rc;
+}
+
+/* "control_refused": a peer of the control socket closed unread (not
+ * root nor the caller, or one of the run's own processes). */
+json_t *
+ev_control_refused(uid_t uid, pid_t pid, const char *why)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "event", json_string("control_refused"));
+	json_object_set_new(o, "uid", u64_string(uid));
+	json_object_set_new(o, "pid", u64_string((uint64_t)pid));
+	json_object_set_new(o, "reason", json_string(why));
+	json_object_set_new(o, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));
+	return o;
 }
 
 /* "reaped": a stale run cgroup (its supervisor gone) that this confexec

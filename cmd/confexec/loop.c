@@ -15,11 +15,48 @@ static const struct source_ops *const table[] = {
 	&src_signal,
 	&src_timer,
 	&src_parent,
+	&src_control,
 };
 #define NSRC (sizeof(table) / sizeof(table[0]))
 
 static struct source sources[NSRC];
 static int epfd = -1;
+static int nextra;
+
+/* epoll's data: the source's index, bit 8 for an extra descriptor, the
+ * source's tag in the high half. */
+#define EXTRA_BIT 0x100u
+#define MAXEV (NSRC + LOOP_EXTRA)
+
+int
+loop_watch(struct source *s, int fd, uint32_t tag, uint32_t events)
+{
+	struct epoll_event ev;
+	size_t i = (size_t)(s - sources);
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = events;
+	ev.data.u64 = (uint64_t)tag << 32 | EXTRA_BIT | i;
+	if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	if (nextra >= LOOP_EXTRA) {
+		errno = EMFILE;
+		return -1;
+	}
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == -1)
+		return -1;
+	nextra++;
+	return 0;
+}
+
+void
+loop_unwatch(int fd)
+{
+	if (epfd != -1 && epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL) == 0)
+		nextra--;
+}
 
 int
 loop_open(struct run *r, char *err, size_t errlen)
@@ -33,11 +70,12 @@ loop_open(struct run *r, char *err, size_t errlen)
 		sources[i].ops = table[i];
 		sources[i].fd = -1;
 		sources[i].watch = NULL;
+		sources[i].why[0] = '\0';
 		if (table[i]->open(&sources[i], r) == -1) {
 			int e = errno;
 
 			err_set(err, errlen, "%s: %s", table[i]->name,
-			    strerror(e));
+			    sources[i].why[0] ? sources[i].why : strerror(e));
 			errno = e;
 			return -1;
 		}
@@ -48,8 +86,10 @@ loop_open(struct run *r, char *err, size_t errlen)
 int
 loop_run(struct run *r)
 {
-	struct epoll_event ev[NSRC];
+	struct epoll_event ev[MAXEV];
+	struct source *s;
 	size_t i;
+	uint64_t d;
 	int n, k;
 
 	for (i = 0; i < NSRC; i++) {
@@ -65,7 +105,7 @@ loop_run(struct run *r)
 		}
 	}
 	for (;;) {
-		n = epoll_wait(epfd, ev, (int)NSRC, -1);
+		n = epoll_wait(epfd, ev, (int)MAXEV, -1);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
@@ -73,13 +113,19 @@ loop_run(struct run *r)
 			return -1;
 		}
 		/* Table order: a payload exit beats a timer that fired in
-		 * the same wakeup. */
+		 * the same wakeup, and both beat the control socket. */
 		for (i = 0; i < NSRC; i++)
-			for (k = 0; k < n; k++)
-				if (ev[k].data.u64 == i &&
-				    sources[i].ops->handle(&sources[i], r) ==
-				    SRC_END)
+			for (k = 0; k < n; k++) {
+				d = ev[k].data.u64;
+				if ((d & 0xffu) != i)
+					continue;
+				s = &sources[i];
+				if ((d & EXTRA_BIT) == 0 ?
+				    s->ops->handle(s, r) == SRC_END :
+				    s->ops->extra(s, r, (uint32_t)(d >> 32),
+					ev[k].events) == SRC_END)
 					return 0;
+			}
 	}
 }
 

@@ -10,6 +10,9 @@
  *           SRC_CONTINUE, or SRC_END after saying why in the run
  *           (r->exited, r->timed_out, or loop_cancel())
  *   close   release what open made (after the run has ended)
+ *   extra   (optional) a ready descriptor the source added with
+ *           loop_watch (a client of the control socket): same rules as
+ *           handle; tag is what the source gave, events epoll's
  * The code that ends the run (end.c) needs no descriptor or allocation
  * beyond what the sources and the cgroup opened before the clone. */
 #ifndef CONFEXEC_LOOP_H
@@ -25,6 +28,8 @@ struct source_ops {
 	int (*open)(struct source *s, struct run *r);
 	enum src_ret (*handle)(struct source *s, struct run *r);
 	void (*close)(struct source *s, struct run *r);
+	enum src_ret (*extra)(struct source *s, struct run *r, uint32_t tag,
+	    uint32_t events);
 };
 
 struct source {
@@ -33,10 +38,21 @@ struct source {
 	const int *watch;	/* what the loop polls: &fd, or a descriptor
 				 * of the run (read when the loop starts);
 				 * NULL: unused in this run */
+	char why[512];		/* open's failure, said instead of errno */
 };
 
 /* The sources, one per file. */
-extern const struct source_ops src_pidfd, src_signal, src_timer, src_parent;
+extern const struct source_ops src_pidfd, src_signal, src_timer, src_parent,
+    src_control;
+
+/* A source's extra descriptors, at most LOOP_EXTRA in all: poll fd for
+ * events (EPOLLIN, EPOLLOUT), dispatched to s's extra with tag; again
+ * for a watched fd: new events.  Returns 0, or -1 with errno. */
+#define LOOP_EXTRA 16
+int loop_watch(struct source *s, int fd, uint32_t tag, uint32_t events);
+
+/* Stop polling fd (before closing it). */
+void loop_unwatch(int fd);
 
 /* Before the clone: the epoll instance and every source's open.
  * Returns 0, or -1 with errno and err naming the source. */

@@ -46,5 +46,5 @@ close_parent(struct source *s, struct run *r)
 }
 
 const struct source_ops src_parent = {
-	"parent", open_parent, handle_parent, close_parent,
+	"parent", open_parent, handle_parent, close_parent, NULL,
 };

@@ -48,5 +48,5 @@ close_signal(struct source *s, struct run *r)
 }
 
 const struct source_ops src_signal = {
-	"signalfd", open_signal, handle_signal, close_signal,
+	"signalfd", open_signal, handle_signal, close_signal, NULL,
 };

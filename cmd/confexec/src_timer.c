@@ -50,5 +50,5 @@ close_timer(struct source *s, struct run *r)
 }
 
 const struct source_ops src_timer = {
-	"timerfd", open_timer, handle_timer, close_timer,
+	"timerfd", open_timer, handle_timer, close_timer, NULL,
 };
