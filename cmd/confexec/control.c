@@ -4,6 +4,7 @@
  * "v":1. */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -288,6 +289,7 @@ inspect(struct run *r)
 {
 	json_t *o = json_object(), *lim = json_object();
 	uint64_t cpu, el = elapsed_ms(r);
+	char t[32];
 
 	json_object_set_new(o, "ok", json_true());
 	json_object_set_new(o, "state", json_string(state_names[r->state]));
@@ -299,8 +301,8 @@ inspect(struct run *r)
 	json_object_set_new(o, "program_sha256", json_string(r->prog_hex));
 	json_object_set_new(o, "layers", layers_json(r, V_ENFORCE));
 	json_object_set_new(o, "degraded", layers_json(r, V_DEGRADE));
-	json_object_set_new(o, "start_time_ns",
-	    json_integer((json_int_t)r->start_real_ns));
+	snprintf(t, sizeof(t), "%llu", (unsigned long long)r->start_real_ns);
+	json_object_set_new(o, "start_time_ns", json_string(t));
 	json_object_set_new(o, "elapsed_ms", json_integer((json_int_t)el));
 	json_object_set_new(o, "cpu_usec", r->have_cg &&
 	    cg_cpu_usec(&r->cg, &cpu) == 0 ? json_integer((json_int_t)cpu) :
