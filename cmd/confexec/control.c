@@ -51,16 +51,26 @@ tag_of(const struct ctl *c, const struct client *k)
 	return (uint32_t)(k - c->c) | k->gen << 8;
 }
 
-/* Poll for what the client needs: input unless closing or at its end,
- * output while some is pending.  A client that needs neither is done. */
+/* Complete request lines read and not yet answered. */
+static int
+pending(const struct client *k)
+{
+	return !k->closing && k->inlen > 0 &&
+	    (k->eof || memchr(k->in, '\n', k->inlen) != NULL);
+}
+
+/* Poll for what the client needs: input unless closing, at its end, or
+ * with requests still to answer; output while some is pending, or to
+ * come back for the requests left (a writable socket is ready at once).
+ * A client that needs neither is done. */
 static void
 rewatch(struct ctl *c, struct client *k)
 {
 	uint32_t ev = 0;
 
-	if (!k->closing && !k->eof)
+	if (!k->closing && !k->eof && !pending(k))
 		ev |= EPOLLIN;
-	if (k->outoff < k->outlen)
+	if (k->outoff < k->outlen || pending(k))
 		ev |= EPOLLOUT;
 	if (ev == 0 && !(k->follow && !k->closing)) {
 		drop(k);
@@ -398,16 +408,18 @@ request(struct ctl *c, struct client *k, const char *line, size_t len,
 	return SRC_CONTINUE;
 }
 
-/* The complete lines read so far, in order (at EOF, the rest too). */
+/* The complete lines read so far, in order (at EOF, the rest too), at
+ * most CTL_TURN of them: the rest on the next turn of the loop. */
 static enum src_ret
 lines(struct ctl *c, struct client *k)
 {
 	enum src_ret ret = SRC_CONTINUE;
 	char *nl;
 	size_t n;
-	int gone = 0;
+	int gone = 0, turn = 0;
 
-	while (k->used && !k->closing && ret == SRC_CONTINUE && !gone) {
+	while (k->used && !k->closing && ret == SRC_CONTINUE && !gone &&
+	    turn++ < CTL_TURN) {
 		nl = memchr(k->in, '\n', k->inlen);
 		if (nl == NULL && k->inlen > CTL_LINE_MAX) {
 			answer_error(k, "request longer than 65536 bytes", 0);
@@ -440,12 +452,14 @@ ctl_client_ready(struct ctl *c, uint32_t tag, uint32_t events)
 	if (!k->used || k->gen != tag >> 8)
 		return SRC_CONTINUE;	/* dropped in this wakeup */
 	if ((events & EPOLLERR) ||
-	    ((events & EPOLLHUP) && !(events & EPOLLIN))) {
+	    ((events & EPOLLHUP) && !(events & EPOLLIN) && !pending(k))) {
 		drop(k);	/* gone: nothing more to read or write */
 		return SRC_CONTINUE;
 	}
 	if ((events & EPOLLOUT) && flush(k) == -1)
 		return SRC_CONTINUE;
+	if (pending(k))
+		return lines(c, k);
 	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !k->closing &&
 	    !k->eof) {
 		n = read(k->fd, k->in + k->inlen, CTL_LINE_MAX + 1 - k->inlen);

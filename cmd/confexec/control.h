@@ -8,7 +8,8 @@
  * buffer of at most CTL_OUT_MAX bytes, past which the client is dropped
  * (a follower is paced instead: its next page is built only once the
  * last one left).  Every descriptor is non-blocking; a handler does one
- * read and the writes that do not block. */
+ * read, answers at most CTL_TURN requests, and the writes that do not
+ * block. */
 #ifndef CONFEXEC_CONTROL_H
 #define CONFEXEC_CONTROL_H
 
@@ -22,6 +23,7 @@
 #define CTL_CLIENTS 16
 #define CTL_OUT_MAX (4u << 20)
 #define CTL_REFUSALS_LOGGED 64	/* control_refused records per run */
+#define CTL_TURN 8		/* requests answered per turn of the loop */
 #define CTL_QUIET_MS 50		/* after the end: serve until this quiet */
 #define CTL_LINGER_MS 1000	/* ... or this long at most */
 
