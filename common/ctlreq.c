@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: ISC */
 /* ctlreq: confexec's control requests (ctlreq.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "ctlreq.h"
 #include "err.h"
+#include "esc.h"
 
 static const char *const op_names[] = {
 	[CTL_INSPECT] = "inspect",
@@ -22,12 +24,45 @@ ctlreq_op_name(enum ctl_op op)
 	return (size_t)op < NOPS ? op_names[op] : "?";
 }
 
+/* A message cut short may end inside a UTF-8 sequence: drop it. */
+static void
+utf8_trim(char *s)
+{
+	size_t n = strlen(s), i = n, need;
+	unsigned char c;
+
+	while (i > 0 && n - i < 4 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i == 0)
+		return;
+	c = (unsigned char)s[i - 1];
+	if (c < 0x80)
+		return;
+	need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+	if (n - (i - 1) < need)
+		s[i - 1] = '\0';
+}
+
 static int
 bad(char *err, size_t errlen, int e, const char *fmt, const char *arg)
 {
 	err_set(err, errlen, fmt, arg);
+	if (errlen > 0)
+		utf8_trim(err);
 	errno = e;
 	return -1;
+}
+
+/* The same, naming a string of the request: its first 64 bytes,
+ * escaped (no newline or control byte gets into the message). */
+static int
+bad_name(char *err, size_t errlen, const char *fmt, const char *name)
+{
+	char cut[65], out[ESC_SIZE(64)];
+
+	snprintf(cut, sizeof(cut), "%s", name);
+	esc_name(cut, out, sizeof(out));
+	return bad(err, errlen, EINVAL, fmt, out);
 }
 
 /* A non-negative JSON integer no larger than max. */
@@ -70,7 +105,7 @@ subscribe_fields(json_t *o, struct ctl_req *q, char *err, size_t errlen)
 				    "boolean", k);
 			q->follow = json_is_true(v);
 		} else
-			return bad(err, errlen, EINVAL, "unknown key for "
+			return bad_name(err, errlen, "unknown key for "
 			    "subscribe: %s", k);
 	}
 	return 0;
@@ -105,14 +140,13 @@ parse_obj(json_t *o, struct ctl_req *q, char *err, size_t errlen)
 		    strcmp(op_names[i], name) == 0)
 			break;
 	if (i == NOPS)
-		return bad(err, errlen, EINVAL, "unknown op: %.64s", name);
+		return bad_name(err, errlen, "unknown op: %s", name);
 	q->op = (enum ctl_op)i;
 	if (q->op == CTL_SUBSCRIBE)
 		return subscribe_fields(o, q, err, errlen);
 	json_object_foreach(o, k, v)
 		if (strcmp(k, "v") != 0 && strcmp(k, "op") != 0)
-			return bad(err, errlen, EINVAL, "unknown key: %.64s",
-			    k);
+			return bad_name(err, errlen, "unknown key: %s", k);
 	return 0;
 }
 
@@ -128,8 +162,13 @@ parse_line(const char *line, size_t len, struct ctl_req *q, char *err,
 		return bad(err, errlen, EMSGSIZE, "%s", "request longer than "
 		    "65536 bytes");
 	o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-	if (o == NULL)
-		return bad(err, errlen, EINVAL, "not JSON: %s", je.text);
+	if (o == NULL) {
+		/* jansson quotes the input near the error: escaped. */
+		char txt[ESC_SIZE(JSON_ERROR_TEXT_LENGTH)];
+
+		esc_name(je.text, txt, sizeof(txt));
+		return bad(err, errlen, EINVAL, "not JSON: %s", txt);
+	}
 	if (!json_is_object(o)) {
 		json_decref(o);
 		return bad(err, errlen, EINVAL, "%s", "not a JSON object");

@@ -37,7 +37,8 @@ struct ctl_req {
  *   EMSGSIZE         len > CTL_LINE_MAX
  *   EPROTONOSUPPORT  "v" is an integer other than CTL_VERSION
  *   EINVAL           anything else that is not a request
- * and err (if errlen > 0) gets one line saying why. */
+ * and err (if errlen > 0) gets one line saying why: printable UTF-8
+ * (the request's strings in it escaped, esc.h), fit for a JSON string. */
 int ctlreq_parse(const char *line, size_t len, struct ctl_req *q, char *err,
     size_t errlen);
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "ctlreq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -15,6 +17,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ctl_req q;
 	char err[256];
+	size_t i;
+	json_t *s;
 
 	if (ctlreq_parse((const char *)data, size, &q, err, sizeof(err)) ==
 	    0) {
@@ -27,8 +31,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (q.offset != 0 || q.follow || q.limit != CTL_LIMIT_MAX))
 			abort();
 	} else {
-		/* Refused: a reason, a known errno, nothing left over. */
-		if (err[0] == '\0' || memchr(err, '\n', sizeof(err)) != NULL ||
+		/* Refused: a reason (one line of printable text), a known
+		 * errno, nothing left over. */
+		for (i = 0; err[i] != '\0'; i++)
+			if ((unsigned char)err[i] < 0x20 || err[i] == 0x7f)
+				abort();
+		s = json_string(err);	/* NULL: not valid UTF-8 */
+		if (s == NULL)
+			abort();
+		json_decref(s);
+		if (err[0] == '\0' ||
 		    (errno != EINVAL && errno != EMSGSIZE &&
 			errno != EPROTONOSUPPORT))
 			abort();

@@ -58,6 +58,10 @@ main(void)
 	refused("{\"v\":1}", EINVAL, "no \"op\"");
 	refused("{\"v\":1,\"op\":7}", EINVAL, "\"op\" is not a string");
 	refused("{\"v\":1,\"op\":\"kill\"}", EINVAL, "unknown op: kill");
+	refused("{\"v\":1,\"op\":\"a\\nb\"}", EINVAL,
+	    "unknown op: a\\x0ab");
+	refused("{\"v\":1,\"op\":\"heartbeat\",\"\\u001b[2J\":0}", EINVAL,
+	    "unknown key: \\x1b[2J");
 	refused("{\"v\":1,\"op\":\"inspect\",\"offset\":0}", EINVAL,
 	    "unknown key: offset");
 	refused("{\"v\":1,\"op\":\"cancel\",\"force\":true}", EINVAL,
