@@ -164,7 +164,8 @@ struct run {
 	uint64_t start_real_ns;	/* CLOCK_REALTIME at r->t0 */
 	struct runlog log;
 	uid_t caller_uid;	/* served, with root */
-	int have_pidns;		/* the run's pid namespace, recorded */
+	int have_pidns;		/* the run's pid namespace: 1 recorded, 0
+				 * not yet (never ran), -1 unknown */
 	dev_t pidns_dev;
 	ino_t pidns_ino;
 };

@@ -200,15 +200,29 @@ control_running(struct run *r)
 {
 	char p[64];
 	struct stat st;
+	int ns, rc;
 
 	if (r->control == NULL)
 		return;
-	/* init is our child, not reaped: its pid is its own. */
-	snprintf(p, sizeof(p), "/proc/%ld/ns/pid", (long)r->pid);
-	if (stat(p, &st) == 0) {
+	/* Through init's pidfd (Linux 6.11), else /proc: init is our
+	 * child, not reaped, its pid its own.  Unknown: every peer is
+	 * refused (fail closed). */
+	ns = ioctl(r->pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+	if (ns >= 0) {
+		rc = fstat(ns, &st);
+		close(ns);
+	} else {
+		snprintf(p, sizeof(p), "/proc/%ld/ns/pid", (long)r->pid);
+		rc = stat(p, &st);
+	}
+	if (rc == 0) {
 		r->pidns_dev = st.st_dev;
 		r->pidns_ino = st.st_ino;
 		r->have_pidns = 1;
+	} else {
+		warning("control: the run's pid namespace: %s; every peer "
+			"will be refused", strerror(errno));
+		r->have_pidns = -1;
 	}
 }
 
@@ -240,8 +254,10 @@ peer_in_run(const struct run *r, int fd, pid_t pid)
 	struct stat st;
 	int ns, up, depth;
 
-	if (!r->have_pidns)
-		return 0;	/* init ended: its pid namespace with it */
+	if (r->have_pidns == 0)
+		return 0;	/* the payload never ran */
+	if (r->have_pidns < 0)
+		return -1;
 	ns = peer_pidns(fd, pid);
 	if (ns == -1)
 		return -1;
