@@ -257,8 +257,13 @@ rmdir "$SIB"
 # ---- a dry run writes nothing anywhere -----------------------------------
 printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nro /\nuid 100123\ngid 100123\nmode strict\nend\n' \
 	>"$TMP/p.dry"
+# /etc/subuid is shared: under the lock of every test that edits it.
+exec 9>/run/lock/borne-subid.lock
+flock -w 300 9
 t_exit 125 "dry run of a plan refused for its uid: 125" \
 	"$CX" --dry-run --journal "$TMP/dry.jnl" <"$TMP/p.dry"
+flock -u 9
+exec 9>&-
 t_grep "the dry run says why" 'strict mode would refuse: uid 100123' "$ERR"
 ok "and journals nothing" test ! -e "$TMP/dry.jnl"
 
@@ -302,19 +307,19 @@ plan --rw "$TMP" --timeout 1s --rlimit nofile=64 -- "$E" grandchild-sleep \
 plan -- "$E" exit 0 >"$TMP/p.ok"
 FP=$TMP/p.fault
 fault() {
-	desc=$1; want=$2; re=$3; shift 3
+	fd=$1; want=$2; re=$3; shift 3
 	J=$TMP/fault.jnl
 	rm -f "$J" "$M.pid"
 	"$@" "$CX" --journal "$J" <"$FP" >/dev/null 2>"$ERR"
 	got=$?
 	sleep 0.2
-	t_eq "$desc: exit $want" "$got" "$want"
-	t_eq "$desc: one line" "$(wc -l <"$ERR" | tr -d ' ')" 1
-	t_grep "$desc: names the stage" "$re" "$ERR"
-	t_eq "$desc: no process left" "$(alive "$M")" 0
+	t_eq "$fd: exit $want" "$got" "$want"
+	t_eq "$fd: one line" "$(wc -l <"$ERR" | tr -d ' ')" 1
+	t_grep "$fd: names the stage" "$re" "$ERR"
+	t_eq "$fd: no process left" "$(alive "$M")" 0
 	C=$(jcg "$J")
-	ok "$desc: no cgroup left" test ! -e "${C:-/nonexistent}"
-	t_grep "$desc: end record" "\"exit\":$want" "$J"
+	ok "$fd: no cgroup left" test ! -e "${C:-/nonexistent}"
+	t_grep "$fd: end record" "\"exit\":$want" "$J"
 }
 # fi_ DEPTH SYSCALL N ERRNO CMD...; st_ SYSCALL ERRNAME N CMD...
 fi_() { d=$1 s=$2 n=$3 e=$4; shift 4; "$FI" "$d" "$s" "$n" "$e" -- "$@"; }
