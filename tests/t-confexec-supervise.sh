@@ -32,6 +32,15 @@ CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
 	head -n 1)
 SELF=$(sed -n 's/^0:://p' /proc/self/cgroup)
 CGDIR=$CG2${SELF%/}
+# The machine is shared, and so is the caller's cgroup: other runs of
+# confexec reap stale run cgroups there, and other tests count what
+# appears there.  This file runs in a cgroup of its own, so that the
+# run cgroups it makes (stale ones included, on purpose) are its alone.
+ORIG=$CGDIR
+CGDIR=$ORIG/bornetest-supervise-$$
+mkdir "$CGDIR" || skip_all "cannot create $CGDIR"
+echo $$ >"$CGDIR/cgroup.procs"
+at_exit "echo \$\$ >'$ORIG/cgroup.procs'; rmdir '$CGDIR'/* '$CGDIR' 2>/dev/null"
 
 # alive MARK: how many processes have MARK in their argv (grep reads the
 # marker from a file, so that its own argv does not hold it).
