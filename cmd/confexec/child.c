@@ -142,7 +142,10 @@ send_listener(const struct run *r, int lfd)
 }
 
 /* Seccomp last: with a notification listener when the supervisor
- * answers some calls, handed to the parent before execveat. */
+ * answers some calls, handed to the parent before execveat.  The
+ * supervisor reads notifications only once init reports the payload
+ * executed: between this load and execveat the payload must make no
+ * call the filter sends to the listener (sendmsg and execveat here). */
 static void
 load_filter(struct run *r)
 {
