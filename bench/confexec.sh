@@ -66,12 +66,12 @@ if [ -x "$STATIC_BIN/confexec" ]; then
 fi
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
-	case $((r % 3)) in
-	0) set -- "$c1" "$c2" "$c3" ;;
-	1) set -- "$c3" "$c1" "$c2" ;;
-	*) set -- "$c2" "$c3" "$c1" ;;
+	case $((r % 4)) in
+	0) set -- "$c1" "$c2" "$c3" "$c5" ;;
+	1) set -- "$c5" "$c1" "$c2" "$c3" ;;
+	2) set -- "$c3" "$c5" "$c1" "$c2" ;;
+	*) set -- "$c2" "$c3" "$c5" "$c1" ;;
 	esac
-	set -- "$@" "$c5"
 	[ -z "$c4" ] || set -- "$@" "$c4"
 	hyperfine --style none --warmup 5 --runs "$RUNS" \
 	    --export-json "$TMP/r$r.json" "$@" >/dev/null 2>&1
