@@ -28,8 +28,8 @@ enum ctl_op { CTL_INSPECT, CTL_HEARTBEAT, CTL_SUBSCRIBE, CTL_CANCEL };
 struct ctl_req {
 	enum ctl_op op;
 	uint64_t offset;	/* subscribe: byte offset in the log (0) */
-	uint64_t limit;		/* subscribe: page bytes, 1..CTL_LIMIT_MAX
-				 * (CTL_LIMIT_MAX) */
+	uint64_t limit;		/* subscribe: page bytes, 1 to
+				 * CTL_LIMIT_MAX (CTL_LIMIT_MAX) */
 	int follow;		/* subscribe: stream until the end (0) */
 };
 

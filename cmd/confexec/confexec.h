@@ -12,7 +12,9 @@
  *   end.c       ending the run: kill, reap, drain, remove, end record
  *   loop.c      the supervisor's event loop over its sources (loop.h)
  *   src_*.c     one source each: pidfd, signals, timer, parent, and the
- *               control socket (src_control.c, confexec-control(5)) */
+ *               control socket (src_control.c, confexec-control(5))
+ *   control.c   the control socket's clients: requests and answers
+ *               (control.h) */
 #ifndef CONFEXEC_H
 #define CONFEXEC_H
 

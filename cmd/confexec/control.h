@@ -24,13 +24,13 @@
 #define CTL_OUT_MAX (4u << 20)
 #define CTL_REFUSALS_LOGGED 64	/* control_refused records per run */
 #define CTL_TURN 8		/* requests answered per turn of the loop */
-#define CTL_QUIET_MS 50		/* after the end: serve until this quiet */
+#define CTL_QUIET_MS 50		/* after the end: serve until quiet */
 #define CTL_LINGER_MS 1000	/* ... or this long at most */
 
 struct client {
 	int used;
 	int fd;
-	uint32_t gen;		/* in the loop's tag: stale events ignored */
+	uint32_t gen;		/* in the loop's tag: stale events go */
 	char *in;		/* CTL_LINE_MAX + 1 bytes */
 	size_t inlen;
 	int eof;		/* the peer shut its side: no more reads */
@@ -48,6 +48,7 @@ struct ctl {
 	int fd;			/* the listening socket */
 	int dirfd;		/* its directory (O_PATH) */
 	char base[83];		/* its name there */
+	const char *path;	/* bound by this path: no /proc */
 	int made;		/* the name is ours to remove */
 	pid_t pid;		/* who made it */
 	dev_t dev;

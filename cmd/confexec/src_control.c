@@ -4,9 +4,10 @@
  * Made before the clone: a Unix stream socket at PATH, mode 0600, in a
  * directory only the caller or root can write (checked on an O_PATH
  * descriptor of it, which every later step goes through, by its
- * /proc/self/fd name).  An existing PATH is replaced only when it is the
- * caller's stale socket (connect: ECONNREFUSED).  Removed at the end,
- * on every path (loop_close, end_early, and exit() as a last resort).
+ * /proc/self/fd name; PATH itself only without /proc).  An existing
+ * PATH is replaced only when it is the caller's stale socket (connect:
+ * ECONNREFUSED).  Removed at the end, on every path (loop_close,
+ * end_early, and exit() as a last resort).
  *
  * Peers are judged before a byte is read: SO_PEERCRED's uid must be root
  * or the caller's, and the peer must not live in the run's pid namespace
@@ -14,7 +15,7 @@
  * NS_GET_PARENT): the payload may hold the caller's uid, never its pid
  * namespace.  Refused peers are closed unread and journaled
  * ("control_refused").  The others get one answer per request line
- * (ctl_serve.c); all I/O is non-blocking, each client bounded. */
+ * (control.c); all I/O is non-blocking, each client bounded. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -101,8 +102,11 @@ addr(struct sockaddr_un *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/%s",
-	    ctl.dirfd, ctl.base);
+	if (ctl.path != NULL)
+		snprintf(sa->sun_path, sizeof(sa->sun_path), "%s", ctl.path);
+	else
+		snprintf(sa->sun_path, sizeof(sa->sun_path),
+		    "/proc/self/fd/%d/%s", ctl.dirfd, ctl.base);
 	return (socklen_t)sizeof(*sa);
 }
 
@@ -162,6 +166,13 @@ open_control(struct source *s, struct run *r)
 		return 0;
 	ctl.r = r;
 	ctl.src = s;
+	if (access("/proc/self/fd", X_OK) == -1) {
+		if (strlen(r->control) >= sizeof(sa.sun_path))
+			return fail(s, ENAMETOOLONG, "%s: longer than %zu "
+			    "bytes (without /proc)", r->control,
+			    sizeof(sa.sun_path) - 1);
+		ctl.path = r->control;
+	}
 	if (open_dir(s, r->control) == -1 || stale(s, r->control) == -1)
 		return -1;
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
