@@ -140,6 +140,7 @@ loop_close(struct run *r)
 	if (epfd != -1)
 		close(epfd);
 	epfd = -1;
+	nextra = 0;
 }
 
 enum src_ret
