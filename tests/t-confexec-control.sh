@@ -249,8 +249,8 @@ t_eq "the stream's last record is the end record, cancel control" \
 	"end control"
 t_eq "confexec exits 129 on a control cancel" "$RC" 129
 ok "the socket is removed when the run ends" test ! -e "$S"
-t_eq "4 refusals logged (1 + 3)" \
-	"$(grep -c '"event":"control_refused"' "$J")" 4
+t_eq "4 refusals of uid 65534 logged (1 + 3)" \
+	"$(grep -c '"event":"control_refused",.*"reason":"uid"' "$J")" 4
 
 # ---- cancel kills the tree, a setsid grandchild included ---------------
 MARK=$TMP/marker-$$-$(date +%s%N)

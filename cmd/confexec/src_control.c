@@ -237,28 +237,39 @@ control_running(struct run *r)
 	}
 }
 
-/* The peer's pid namespace, from its pidfd (Linux 6.11), else from
- * /proc by pid.  Returns a descriptor or -1. */
+/* The peer's pid namespace, from its pidfd (SO_PEERPIDFD, Linux 6.5;
+ * PIDFD_GET_PID_NAMESPACE, 6.11).  Only where the kernel has neither,
+ * from /proc by pid (racy there: a peer that exits before it is judged
+ * leaves its pid to be reused).  Returns a descriptor, or -1 with errno
+ * (ESRCH: the peer is gone). */
 static int
 peer_pidns(int fd, pid_t pid)
 {
 	socklen_t len = sizeof(int);
 	char p[64];
-	int pidfd, ns;
+	int pidfd, ns, e;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0) {
 		ns = ioctl(pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+		e = errno;
 		close(pidfd);
 		if (ns >= 0)
 			return ns;
-	}
-	if (pid <= 0)
+		if (e != ENOTTY && e != EINVAL && e != EOPNOTSUPP)
+			return errno = e, -1;
+	} else if (errno == ESRCH)
 		return -1;
+	if (pid <= 0)
+		return errno = ESRCH, -1;
 	snprintf(p, sizeof(p), "/proc/%ld/ns/pid", (long)pid);
-	return open(p, O_RDONLY | O_CLOEXEC);
+	ns = open(p, O_RDONLY | O_CLOEXEC);
+	if (ns == -1 && errno == ENOENT)
+		errno = ESRCH;
+	return ns;
 }
 
-/* Is the peer one of the run's processes?  1 yes, 0 no, -1 unknown. */
+/* Is the peer one of the run's processes?  1 yes, 0 no, -1 unknown
+ * (errno ESRCH: the process that connected is gone). */
 static int
 peer_in_run(const struct run *r, int fd, pid_t pid)
 {
@@ -268,7 +279,7 @@ peer_in_run(const struct run *r, int fd, pid_t pid)
 	if (r->have_pidns == 0)
 		return 0;	/* the payload never ran */
 	if (r->have_pidns < 0)
-		return -1;
+		return errno = EIO, -1;
 	ns = peer_pidns(fd, pid);
 	if (ns == -1)
 		return -1;
@@ -286,7 +297,7 @@ peer_in_run(const struct run *r, int fd, pid_t pid)
 		ns = up;
 	}
 	close(ns);
-	return -1;
+	return errno = ELOOP, -1;
 }
 
 /* Before any read: 0 served, -1 refused (closed, journaled). */
@@ -312,7 +323,9 @@ authenticate(struct run *r, int fd)
 			why = "run";
 			break;
 		default:
-			why = "pid namespace";
+			/* Unknown is refused: the descriptor may live on
+			 * in a process of the run. */
+			why = errno == ESRCH ? "gone" : "pid namespace";
 		}
 	}
 	close(fd);
