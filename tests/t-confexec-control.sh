@@ -46,7 +46,7 @@ start_run() {
 	for i in $(seq 200); do [ -S "$S" ] && return 0; sleep 0.02; done
 	return 1
 }
-wait_run() { wait "$CXPID"; RC=$?; }
+wait_run() { wait "$CXPID" 2>/dev/null; RC=$?; }
 # run_log: this run's records in the journal, from its start record (a
 # start may reap others' stale cgroups first, journaled before it).
 run_log() { sed -n '/"event":"start"/,$p' "$J"; }
@@ -402,6 +402,15 @@ ok "a stale socket (bound, no listener) is there" test -S "$TMP/stale"
 t_exit 0 "the stale socket of a dead run is replaced" \
 	"$CX" --control "$TMP/stale" <"$TMP/plan"
 ok "and removed at the end" test ! -e "$TMP/stale"
+start_run -- /bin/sleep 30
+kill -KILL "$CXPID"
+wait_run
+ok "a confexec killed by SIGKILL leaves its socket" test -S "$S"
+"$PE" $BASEP -- /bin/sh -c 'echo next' >"$TMP/plan2"
+t_exit 0 "the next run replaces it (stale: nobody listens)" \
+	"$CX" --control "$S" <"$TMP/plan2"
+t_eq "and runs" "$(cat "$OUT")" next
+ok "and removes it" test ! -e "$S"
 chown 65534 "$TMP/theirs"
 "$E" unix-bind "$TMP/theirs/x" >/dev/null
 mv "$TMP/theirs/x" "$TMP/stale2"
