@@ -10,6 +10,9 @@
 #            closed and verified, rlimits, capabilities dropped, Landlock,
 #            seccomp, a timeout
 #   bwrap    bwrap --ro-bind / / --unshare-all /bin/true
+#   control  the same confexec plan with --control (the socket made,
+#            served by the loop, removed; no client): its cost on the
+#            launch ratio
 #   static   (when STATIC_BIN/confexec exists, default the musl build
 #            .build/static/bin) the same confexec plan, statically linked:
 #            no dynamic loader, fewer pages touched per run
@@ -49,6 +52,9 @@ echo "root:100000:65536" >>/etc/subgid
 c1="/bin/true"
 c2="$BIN/confexec <$TMP/plan"
 c3="bwrap --ro-bind / / --unshare-all /bin/true"
+c5="$BIN/confexec --control $TMP/ctl.sock <$TMP/plan"
+"$BIN/confexec" --control "$TMP/ctl.sock" <"$TMP/plan" || {
+	echo "bench: the plan does not run with --control" >&2; exit 1; }
 c4=
 if [ -x "$STATIC_BIN/confexec" ]; then
 	if "$STATIC_BIN/confexec" <"$TMP/plan"; then
@@ -60,10 +66,11 @@ if [ -x "$STATIC_BIN/confexec" ]; then
 fi
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
-	case $((r % 3)) in
-	0) set -- "$c1" "$c2" "$c3" ;;
-	1) set -- "$c3" "$c1" "$c2" ;;
-	*) set -- "$c2" "$c3" "$c1" ;;
+	case $((r % 4)) in
+	0) set -- "$c1" "$c2" "$c3" "$c5" ;;
+	1) set -- "$c5" "$c1" "$c2" "$c3" ;;
+	2) set -- "$c3" "$c5" "$c1" "$c2" ;;
+	*) set -- "$c2" "$c3" "$c5" "$c1" ;;
 	esac
 	[ -z "$c4" ] || set -- "$@" "$c4"
 	hyperfine --style none --warmup 5 --runs "$RUNS" \
@@ -89,6 +96,11 @@ awk -v m1="$m1" -v m2="$m2" -v m3="$m3" -v n="$((ROUNDS * RUNS))" 'BEGIN {
 	printf "confexec / bare  = %.2f (target <= 2.0)\n", m2 / m1
 	printf "confexec / bwrap = %.2f (target <= 0.4)\n", m2 / m3
 	printf "bwrap / bare     = %.2f\n", m3 / m1
+}'
+awk -v m1="$m1" -v m2="$m2" -v m5="$(med "$c5")" 'BEGIN {
+	printf "  confexec --control      %8.3f ms\n", m5 * 1000
+	printf "control / bare   = %.2f, control / confexec = %.3f\n", m5 / m1,
+	    m5 / m2
 }'
 [ -z "$c4" ] || awk -v m1="$m1" -v m3="$m3" -v m4="$(med "$c4")" 'BEGIN {
 	printf "  confexec, static build  %8.3f ms\n", m4 * 1000
