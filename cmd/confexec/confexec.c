@@ -113,7 +113,10 @@ prepare_layers(struct run *r)
 	for (i = 0; i < r->p.nkeep; i++)
 		if (fcntl(r->p.keep_fds[i], F_GETFD) == -1)
 			refuse(r, "kept fd %d is not open", r->p.keep_fds[i]);
-	if (ll_build(&r->p, r->abi, &r->rulesetfd, err, sizeof(err)) == -1)
+	if (ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real, err,
+		sizeof(err)) == -1)
+		refuse(r, "%s", err);
+	if (tmp_make(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 	if (sf_build(sf_variant(r->p.sock, r->abi), &r->filter, err,
 		sizeof(err)) == -1)
@@ -192,6 +195,7 @@ seal_image(struct run *r)
 	if (ie != IMAGE_OK)
 		refuse(r, "%s", err);
 	sha256_hex(r->prog_digest, r->prog_hex);
+	exec_interp(r);
 }
 
 /* Step 6: the rest of what the child needs: stdin, the environment, the
@@ -206,11 +210,15 @@ prepare_child(struct run *r)
 	    open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r->stdinfd == -1)
 		refuse(r, "stdin for the payload: %s", strerror(errno));
-	r->envp = calloc(r->p.nenv + 1, sizeof(char *));
+	r->envp = calloc(r->p.nenv + 2, sizeof(char *));
 	if (r->envp == NULL)
 		refuse(r, "environment: %s", strerror(errno));
 	for (i = 0; i < r->p.nenv; i++)
 		r->envp[i] = r->p.env[i];
+	if (r->have_tmp)	/* the plan has no TMPDIR of its own */
+		r->envp[i] = r->tmpenv;
+	if (getcwd(r->cwd, sizeof(r->cwd)) == NULL)
+		r->cwd[0] = '\0';
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		r->sock) == -1)
 		refuse(r, "report channel: %s", strerror(errno));
@@ -498,6 +506,7 @@ main(int argc, char *argv[])
 	r.control = dry ? NULL : control;
 	r.caller_uid = getuid();
 	r.imgfd = r.stdinfd = r.rulesetfd = r.pidfd = r.notifyfd = -1;
+	r.tmpfd = -1;
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
 	r.outlive_caller = outlive;

@@ -14,10 +14,14 @@
  *   src_*.c     one source each: pidfd, signals, timer, parent, and the
  *               control socket (src_control.c, confexec-control(5))
  *   control.c   the control socket's clients: requests and answers
- *               (control.h) */
+ *               (control.h)
+ *   tmp.c       the run's private temporary directory (plan tmp)
+ *   explain.c   an execveat failure said in full (program, interpreter,
+ *               the flag that would grant it) */
 #ifndef CONFEXEC_H
 #define CONFEXEC_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -129,6 +133,14 @@ struct run {
 	int stdinfd;
 	int rulesetfd;
 	int abi;
+	char **real;		/* each rule path as resolved (ll_build_real) */
+	char cwd[PATH_MAX];	/* the payload's working directory ("" unknown) */
+	char interp[PATH_MAX];	/* the image's ELF interpreter, or "" */
+	int tmpfd;		/* the private tmp (plan tmp), or -1 */
+	int have_tmp;		/* it exists and is ours to remove */
+	int tmp_residue;	/* it could not be removed */
+	char tmpdir[PATH_MAX];
+	char tmpenv[PATH_MAX + 8];	/* "TMPDIR=..." for the payload */
 	struct sock_fprog filter;
 	cap_t caps_empty;	/* every set clear, for caps_clear() */
 	struct fdset keep;
@@ -217,6 +229,16 @@ _Noreturn void init(void *arg);
 
 /* confexec.c */
 int recv_report(struct run *r, struct report *rep, int flags);
+
+/* tmp.c: make the private tmp, add its rule (after the ruleset is
+ * built); remove it once the payload's tree is gone (any end). */
+int tmp_make(struct run *r, char *err, size_t errlen);
+void tmp_end(struct run *r);
+
+/* explain.c: read the image's interpreter (in the parent, before the
+ * clone); the reason of an execveat failure with errno e. */
+void exec_interp(struct run *r);
+void exec_why(const struct run *r, int e, char *why, size_t size);
 
 /* end.c */
 void end_kill(struct run *r);

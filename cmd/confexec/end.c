@@ -104,6 +104,7 @@ journal_end(struct run *r, struct outcome *o)
 {
 	json_t *ev;
 
+	tmp_end(r);	/* the payload's tree is gone */
 	if (!log_wanted(r) || !r->started)
 		return o->code;
 	ev = ev_end(r, o);
@@ -186,7 +187,7 @@ int
 end_child_failed(struct run *r, const struct report *rep)
 {
 	struct outcome o;
-	char why[256];
+	char why[PATH_MAX * 2 + 256];
 
 	memset(&o, 0, sizeof(o));
 	end_kill(r);
@@ -199,6 +200,8 @@ end_child_failed(struct run *r, const struct report *rep)
 	else if (rep->stage < 0 || rep->stage >= S_NSTAGES)
 		snprintf(why, sizeof(why), "child: init ended without a "
 		    "report");
+	else if (rep->stage == S_EXEC)
+		exec_why(r, rep->err, why, sizeof(why));
 	else if (rep->stage == S_FDVERIFY && rep->fd >= 0)
 		snprintf(why, sizeof(why), "child: %s: fd %d is still open",
 		    stage_name[rep->stage], rep->fd);
@@ -226,6 +229,7 @@ end_early(struct run *r, int code, const char *msg)
 	size_t n = 0;
 
 	memset(&o, 0, sizeof(o));
+	tmp_end(r);
 	if (r->have_cg) {
 		if (cg_remove(&r->cg) == -1)
 			warning_sys("residue: cgroup %s", r->cg.path);

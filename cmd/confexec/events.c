@@ -9,6 +9,7 @@
 
 #include "confexec.h"
 #include "err.h"
+#include "esc.h"
 #include "journal.h"
 
 static json_t *
@@ -33,6 +34,51 @@ layers_json(const struct run *r, enum verdict v)
 	return a;
 }
 
+/* A string that may not be UTF-8 (a path, an argument): itself, or
+ * {"escaped": ...} in common/esc's lossless \xNN form. */
+static json_t *
+str_or_escaped(const char *s)
+{
+	json_t *j = json_string(s), *e;
+	size_t n;
+	char *buf;
+
+	if (j != NULL)
+		return j;
+	n = ESC_SIZE(strlen(s));
+	if ((buf = malloc(n)) == NULL)
+		return json_null();
+	esc_name(s, buf, n);
+	e = json_pack("{s:s}", "escaped", buf);
+	free(buf);
+	return e;
+}
+
+/* The payload's argv, its working directory, each rule with the path it
+ * resolved to, the private tmp: three runs of /bin/sh told apart, and
+ * what a followed symlink granted. */
+static void
+start_payload(json_t *o, const struct run *r)
+{
+	json_t *a = json_array(), *rules = json_array();
+	size_t i;
+
+	for (i = 0; i < r->p.argc; i++)
+		json_array_append_new(a, str_or_escaped(r->p.argv[i]));
+	json_object_set_new(o, "argv", a);
+	json_object_set_new(o, "cwd", r->cwd[0] ? str_or_escaped(r->cwd) :
+	    json_null());
+	for (i = 0; i < r->p.nfs; i++)
+		json_array_append_new(rules, json_pack("{s:s,s:o,s:o}",
+		    "intent", plan_intent_name(r->p.fs[i].intent),
+		    "path", str_or_escaped(r->p.fs[i].path),
+		    "resolved", r->real && r->real[i] ?
+		    str_or_escaped(r->real[i]) : json_null()));
+	json_object_set_new(o, "rules", rules);
+	json_object_set_new(o, "tmp", r->tmpdir[0] ?
+	    json_string(r->tmpdir) : json_null());
+}
+
 /* "start": the plan, the program, the credentials, the mode; "layers"
  * lists only what was applied, "degraded" and "refused" what was not. */
 json_t *
@@ -46,6 +92,7 @@ ev_start(const struct run *r)
 	json_object_set_new(o, "program", json_string(r->p.program));
 	json_object_set_new(o, "program_sha256",
 	    r->prog_hex[0] ? json_string(r->prog_hex) : json_null());
+	start_payload(o, r);
 	json_object_set_new(o, "uid", u64_string(r->final_uid));
 	json_object_set_new(o, "gid", u64_string(r->final_gid));
 	json_object_set_new(o, "mode", json_string(r->p.mode == PLAN_DEGRADE ?
@@ -86,6 +133,8 @@ ev_end(const struct run *r, const struct outcome *o)
 	json_object_set_new(ev, "cpu_usec", u64_string(o->cpu_usec));
 	json_object_set_new(ev, "residue",
 	    o->residue ? json_string(r->cg.path) : json_null());
+	json_object_set_new(ev, "tmp_residue",
+	    r->tmp_residue ? json_string(r->tmpdir) : json_null());
 	json_object_set_new(ev, "oom_kill",
 	    o->have_oom ? json_integer((json_int_t)o->oom) : json_null());
 	if (o->refused != NULL)
