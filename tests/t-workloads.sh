@@ -262,7 +262,7 @@ RI=$(readlink -f "$INTERP")
 t_exit 126 "a program whose interpreter is outside every rox rule: 126" \
 	cx "$E" --rox /usr/bin -- /usr/bin/true
 t_grep "  names the program and its ELF interpreter" \
-	"execveat /usr/bin/true: Permission denied: its ELF interpreter $INTERP" "$ERR"
+	"child: execveat: Permission denied: program /usr/bin/true: its ELF interpreter $INTERP" "$ERR"
 t_grep "  and the flag that grants it" \
 	"grant it with --rox $(dirname "$RI"), or --preset sys\\)" "$ERR"
 t_grep "  the end record says so too" "ELF interpreter $INTERP" "$TMP/runs.jnl"

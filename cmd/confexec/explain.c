@@ -29,24 +29,28 @@ exec_why(const struct run *r, int e, char *why, size_t size)
 	char real[PATH_MAX], hint[PATH_MAX + 64];
 	const char *ip = r->interp;
 
+	/* "child: execveat: <errno>" first, as every stage says it. */
 	if (ip[0] == '\0' || (e != EACCES && e != ENOENT)) {
-		snprintf(why, size, "execveat %s: %s", r->p.program,
-		    strerror(e));
+		snprintf(why, size, "child: execveat: %s: program %s",
+		    strerror(e), r->p.program);
 		return;
 	}
 	if (realpath(ip, real) == NULL) {
-		snprintf(why, size, "execveat %s: %s: its ELF interpreter %s "
-		    "is missing on this host", r->p.program, strerror(e), ip);
+		snprintf(why, size, "child: execveat: %s: program %s: its ELF "
+		    "interpreter %s is missing on this host", strerror(e),
+		    r->p.program, ip);
 		return;
 	}
 	if (ll_grant_hint(&r->p, (char *const *)r->real, real, PLAN_ROX, hint,
 		sizeof(hint)) == 1) {
-		snprintf(why, size, "execveat %s: %s (its ELF interpreter %s "
-		    "is under %s)", r->p.program, strerror(e), ip, hint);
+		snprintf(why, size, "child: execveat: %s: program %s (its ELF "
+		    "interpreter %s is under %s)", strerror(e), r->p.program,
+		    ip, hint);
 		return;
 	}
-	snprintf(why, size, "execveat %s: %s: its ELF interpreter %s%s%s%s "
-	    "is not executable under the plan's rules (grant it with %s)",
-	    r->p.program, strerror(e), ip, strcmp(ip, real) ? " (" : "",
-	    strcmp(ip, real) ? real : "", strcmp(ip, real) ? ")" : "", hint);
+	snprintf(why, size, "child: execveat: %s: program %s: its ELF "
+	    "interpreter %s%s%s%s is not executable under the plan's rules "
+	    "(grant it with %s)", strerror(e), r->p.program, ip,
+	    strcmp(ip, real) ? " (" : "", strcmp(ip, real) ? real : "",
+	    strcmp(ip, real) ? ")" : "", hint);
 }
