@@ -24,6 +24,8 @@ PE=$BIN/planenc
 E=$HELP/escape
 FI=$HELP/faultinj
 BASE="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc"
+# /lib and /lib64 may be symlinks into /usr (merged /usr): accepted.
+BASE="$BASE --follow-symlinks /lib --follow-symlinks /lib64"
 BASE="$BASE --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
 plan() { "$PE" $BASE "$@"; }
 
