@@ -20,6 +20,7 @@ PE=$BIN/planenc
 chmod 700 "$TMP"
 S=$TMP/ctl.sock
 BASEP="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc --rox $HELP \
+	--follow-symlinks /lib --follow-symlinks /lib64 \
 	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
 
 # req LINE: one request through socat, the answer on stdout.
