@@ -201,15 +201,19 @@ def ask(req):
     f = s.makefile('rb')
     return s, f
 random.seed(int(time.time()))
-off, pages, log = 0, 0, b''
+off, pages, log, extra = 0, 0, b'', 0
 while True:
-    lim = random.randint(200, 900)
+    # A record longer than the page (a start record lists argv, cwd and
+    # every rule: about 1.1 kB here) is asked again with a larger one.
+    lim = random.randint(200, 900) + extra
     s, f = ask({"v": 1, "op": "subscribe", "offset": off, "limit": lim})
     a = json.loads(f.readline())
     s.close()
     if not a["ok"]:
         assert "is less than the record" in a["error"], a
+        extra += 500
         continue
+    extra = 0
     data = ''.join(a["records"]).encode()
     assert a["offset"] == off and a["next"] == off + len(data) and len(data) <= lim
     pages += 1
