@@ -276,4 +276,14 @@ t_eq "  each rule with its resolved path" \
 	"$(last_start '[.rules[] | select(.path == "/etc")]')" \
 	'[{"intent":"ro","path":"/etc","resolved":"/etc"}]'
 
+# A plan near the text bound: the start record lists what fits and counts
+# the rest, and the run is journaled.
+BIGA=$(head -c 60000 /dev/zero | tr '\0' a)
+t_exit 0 "a plan with 900 kB of arguments runs with a journal" \
+	cx "$D" --preset sys -- /bin/true $BIGA $BIGA $BIGA $BIGA $BIGA \
+	$BIGA $BIGA $BIGA $BIGA $BIGA $BIGA $BIGA $BIGA $BIGA $BIGA
+t_eq "  its start record lists argv in part, counting the rest" \
+	"$(last_start '[(.argv | length) + .argv_omitted, (.argv_omitted > 0)]')" \
+	'[16,true]'
+
 done_testing

@@ -54,6 +54,23 @@ str_or_escaped(const char *s)
 	return e;
 }
 
+/* What argv and rules may cost in the start record, counted as if every
+ * byte were escaped (6 bytes each, plus 16 per entry): a plan's text part
+ * is at most 1 MiB, a journal record too, so the largest plans are
+ * listed in part, with the number left out. */
+#define START_BUDGET (640u << 10)
+
+static int
+afford(size_t *left, const char *s)
+{
+	size_t c = s ? 6 * strlen(s) + 16 : 16;
+
+	if (c > *left)
+		return 0;
+	*left -= c;
+	return 1;
+}
+
 /* The payload's argv, its working directory, each rule with the path it
  * resolved to, the private tmp: three runs of /bin/sh told apart, and
  * what a followed symlink granted. */
@@ -61,20 +78,30 @@ static void
 start_payload(json_t *o, const struct run *r)
 {
 	json_t *a = json_array(), *rules = json_array();
-	size_t i;
+	size_t i, left = START_BUDGET;
+	const char *rp;
 
-	for (i = 0; i < r->p.argc; i++)
+	for (i = 0; i < r->p.argc && afford(&left, r->p.argv[i]); i++)
 		json_array_append_new(a, str_or_escaped(r->p.argv[i]));
 	json_object_set_new(o, "argv", a);
+	if (i < r->p.argc)
+		json_object_set_new(o, "argv_omitted",
+		    json_integer((json_int_t)(r->p.argc - i)));
 	json_object_set_new(o, "cwd", r->cwd[0] ? str_or_escaped(r->cwd) :
 	    json_null());
-	for (i = 0; i < r->p.nfs; i++)
+	for (i = 0; i < r->p.nfs; i++) {
+		rp = r->real ? r->real[i] : NULL;
+		if (!afford(&left, r->p.fs[i].path) || !afford(&left, rp))
+			break;
 		json_array_append_new(rules, json_pack("{s:s,s:o,s:o}",
 		    "intent", plan_intent_name(r->p.fs[i].intent),
 		    "path", str_or_escaped(r->p.fs[i].path),
-		    "resolved", r->real && r->real[i] ?
-		    str_or_escaped(r->real[i]) : json_null()));
+		    "resolved", rp ? str_or_escaped(rp) : json_null()));
+	}
 	json_object_set_new(o, "rules", rules);
+	if (i < r->p.nfs)
+		json_object_set_new(o, "rules_omitted",
+		    json_integer((json_int_t)(r->p.nfs - i)));
 	json_object_set_new(o, "tmp", r->tmpdir[0] ?
 	    json_string(r->tmpdir) : json_null());
 }
