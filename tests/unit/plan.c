@@ -394,11 +394,78 @@ main(void)
 	bad_line("keep-fd 5\nkeep-fd 4\n", "out of order");
 	bad_line("keep-fd 4\nkeep-fd 4\n", "keep-fd 4: same descriptor given twice");
 	bad_line("prompt 16777217\n", "prompt 16777217: longer than 16777216");
+	/* rwx, follow, tmp, bind-tcp 0: the rules of launchplan(5). */
+	bad_line("rw /a\nrox /a/b\n", "line 5: rox /a/b: inside rw /a");
+	bad_line("rw /a/b\nrox /a\n", "line 5: rox /a: contains rw /a/b");
+	bad_line("rw /\nrox /usr\n", "rox /usr: inside rw /");
+	bad_line("rw /a\nrwx /a\n", "rwx /a: same path also given as rw");
+	bad_line("rox /a\nrwx /a/b\nrwx /a/c\nrwx /a/b\n",
+	    "rwx /a/b: same path given twice");
+	bad_line("follow /a\n", "follow /a: no ro, rw, rox or rwx rule");
+	bad_line("ro /a\nro /b\nfollow /b\nfollow /a\n",
+	    "follow: /a: out of order");
+	bad_line("ro /a\nfollow /a\nfollow /a\n",
+	    "follow /a: same path given twice");
+	bad_line("tmp private\nenv TMPDIR=/x\n",
+	    "line 5: env TMPDIR: contradicts tmp");
+	bad_line("tmp on\n", "tmp: want private");
+	bad_line("socket tcp\nconnect-tcp 0\n", "connect-tcp 0: port outside");
 	bads("borne-plan 1\nprogram /bin/true\narg x\nmode fast\nend\n",
 	    "mode: want strict or degrade", "bad mode");
 	bads("borne-plan 1\nprogram bin/true\narg x\nmode strict\nend\n",
 	    "line 2: program bin/true: not an absolute path",
 	    "relative program");
+
+	/* rwx, follow, tmp and bind-tcp 0 round-trip, sorted. */
+	{
+		static char *av[] = { "make", NULL }, *fol[] = { "/w/b",
+		    "/lib" };
+		static struct plan_fsrule fs2[] = { { PLAN_RWX, "/w/b" },
+		    { PLAN_ROX, "/lib" }, { PLAN_RWX, "/w/a" },
+		    { PLAN_RO, "/etc" } };
+		static uint16_t b0[] = { 8080, 0 };
+		struct plan q, e;
+		unsigned char *qb = NULL;
+		size_t qn = 0;
+		int r1, r2;
+
+		memset(&q, 0, sizeof(q));
+		q.program = "/usr/bin/make";
+		q.argv = av;
+		q.argc = 1;
+		q.fs = fs2;
+		q.nfs = 4;
+		q.follow = fol;
+		q.nfollow = 2;
+		q.tmp = 1;
+		q.sock = PLAN_SOCK_TCP;
+		q.bind_tcp = b0;
+		q.nbind = 2;
+		r1 = plan_encode(&q, &qb, &qn);
+		is_int(r1, 0, "rwx/follow/tmp/bind 0 plan encodes");
+		ok(r1 == 0 && qn > 0 && strstr((char *)qb, "ro /etc\n"
+		    "rox /lib\nrwx /w/a\nrwx /w/b\nfollow /lib\nfollow /w/b\n"
+		    "tmp private\nsocket tcp\nbind-tcp 0\nbind-tcp 8080\n") !=
+		    NULL, "in canonical order");
+		r2 = r1 == 0 ? plan_decode(qb, qn, &e, err, sizeof(err)) : -1;
+		is_int(r2, 0, "and decodes (%s)", err);
+		if (r2 == 0) {
+			ok(e.nfs == 4 && e.fs[3].intent == PLAN_RWX &&
+			    strcmp(e.fs[3].path, "/w/b") == 0 && e.tmp == 1 &&
+			    e.nfollow == 2 && strcmp(e.follow[0], "/lib") == 0 &&
+			    e.nbind == 2 && e.bind_tcp[0] == 0,
+			    "rwx, follow, tmp, bind-tcp 0 read back");
+			plan_free(&e);
+		}
+		free(qb);
+		q.tmp = 0;
+		q.nfollow = 1;
+		fol[0] = "/nowhere";
+		r1 = plan_validate(&q, err, sizeof(err));
+		ok(r1 == -1 && strstr(err, "follow /nowhere: no ro, rw, rox or "
+		    "rwx rule") != NULL, "plan_validate: follow without a rule "
+		    "(%s)", err);
+	}
 
 	/* Bounds: one past each count. */
 	{
