@@ -431,6 +431,7 @@ do_file_setattr(const struct call *c, int fd, struct answer *a)
 {
 	struct borne_file_attr fa, cur;
 	struct stat st;
+	char p[64];
 
 	if (ARG(c, 3) < sizeof(fa)) {
 		fail(a, EINVAL);
@@ -442,8 +443,14 @@ do_file_setattr(const struct call *c, int fd, struct answer *a)
 	}
 	if (check_rw(c, fd, &st, a) == -1 || check_owner(c, &st, a) == -1)
 		return;
-	if (syscall(__NR_file_getattr, fd, "", &cur, sizeof(cur),
-	    AT_EMPTY_PATH) == -1) {
+	if (S_ISLNK(st.st_mode)) {
+		fail(a, EOPNOTSUPP);
+		return;
+	}
+	/* O_PATH descriptors are refused (EBADF): the inode's magic link. */
+	fdpath(fd, p, sizeof(p));
+	if (syscall(__NR_file_getattr, AT_FDCWD, p, &cur, sizeof(cur),
+	    0) == -1) {
 		fail(a, errno);
 		return;
 	}
@@ -453,8 +460,7 @@ do_file_setattr(const struct call *c, int fd, struct answer *a)
 		return;
 	if (still_valid(c, a) == -1)
 		return;
-	done(a, syscall(__NR_file_setattr, fd, "", &fa, sizeof(fa),
-	    AT_EMPTY_PATH));
+	done(a, syscall(__NR_file_setattr, AT_FDCWD, p, &fa, sizeof(fa), 0));
 }
 
 static void
