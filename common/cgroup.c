@@ -53,6 +53,18 @@ read_file(int dirfd, const char *name, char *buf, size_t size)
 	return r;
 }
 
+static void
+close_all(struct cg *cg)
+{
+	if (cg->dirfd != -1)
+		close(cg->dirfd);
+	if (cg->killfd != -1)
+		close(cg->killfd);
+	if (cg->eventsfd != -1)
+		close(cg->eventsfd);
+	cg->dirfd = cg->killfd = cg->eventsfd = -1;
+}
+
 /* Is word a member of the blank-separated list? */
 static int
 has_word(const char *list, const char *word)
@@ -98,7 +110,7 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 	const char *what = NULL;
 	int pfd = -1, e, n;
 
-	cg->dirfd = -1;
+	cg->dirfd = cg->killfd = cg->eventsfd = -1;
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1) {
 		e = errno;
@@ -145,6 +157,15 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		what = "open";
 		goto fail;
 	}
+	what = "cgroup.kill";
+	cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	if (cg->killfd == -1)
+		goto fail;
+	what = "cgroup.events";
+	cg->eventsfd = openat(cg->dirfd, "cgroup.events", O_RDONLY |
+	    O_CLOEXEC);
+	if (cg->eventsfd == -1)
+		goto fail;
 	/* Limits before any process is inside. */
 	if (lim->mem_max) {
 		what = "memory.max";
@@ -179,9 +200,7 @@ fail:
 	e = errno;
 	snprintf(err, errlen, "cgroup: %s: %s: %s", cg->path, what,
 	    strerror(e));
-	if (cg->dirfd != -1)
-		close(cg->dirfd);
-	cg->dirfd = -1;
+	close_all(cg);
 	unlinkat(pfd, name, AT_REMOVEDIR);
 	close(pfd);
 	errno = e;
@@ -226,7 +245,13 @@ cg_is_member(const struct cg *cg)
 int
 cg_kill(const struct cg *cg)
 {
-	return write_file(cg->dirfd, "cgroup.kill", "1");
+	ssize_t w = pwrite(cg->killfd, "1", 1, 0);
+
+	if (w == 1)
+		return 0;
+	if (w >= 0)
+		errno = EIO;
+	return -1;
 }
 
 static int
@@ -252,20 +277,13 @@ cg_wait_empty(const struct cg *cg, int timeout_ms)
 {
 	struct timespec t0, t;
 	struct pollfd pfd;
-	int fd, p, left, e;
+	int fd = cg->eventsfd, p, left;
 
-	fd = openat(cg->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		p = populated(fd);
-		if (p <= 0) {
-			e = errno;
-			close(fd);
-			errno = e;
+		if (p <= 0)
 			return p;
-		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
 					  (t.tv_nsec - t0.tv_nsec) / 1000000);
@@ -279,7 +297,6 @@ cg_wait_empty(const struct cg *cg, int timeout_ms)
 		    errno != EINTR)
 			break;
 	}
-	close(fd);
 	errno = ETIMEDOUT;
 	return -1;
 }
@@ -328,9 +345,7 @@ cg_remove(struct cg *cg)
 {
 	int i;
 
-	if (cg->dirfd != -1)
-		close(cg->dirfd);
-	cg->dirfd = -1;
+	close_all(cg);
 	/* rmdir can race the last exit notification: retry briefly. */
 	for (i = 0; i < 50; i++) {
 		if (rmdir(cg->path) == 0 || errno == ENOENT)

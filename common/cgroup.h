@@ -22,13 +22,16 @@ struct cg {
 	char path[PATH_MAX];	/* absolute directory of the run's cgroup */
 	char rel[PATH_MAX];	/* as /proc/self/cgroup shows it: "/name" */
 	int dirfd;		/* O_PATH|O_DIRECTORY|O_CLOEXEC, for clone3 */
+	int killfd;		/* cgroup.kill, open for writing */
+	int eventsfd;		/* cgroup.events, open for reading */
 };
 
 /* Create parent_dir/borne-<pid>-<n> (parent_rel is the caller's cgroup as
  * /proc/self/cgroup names it), enable in parent_dir/cgroup.subtree_control
- * the controllers the limits need, write them, and open the directory fd.
- * Returns 0, or -1 with errno and err set; on failure the directory is
- * removed again. */
+ * the controllers the limits need, write them, and open the directory,
+ * cgroup.kill and cgroup.events: ending the run (cg_kill, cg_wait_empty)
+ * then needs no new descriptor.  Returns 0, or -1 with errno and err set;
+ * on failure the directory is removed again. */
 int cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen);
 
@@ -37,11 +40,13 @@ int cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 int cg_is_member(const struct cg *cg);
 
 /* Kill every process in the cgroup (cgroup.kill, SIGKILL to the whole
- * tree, escaped setsid grandchildren included).  Returns 0 or -1. */
+ * tree, escaped setsid grandchildren included), through the descriptor
+ * cg_create opened: no allocation, no new descriptor.  Returns 0 or -1. */
 int cg_kill(const struct cg *cg);
 
 /* Wait until cgroup.events says "populated 0", at most timeout_ms
- * (poll on the events file).  Returns 0, or -1 with errno ETIMEDOUT. */
+ * (poll on the events descriptor).  Returns 0, or -1 with errno
+ * ETIMEDOUT (or the read error). */
 int cg_wait_empty(const struct cg *cg, int timeout_ms);
 
 /* CPU time used by the run (cpu.stat usage_usec, always present in v2).
@@ -54,7 +59,7 @@ int cg_cpu_usec(const struct cg *cg, uint64_t *usec);
  * is missing or malformed). */
 int cg_oom_kills(const struct cg *cg, uint64_t *n);
 
-/* Close the fd and rmdir the cgroup.  Returns 0, or -1 with errno when
+/* Close the descriptors and rmdir the cgroup.  Returns 0, or -1 with errno when
  * the directory stays (a residue the caller reports). */
 int cg_remove(struct cg *cg);
 

@@ -74,6 +74,14 @@ struct borne_clone_args {
 	uint64_t cgroup;
 };
 
+/* ---- seccomp ---- */
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)	/* Linux 5.0 */
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)	/* Linux 5.19 */
+#endif
+
 /* ---- memfd (Linux 6.3) ---- */
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U
