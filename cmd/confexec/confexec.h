@@ -25,6 +25,7 @@
 #include "cgroup.h"
 #include "fd.h"
 #include "hash.h"
+#include "notify.h"
 #include "plan.h"
 #include "probe.h"
 #include "sysfilter.h"
@@ -103,6 +104,7 @@ struct run {
 	int sock[2];		/* report channel: [0] parent, [1] child */
 	int want_notify;	/* load the filter with a notify listener */
 	int notifyfd;		/* the listener, received from the child */
+	struct notify_stats notify;	/* what src_notify answered */
 	uid_t final_uid;
 	gid_t final_gid;
 	pid_t parent;

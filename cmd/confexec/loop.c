@@ -14,6 +14,7 @@ static const struct source_ops *const table[] = {
 	&src_pidfd,
 	&src_signal,
 	&src_timer,
+	&src_notify,
 };
 #define NSRC (sizeof(table) / sizeof(table[0]))
 

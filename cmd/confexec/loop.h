@@ -36,7 +36,7 @@ struct source {
 };
 
 /* The sources, one per file. */
-extern const struct source_ops src_pidfd, src_signal, src_timer;
+extern const struct source_ops src_pidfd, src_signal, src_timer, src_notify;
 
 /* Before the clone: the epoll instance and every source's open.
  * Returns 0, or -1 with errno and err naming the source. */
