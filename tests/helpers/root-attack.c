@@ -24,17 +24,19 @@
  * Network and IPC (PORT on 127.0.0.1 or ::1):
  *   tfo-sendto|tfo-sendmsg|tfo-sendmmsg|tfo6-sendto|tfo-connectopt PORT
  *   listen-unbound | listen-unbound6 | listen-bound PORT | bind-tcp PORT
- *   bind-abstract NAME [SECS] | bind-autobind | passcred |
- *   bind-unix PATH [SECS]     (listens, then sleeps SECS)
+ *   bind-abstract NAME | bind-autobind | passcred |
+ *   bind-unix PATH             (bind, then listen)
  *   shmget KEY | shmat ID | shmrm ID | msgget KEY | msgrcv ID |
- *   semget KEY | mq_open NAME
+ *   semget KEY | mq_open NAME  (O_CREAT)
  * Terminal (FD a tty; -hi: the request with its high 32 bits set):
  *   tty FD tcsets|tcsetsw|tcsetsf|tcsets2|tiocswinsz|tiocexcl|tcflsh|
  *          tcxonc|tiocsti|tiocspgrp|tiocsctty|tioccons|tiocsetd|tiocnxcl
  *   tty-hi FD OP
  * Kernel:
  *   keyctl | add_key | request_key | fanotify | listmount | statmount |
- *   seccomp-listener | syslog */
+ *   seccomp-listener | syslog
+ * With ROOT_ATTACK_HOLD=SECS in the environment, it sleeps SECS before
+ * exiting, its descriptors open (for checks from the host meanwhile). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -366,11 +368,7 @@ unix_bind(const char *name, int abstract, int autob)
 	if (s == -1 || bind(s, (struct sockaddr *)&u, len) == -1 ||
 	    listen(s, 1) == -1)
 		return report(-1);
-	puts("OK");
-	fflush(stdout);
-	if (ac > 3)
-		sleep((unsigned)num(3));
-	return 0;
+	return report(0);
 }
 
 static int
@@ -449,7 +447,8 @@ ipc(const char *op)
 	if (!strcmp(op, "semget"))
 		return report(semget((key_t)num(2), 0, 0));
 	if (!strcmp(op, "mq_open"))
-		return report(syscall(__NR_mq_open, str(2), O_RDONLY, 0, NULL));
+		return report(syscall(__NR_mq_open, str(2),
+		    O_RDWR | O_CREAT, 0600, NULL));
 	return -1;
 }
 
@@ -566,5 +565,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "root-attack: unknown route %s\n", argv[1]);
 		return 2;
 	}
+	if (getenv("ROOT_ATTACK_HOLD") != NULL)
+		sleep((unsigned)atoi(getenv("ROOT_ATTACK_HOLD")));
 	return r;
 }
