@@ -212,25 +212,53 @@ fdpath(int fd, char *p, size_t n)
 }
 
 /* 1 when fd's path (the kernel's, through /proc/self/fd) is one of the
- * rule paths or lies below one. */
+ * rule paths or lies below one, and that relative path opened again
+ * beneath the rule's descriptor, without symlinks, is fd's inode. */
 static int
-beneath(int fd, char *const *rules, size_t n)
+beneath(int fd, char *const *rules, const int *rfd, size_t n)
 {
+	struct open_how how;
+	struct stat a, b;
 	char link[64], buf[PATH_MAX + 16];
+	const char *rest;
 	ssize_t len;
 	size_t i, rl;
+	int t, ok;
 
 	fdpath(fd, link, sizeof(link));
 	len = readlink(link, buf, sizeof(buf) - 1);
-	if (len <= 0 || buf[0] != '/')
+	if (len <= 0 || buf[0] != '/' || fstat(fd, &a) == -1)
 		return 0;	/* pipe:[..], anon_inode:, memfd: */
 	buf[len] = '\0';
 	for (i = 0; i < n; i++) {
+		if (rfd[i] < 0)
+			continue;
 		rl = strlen(rules[i]);
 		if (rl == 1 && rules[i][0] == '/')
-			return 1;
-		if (strncmp(buf, rules[i], rl) == 0 &&
-		    (buf[rl] == '\0' || buf[rl] == '/'))
+			rl = 0;
+		else if (strncmp(buf, rules[i], rl) != 0 ||
+		    (buf[rl] != '\0' && buf[rl] != '/'))
+			continue;
+		rest = buf + rl;
+		while (*rest == '/')
+			rest++;
+		if (*rest == '\0') {
+			if (fstat(rfd[i], &b) == 0 && a.st_dev == b.st_dev &&
+			    a.st_ino == b.st_ino)
+				return 1;
+			continue;
+		}
+		memset(&how, 0, sizeof(how));
+		how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		    RESOLVE_NO_MAGICLINKS;
+		t = (int)syscall(__NR_openat2, rfd[i], rest, &how, sizeof(how));
+		if (t == -1)
+			continue;
+		ok = fstat(t, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino;
+		close(t);
+		if (ok)
 			return 1;
 	}
 	return 0;
@@ -245,7 +273,7 @@ check_rw(const struct call *c, int fd, struct stat *st, struct answer *a)
 		return -1;
 	}
 	if ((!S_ISDIR(st->st_mode) && st->st_nlink > 1) ||
-	    !beneath(fd, c->np->rw, c->np->nrw)) {
+	    !beneath(fd, c->np->rw, c->np->rwfd, c->np->nrw)) {
 		deny(a, EACCES);
 		return -1;
 	}
@@ -720,7 +748,7 @@ watch_call(const struct call *c, struct answer *a)
 	else if (fstat(fd, &st) == -1)
 		fail(a, errno);
 	else if (S_ISLNK(st.st_mode) ||
-	    !beneath(fd, c->np->any, c->np->nany) ||
+	    !beneath(fd, c->np->any, c->np->anyfd, c->np->nany) ||
 	    !dac_allows(c->np, &st, S_IROTH))
 		deny(a, EACCES);
 	else if (still_valid(c, a) == 0) {
@@ -781,7 +809,7 @@ bind_path(const struct call *c, int s, const struct sockaddr_un *sun,
 	}
 	if (fstat(dfd, &st) == -1 || !S_ISDIR(st.st_mode))
 		fail(a, ENOTDIR);
-	else if (!beneath(dfd, c->np->rw, c->np->nrw))
+	else if (!beneath(dfd, c->np->rw, c->np->rwfd, c->np->nrw))
 		deny(a, EACCES);
 	else if (still_valid(c, a) == 0 &&
 	    (cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) != -1) {
@@ -989,17 +1017,27 @@ notify_policy_init(struct notify_policy *np, const struct plan *p,
     uid_t uid, gid_t gid, int keep_groups, char *err, size_t errlen)
 {
 	size_t i;
-	int n;
+	int n, fd;
 
 	memset(np, 0, sizeof(*np));
 	np->rw = calloc(p->nfs + 1, sizeof(char *));
 	np->any = calloc(p->nfs + 1, sizeof(char *));
-	if (np->rw == NULL || np->any == NULL)
+	np->rwfd = calloc(p->nfs + 1, sizeof(int));
+	np->anyfd = calloc(p->nfs + 1, sizeof(int));
+	if (np->rw == NULL || np->any == NULL || np->rwfd == NULL ||
+	    np->anyfd == NULL)
 		goto nomem;
+	/* The rules' own inodes, opened now (a rule missing at run time
+	 * is refused by ll_build before this). */
 	for (i = 0; i < p->nfs; i++) {
+		fd = open(p->fs[i].path, O_PATH | O_CLOEXEC);
+		np->anyfd[np->nany] = fd;
 		np->any[np->nany++] = p->fs[i].path;
-		if (p->fs[i].intent == PLAN_RW)
-			np->rw[np->nrw++] = p->fs[i].path;
+		if (p->fs[i].intent != PLAN_RW)
+			continue;
+		np->rwfd[np->nrw] = fd == -1 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC,
+		    0);
+		np->rw[np->nrw++] = p->fs[i].path;
 	}
 	np->bind_tcp = p->bind_tcp;
 	np->nbind = p->nbind;
@@ -1031,6 +1069,16 @@ nomem:
 void
 notify_policy_free(struct notify_policy *np)
 {
+	size_t i;
+
+	for (i = 0; np->rwfd != NULL && i < np->nrw; i++)
+		if (np->rwfd[i] >= 0)
+			close(np->rwfd[i]);
+	for (i = 0; np->anyfd != NULL && i < np->nany; i++)
+		if (np->anyfd[i] >= 0)
+			close(np->anyfd[i]);
+	free(np->rwfd);
+	free(np->anyfd);
 	free(np->rw);
 	free(np->any);
 	free(np->groups);

@@ -19,7 +19,10 @@
  * the l* and AT_SYMLINK_NOFOLLOW forms) into one descriptor; the change
  * is made only when that inode lies beneath a --rw rule: the kernel's
  * path of the descriptor (/proc/self/fd/N, the path Landlock also walks:
- * same mounts, same dentries) equals a rw rule's path or lies below it.
+ * same mounts, same dentries) equals a rw rule's path or lies below it,
+ * and that path, opened again beneath the rule's own descriptor
+ * (RESOLVE_BENEATH, no symlinks), is the same inode (so a descriptor
+ * from another mount namespace whose path merely looks alike fails).
  * A non-directory with more than one link is refused (a host file
  * hard-linked into the work tree; Landlock's REFER keeps the payload
  * from making one).  Then what a capability-less caller could do itself:
@@ -58,8 +61,10 @@ struct plan;
 
 struct notify_policy {
 	char **rw;		/* --rw rule paths (absolute, normalised) */
+	int *rwfd;		/* each opened O_PATH (-1: missing) */
 	size_t nrw;
 	char **any;		/* every rule path: ro, rw and rox */
+	int *anyfd;
 	size_t nany;
 	const uint16_t *bind_tcp; /* sorted, as in the plan */
 	size_t nbind;

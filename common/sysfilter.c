@@ -197,31 +197,47 @@ static const struct sf_entry {
 };
 
 /* ioctl requests (compared on the low 32 bits, how the kernel reads
- * them).  1: user notification (metadata); 0: EPERM. */
+ * them, under mask).  What they answer: */
+enum { I_EPERM, I_META, I_NOTSUP };
 static const struct {
-	uint32_t req;
-	int meta;
+	uint32_t req, mask;
+	int what;
 } ioctl_rules[] = {
-	{FS_IOC_SETFLAGS, 1}, {FS_IOC32_SETFLAGS, 1}, {FS_IOC_FSSETXATTR, 1},
+#define ONE(r, w) {(r), 0xffffffffu, (w)}
+	ONE(FS_IOC_SETFLAGS, I_META), ONE(FS_IOC32_SETFLAGS, I_META),
+	ONE(FS_IOC_FSSETXATTR, I_META),
 	/* inode metadata without a Landlock right; none is needed by
 	 * a build, an owner could otherwise set them on host files */
-	{FS_IOC_SETVERSION, 0}, {FS_IOC32_SETVERSION, 0},
-	{0x40086604 /* EXT4_IOC_SETVERSION */, 0},
-	{0x800c6613 /* FS_IOC_SET_ENCRYPTION_POLICY */, 0},
-	{0x40806685 /* FS_IOC_ENABLE_VERITY */, 0},
-	{0x6609 /* EXT4_IOC_MIGRATE */, 0},
+	ONE(FS_IOC_SETVERSION, I_EPERM), ONE(FS_IOC32_SETVERSION, I_EPERM),
+	ONE(0x40086604 /* EXT4_IOC_SETVERSION */, I_EPERM),
+	ONE(0x800c6613 /* FS_IOC_SET_ENCRYPTION_POLICY */, I_EPERM),
+	ONE(0xc0506617 /* FS_IOC_ADD_ENCRYPTION_KEY */, I_EPERM),
+	ONE(0xc0406618 /* FS_IOC_REMOVE_ENCRYPTION_KEY */, I_EPERM),
+	ONE(0xc0406619 /* ..._ALL_USERS */, I_EPERM),
+	ONE(0x40806685 /* FS_IOC_ENABLE_VERITY */, I_EPERM),
+	ONE(0x6609 /* EXT4_IOC_MIGRATE */, I_EPERM),
+	/* type 0x94: btrfs subvolumes and snapshots (made beside Landlock's
+	 * mkdir hook), FIDEDUPERANGE into read-only files, FICLONE: as if
+	 * the filesystem had none (cp --reflink=auto copies instead) */
+	{0x9400, 0xff00, I_NOTSUP},
 	/* an inherited terminal, changed for after the run */
-	{TCSETS, 0}, {TCSETSW, 0}, {TCSETSF, 0}, {TCSETA, 0}, {TCSETAW, 0},
-	{TCSETAF, 0}, {0x402c542b /* TCSETS2 */, 0},
-	{0x402c542c /* TCSETSW2 */, 0}, {0x402c542d /* TCSETSF2 */, 0},
-	{0x5433 /* TCSETX */, 0}, {0x5434 /* TCSETXF */, 0},
-	{0x5435 /* TCSETXW */, 0}, {TIOCSWINSZ, 0}, {TIOCEXCL, 0},
-	{TIOCNXCL, 0}, {TIOCSCTTY, 0}, {TIOCCONS, 0}, {TIOCSETD, 0},
-	{TIOCSTI, 0}, {TIOCLINUX, 0}, {TIOCSPGRP, 0}, {TIOCVHANGUP, 0},
-	{TCXONC, 0}, {TCFLSH, 0}, {TCSBRK, 0}, {TCSBRKP, 0}, {TIOCSBRK, 0},
-	{TIOCCBRK, 0}, {TIOCMSET, 0}, {TIOCMBIS, 0}, {TIOCMBIC, 0},
-	{TIOCSSOFTCAR, 0}, {TIOCSSERIAL, 0}, {TIOCSLCKTRMIOS, 0},
-	{TIOCSRS485, 0}, {TIOCNOTTY, 0},
+	ONE(TCSETS, I_EPERM), ONE(TCSETSW, I_EPERM), ONE(TCSETSF, I_EPERM),
+	ONE(TCSETA, I_EPERM), ONE(TCSETAW, I_EPERM), ONE(TCSETAF, I_EPERM),
+	ONE(0x402c542b /* TCSETS2 */, I_EPERM),
+	ONE(0x402c542c /* TCSETSW2 */, I_EPERM),
+	ONE(0x402c542d /* TCSETSF2 */, I_EPERM),
+	ONE(0x5433 /* TCSETX */, I_EPERM), ONE(0x5434 /* TCSETXF */, I_EPERM),
+	ONE(0x5435 /* TCSETXW */, I_EPERM), ONE(TIOCSWINSZ, I_EPERM),
+	ONE(TIOCEXCL, I_EPERM), ONE(TIOCNXCL, I_EPERM), ONE(TIOCSCTTY, I_EPERM),
+	ONE(TIOCCONS, I_EPERM), ONE(TIOCSETD, I_EPERM), ONE(TIOCSTI, I_EPERM),
+	ONE(TIOCLINUX, I_EPERM), ONE(TIOCSPGRP, I_EPERM),
+	ONE(TIOCVHANGUP, I_EPERM), ONE(TCXONC, I_EPERM), ONE(TCFLSH, I_EPERM),
+	ONE(TCSBRK, I_EPERM), ONE(TCSBRKP, I_EPERM), ONE(TIOCSBRK, I_EPERM),
+	ONE(TIOCCBRK, I_EPERM), ONE(TIOCMSET, I_EPERM), ONE(TIOCMBIS, I_EPERM),
+	ONE(TIOCMBIC, I_EPERM), ONE(TIOCSSOFTCAR, I_EPERM),
+	ONE(TIOCSSERIAL, I_EPERM), ONE(TIOCSLCKTRMIOS, I_EPERM),
+	ONE(TIOCSRS485, I_EPERM), ONE(TIOCNOTTY, I_EPERM),
+#undef ONE
 };
 
 /* setsockopt (level, name) pairs refused with EPERM. */
@@ -422,9 +438,11 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 	case R_IOCTL:
 		for (i = 0; r == 0 && i < sizeof(ioctl_rules) /
 		    sizeof(ioctl_rules[0]); i++)
-			r = seccomp_rule_add(ctx, ioctl_rules[i].meta ?
-			    SCMP_ACT_NOTIFY : EPERM_, e->nr, 1,
-			    EQ32(1, ioctl_rules[i].req));
+			r = seccomp_rule_add(ctx,
+			    ioctl_rules[i].what == I_META ? SCMP_ACT_NOTIFY :
+			    ioctl_rules[i].what == I_NOTSUP ?
+			    SCMP_ACT_ERRNO(EOPNOTSUPP) : EPERM_, e->nr, 1,
+			    BITS32(1, ioctl_rules[i].mask, ioctl_rules[i].req));
 		return r;
 	case R_SECCOMP:
 		return seccomp_rule_add(ctx, EPERM_, e->nr, 2,
