@@ -109,7 +109,7 @@ seq -f "$TMP/src/f%05g" "$NFILES" | xargs touch
 chmod 640 "$TMP"/src/f0*
 tar -cf "$TMP/t.tar" -C "$TMP/src" .
 rm -rf "$TMP/src"
-"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --rw "$TMP/x" \
+"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro "$TMP/t.tar" --rw "$TMP/x" \
     -- /usr/bin/tar -xpf "$TMP/t.tar" -C "$TMP/x" >"$TMP/tarplan"
 "$BIN/confexec" <"$TMP/tarplan" || { echo "bench: tar x does not run" >&2;
 	exit 1; }
