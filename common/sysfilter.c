@@ -373,7 +373,7 @@ add_base(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 		r = seccomp_rule_add(ctx, ALLOW, e->nr, 1, EQ32(0, 0));
 		if (r == 0)
 			r = seccomp_rule_add(ctx, ALLOW, e->nr, 1,
-			    SCMP_CMP(2, SCMP_CMP_EQ, 0));
+			    SCMP_CMP(2, SCMP_CMP_EQ, 0, 0));
 		return r;
 	case R_WHO0:
 		/* PRIO_PROCESS == IOPRIO_WHO_PROCESS - 1, and so on: the
