@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -53,6 +54,7 @@ enum rule {
 	R_IOCTL,	/* ioctl requests: see ioctl_rules[] */
 	R_SECCOMP,	/* seccomp(2) without NEW_LISTENER */
 	R_NET_NOTIFY,	/* bind (unix grant) and listen (tcp grant): notify */
+	R_CREATMODE,	/* mode arg .a with S_ISUID or S_ISGID: EPERM */
 };
 
 static const struct sf_entry {
@@ -177,8 +179,12 @@ static const struct sf_entry {
 	{__NR_fcntl, R_FCNTL, 1, 0,
 	    "F_SETLEASE blocks host writers of files outside the rules"},
 	{__NR_open, R_OPEN, 1, 0,
-	    "access mode 3: ioctls and leases without read or write"},
+	    "access mode 3: ioctls and leases without read or write; "
+	    "O_CREAT with a setuid or setgid mode, as chmod"},
 	{__NR_openat, R_OPEN, 2, 0, "same"},
+	{__NR_creat, R_CREATMODE, 1, 0, "a setuid or setgid file, as chmod"},
+	{__NR_mknod, R_CREATMODE, 1, 0, "same (S_IFREG)"},
+	{__NR_mknodat, R_CREATMODE, 2, 0, "same"},
 	{__NR_openat2, R_ENOSYS, 0, 0,
 	    "flags in memory BPF cannot read; libcs fall back to openat"},
 	{__NR_truncate, R_TRUNCATE, 0, 0, "truncate stand-in (ABI < 3)"},
@@ -412,6 +418,8 @@ add_base(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 static int
 add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 {
+	static const uint32_t creat_fl[] = {O_CREAT, O_TMPFILE};
+	static const uint32_t setid[] = {S_ISUID, S_ISGID};
 	size_t i;
 	int r = 0;
 
@@ -443,6 +451,19 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 			    ioctl_rules[i].what == I_NOTSUP ?
 			    SCMP_ACT_ERRNO(EOPNOTSUPP) : EPERM_, e->nr, 1,
 			    BITS32(1, ioctl_rules[i].mask, ioctl_rules[i].req));
+		return r;
+	case R_OPEN:
+		/* flags at .a, the mode after them; the mode counts only
+		 * with O_CREAT or O_TMPFILE. */
+		for (i = 0; r == 0 && i < 4; i++)
+			r = seccomp_rule_add(ctx, EPERM_, e->nr, 2,
+			    BITS32(e->a, creat_fl[i / 2], creat_fl[i / 2]),
+			    BITS32(e->a + 1, setid[i % 2], setid[i % 2]));
+		return r;
+	case R_CREATMODE:
+		for (i = 0; r == 0 && i < 2; i++)
+			r = seccomp_rule_add(ctx, EPERM_, e->nr, 1,
+			    BITS32(e->a, setid[i], setid[i]));
 		return r;
 	case R_SECCOMP:
 		return seccomp_rule_add(ctx, EPERM_, e->nr, 2,

@@ -21,7 +21,9 @@
  *  - ENOSYS: clone3 and openat2 (their flags live in memory the filter
  *    cannot read; libcs fall back to clone and openat);
  *  - EACCES: open/openat with access mode 3 (ioctls and leases without a
- *    read or write check); EPERM: fcntl F_SETLEASE, the MSG_FASTOPEN bit
+ *    read or write check); EPERM: a setuid or setgid mode at creation
+ *    (open/openat with O_CREAT or O_TMPFILE, creat, mknod, mknodat: the
+ *    chmod rule of notify.h), fcntl F_SETLEASE, the MSG_FASTOPEN bit
  *    on sendto/sendmsg/sendmmsg, setsockopt TCP_FASTOPEN_CONNECT,
  *    SO_PASSCRED and SO_PASSPIDFD (they autobind abstract unix names),
  *    seccomp(2) with SECCOMP_FILTER_FLAG_NEW_LISTENER (its listener would

@@ -135,6 +135,12 @@ W0=$(what "$W/f")
 try EPERM "chmod 4755 beneath --rw: a setuid file is refused (EPERM)" \
 	chmod "$W/f" 4755
 try EPERM "chmod 2755 beneath --rw: setgid refused (EPERM)" chmod "$W/f" 2755
+try EPERM "a new file created setuid beneath --rw: EPERM" \
+	creat-suid "$W/suid"
+try EPERM "a new file created setgid: EPERM" creat-sgid "$W/sgid"
+try EPERM "mknod of a setuid regular file: EPERM" mknod-suid "$W/suid"
+t_eq "host side: no such file in the work tree" \
+	"$(ls "$W" | grep -c suid)" 0
 try EPERM "chown to another uid beneath --rw: EPERM (no CAP_CHOWN)" \
 	chown "$W/f" 65534 0
 try EPERM "chgrp to a group not the payload's: EPERM" chown "$W/f" -1 65534

@@ -16,6 +16,7 @@
  *   open3 PATH        open(PATH, 3) then openat    "open:X openat:Y"
  *   lease PATH        F_SETLEASE F_RDLCK on an O_RDONLY fd
  *   link SRC DST | inotify PATH
+ *   creat-suid|creat-sgid|mknod-suid PATH  a new file, mode 04755/02755
  * Other processes (PID; 0 is the caller itself):
  *   prlimit|setpriority|sched_setaffinity|sched_setscheduler|
  *   sched_setparam|sched_setattr|ioprio_set|migrate_pages|move_pages|
@@ -248,6 +249,11 @@ meta(const char *op)
 	}
 	if (!strcmp(op, "lease"))
 		return report(fcntl(open_ro(p), F_SETLEASE, F_RDLCK));
+	if (!strcmp(op, "creat-suid") || !strcmp(op, "creat-sgid"))
+		return report(open(p, O_WRONLY | O_CREAT | O_EXCL,
+		    op[6] == 'u' ? 04755 : 02755));
+	if (!strcmp(op, "mknod-suid"))
+		return report(mknod(p, S_IFREG | 04755, 0));
 	if (!strcmp(op, "link"))
 		return report(link(p, str(3)));
 	if (!strcmp(op, "inotify"))

@@ -168,6 +168,21 @@ test_ipc_and_kernel(void)
 	    "openat, access mode 3: EACCES");
 	is_int(ask(0, __NR_openat, 0, 0, O_RDWR | O_CREAT), ALLOW,
 	    "openat O_RDWR: allowed");
+	is_int(ask6(0, __NR_openat, 0, 0, O_WRONLY | O_CREAT, 04755),
+	    ERR(EPERM), "openat O_CREAT with a setuid mode: EPERM");
+	is_int(ask6(0, __NR_openat, 0, 0, O_RDWR | O_TMPFILE, 02700),
+	    ERR(EPERM), "openat O_TMPFILE with a setgid mode: EPERM");
+	is_int(ask6(0, __NR_openat, 0, 0, O_WRONLY | O_CREAT, 0755), ALLOW,
+	    "openat O_CREAT 0755: allowed");
+	is_int(ask6(0, __NR_openat, 0, 0, O_RDONLY, 04755), ALLOW,
+	    "openat without O_CREAT: its mode argument is not read");
+	is_int(ask(0, __NR_open, 0, O_WRONLY | O_CREAT, 04755), ERR(EPERM),
+	    "open O_CREAT setuid: EPERM");
+	is_int(ask(0, __NR_creat, 0, 02755, 0), ERR(EPERM),
+	    "creat setgid: EPERM");
+	is_int(ask(0, __NR_creat, 0, 0644, 0), ALLOW, "creat 0644: allowed");
+	is_int(ask(0, __NR_mknodat, 0, 0, 0100000 | 04755), ERR(EPERM),
+	    "mknodat S_IFREG setuid: EPERM");
 	is_int(ask(0, __NR_fcntl, 3, F_SETLEASE, F_RDLCK), ERR(EPERM),
 	    "fcntl F_SETLEASE: EPERM");
 	is_int(ask(0, __NR_fcntl, 3, HI | F_SETLEASE, F_RDLCK), ERR(EPERM),
