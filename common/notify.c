@@ -863,10 +863,11 @@ bind_call(const struct call *c, struct answer *a)
 	} else if (dom == AF_UNIX) {
 		/* Autobind (family only) and abstract names: a name space
 		 * no file rule covers, reachable from the host. */
-		if (len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
+		if (len <= offsetof(struct sockaddr_un, sun_path) ||
 		    ((struct sockaddr_un *)&ss)->sun_path[0] == '\0')
 			deny(a, EPERM);
-		else if (ss.ss_family != AF_UNIX)
+		else if (ss.ss_family != AF_UNIX ||
+		    len > sizeof(struct sockaddr_un))
 			fail(a, EINVAL);
 		else
 			bind_path(c, s, (struct sockaddr_un *)&ss, len, a);

@@ -253,6 +253,8 @@ holdcheck "$abs_connect" --unix -- bind-unix "$W/sock"
 t_eq "bind to a pathname beneath --rw: OK" "$(cat "$OUT")" OK
 t_eq "host side: the socket file is in the work tree, owned by root" \
 	"$(stat -c '%F %u' "$W/sock" 2>&1)" "socket 0"
+try EINVAL "bind with an address longer than sockaddr_un: EINVAL" \
+	--unix -- bind-unix-len "$W/long" 128
 try EACCES "bind to a pathname outside the rules: EACCES" \
 	--unix -- bind-unix "$O/sock"
 t_eq "host side: no socket file outside" "$(ls "$O")" "$(printf 'f\ng\nlog')"
@@ -379,6 +381,12 @@ try EPERM "a seccomp listener of its own (would answer ours): EPERM" \
 try EPERM "syslog: EPERM" syslog
 cx -- "$HELP/escape" read /proc/1/environ >"$OUT" 2>"$ERR"
 t_eq "/proc outside the rules: EACCES (Landlock)" "$(cat "$OUT")" EACCES
+cx --ro /proc -- "$HELP/escape" read "/proc/$SP/environ" >"$OUT" 2>"$ERR"
+t_eq "/proc granted: a host process's environ, EACCES (Landlock's ptrace scope)" \
+	"$(cat "$OUT")" EACCES
+cx --ro /proc -- "$HELP/escape" read "/proc/$SP/cmdline" >"$OUT" 2>"$ERR"
+t_eq "/proc granted: its cmdline stays readable (documented)" \
+	"$(cat "$OUT")" OK
 
 # ---- 9. the end record counts the supervisor's answers --------------------
 try EACCES "one more denial" chmod "$O/f" 777

@@ -27,6 +27,7 @@
  *   listen-unbound | listen-unbound6 | listen-bound PORT | bind-tcp PORT
  *   bind-abstract NAME | bind-autobind | passcred |
  *   bind-unix PATH             (bind, then listen)
+ *   bind-unix-len PATH LEN     bind with addrlen LEN (up to 128)
  *   shmget KEY | shmat ID | shmrm ID | msgget KEY | msgrcv ID |
  *   semget KEY | mq_open NAME  (O_CREAT)
  * Terminal (FD a tty; -hi: the request with its high 32 bits set):
@@ -397,6 +398,14 @@ net(const char *op)
 		return unix_bind("", 0, 1);
 	if (!strcmp(op, "bind-unix"))
 		return unix_bind(str(2), 0, 0);
+	if (!strcmp(op, "bind-unix-len")) {
+		memset(&ss, 'a', sizeof(ss));
+		ss.ss_family = AF_UNIX;
+		memcpy((char *)&ss + 2, str(2), strlen(str(2)));
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		return report(bind(s, (struct sockaddr *)&ss,
+		    (socklen_t)num(3)));
+	}
 	if (!strcmp(op, "passcred")) {
 		s = socket(AF_UNIX, SOCK_DGRAM, 0);
 		return report(setsockopt(s, SOL_SOCKET, SO_PASSCRED, &one,
