@@ -160,6 +160,17 @@ ln -s "$O/f" "$W/symlink"
 try EACCES "chmod through a symlink in the work tree to outside: EACCES" \
 	chmod "$W/symlink" 4755
 try EACCES "chmod of WORK/../outside: EACCES" chmod "$W/../outside/f" 4755
+# Races: another thread rewrites the path in memory, or swaps a work-tree
+# name between a file and a symlink to the outside file, while chmod is
+# under review.  Both answers occur; the outside file never changes.
+cx -- "$A" race-path "$W/f" "$O/f" 3000 >"$OUT" 2>"$ERR"
+t_grep "race: path memory flipped between inside and outside: EACCES or OK only" \
+	'^ok=(some|none) denied=some other=0$' "$OUT"
+cx -- "$A" race-link "$W/L" "$O/f" 3000 >"$OUT" 2>"$ERR"
+t_grep "race: a name swapped with a symlink to outside: EACCES or OK only" \
+	'^ok=(some|none) denied=some other=0$' "$OUT"
+t_eq "host side: the outside file unchanged after both races" \
+	"$(what "$O/f")" "$F0"
 try EXDEV "hard link of an outside file into the work tree: EXDEV (Landlock)" \
 	link "$O/f" "$W/newlink"
 t_eq "host side: the outside file still has one link, unchanged" \

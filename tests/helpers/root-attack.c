@@ -17,6 +17,10 @@
  *   lease PATH        F_SETLEASE F_RDLCK on an O_RDONLY fd
  *   link SRC DST | inotify PATH
  *   creat-suid|creat-sgid|mknod-suid PATH  a new file, mode 04755/02755
+ *   race-path IN OUT N   chmod(buf, 0604) N times while a thread flips
+ *                        buf between IN and OUT: "ok=A denied=B other=C"
+ *   race-link LINK OUT N chmod(LINK, 0604) N times while a thread swaps
+ *                        LINK between a file and a symlink to OUT
  * Other processes (PID; 0 is the caller itself):
  *   prlimit|setpriority|sched_setaffinity|sched_setscheduler|
  *   sched_setparam|sched_setattr|ioprio_set|migrate_pages|move_pages|
@@ -41,6 +45,7 @@
  * exiting, its descriptors open (for checks from the host meanwhile). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -261,6 +266,73 @@ meta(const char *op)
 		return report(inotify_add_watch(inotify_init1(0), p,
 		    IN_ALL_EVENTS));
 	return -1;
+}
+
+/* ---- races: the supervisor must act on what it checked ---- */
+
+static char race_buf[4096];
+static const char *race_a, *race_b;
+static volatile int race_stop;
+
+static void *
+flip_path(void *arg)
+{
+	size_t i;
+
+	(void)arg;
+	for (i = 0; !race_stop; i++)
+		strcpy(race_buf, i & 1 ? race_b : race_a);
+	return NULL;
+}
+
+static void *
+swap_link(void *arg)
+{
+	char f[4096], l[4096];
+	int fd;
+
+	(void)arg;
+	snprintf(f, sizeof(f), "%s.f", race_a);
+	snprintf(l, sizeof(l), "%s.l", race_a);
+	while (!race_stop) {
+		if ((fd = open(f, O_WRONLY | O_CREAT, 0644)) != -1)
+			close(fd);
+		rename(f, race_a);
+		unlink(l);
+		if (symlink(race_b, l) == 0)
+			rename(l, race_a);
+	}
+	return NULL;
+}
+
+static int
+race(const char *op)
+{
+	pthread_t t;
+	long i, n, ok = 0, denied = 0, other = 0;
+	int r;
+
+	race_a = str(2);
+	race_b = str(3);
+	n = num(4);
+	strcpy(race_buf, race_a);
+	if (pthread_create(&t, NULL, !strcmp(op, "race-path") ? flip_path :
+	    swap_link, NULL) != 0)
+		return report(-1);
+	for (i = 0; i < n; i++) {
+		r = chmod(!strcmp(op, "race-path") ? race_buf : race_a, 0604);
+		if (r == 0)
+			ok++;
+		else if (errno == EACCES || errno == EPERM)
+			denied++;
+		else
+			other++;
+	}
+	race_stop = 1;
+	pthread_join(t, NULL);
+	printf("ok=%s denied=%s other=%ld\n", ok ? "some" : "none",
+	    denied ? "some" : "none", other);
+	return 0;
 }
 
 /* ---- other processes ---- */
@@ -573,6 +645,8 @@ main(int argc, char *argv[])
 	}
 	if (!strcmp(argv[1], "tty") || !strcmp(argv[1], "tty-hi"))
 		r = tty(argv[1]);
+	else if (!strncmp(argv[1], "race-", 5))
+		r = race(argv[1]);
 	else if ((r = meta(argv[1])) == -1 && (r = procs(argv[1])) == -1 &&
 	    (r = net(argv[1])) == -1 && (r = ipc(argv[1])) == -1)
 		r = kernel(argv[1]);
