@@ -238,7 +238,7 @@ static const struct {
 	ONE(TIOCCONS, I_EPERM), ONE(TIOCSETD, I_EPERM), ONE(TIOCSTI, I_EPERM),
 	ONE(TIOCLINUX, I_EPERM), ONE(TIOCSPGRP, I_EPERM),
 	ONE(TIOCVHANGUP, I_EPERM), ONE(TCXONC, I_EPERM), ONE(TCFLSH, I_EPERM),
-	ONE(TCSBRK, I_EPERM), ONE(TCSBRKP, I_EPERM), ONE(TIOCSBRK, I_EPERM),
+	ONE(TCSBRKP, I_EPERM), ONE(TIOCSBRK, I_EPERM),
 	ONE(TIOCCBRK, I_EPERM), ONE(TIOCMSET, I_EPERM), ONE(TIOCMBIS, I_EPERM),
 	ONE(TIOCMBIC, I_EPERM), ONE(TIOCSSOFTCAR, I_EPERM),
 	ONE(TIOCSSERIAL, I_EPERM), ONE(TIOCSLCKTRMIOS, I_EPERM),
@@ -451,6 +451,10 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 			    ioctl_rules[i].what == I_NOTSUP ?
 			    SCMP_ACT_ERRNO(EOPNOTSUPP) : EPERM_, e->nr, 1,
 			    BITS32(1, ioctl_rules[i].mask, ioctl_rules[i].req));
+		/* TCSBRK 0 sends a break; any other value is tcdrain(3). */
+		if (r == 0)
+			r = seccomp_rule_add(ctx, EPERM_, e->nr, 2,
+			    EQ32(1, TCSBRK), SCMP_CMP(2, SCMP_CMP_EQ, 0, 0));
 		return r;
 	case R_OPEN:
 		/* flags at .a, the mode after them; the mode counts only

@@ -243,6 +243,10 @@ test_ioctl_and_meta(void)
 		    "ioctl 0x%x with high bits (musl's int): EPERM", tty[i]);
 	}
 	is_int(ask(0, __NR_ioctl, 0, TCGETS, 0), ALLOW, "TCGETS allowed");
+	is_int(ask(0, __NR_ioctl, 1, TCSBRK, 0), ERR(EPERM),
+	    "TCSBRK 0 (a break): EPERM");
+	is_int(ask(0, __NR_ioctl, 1, TCSBRK, 1), ALLOW,
+	    "TCSBRK 1 (tcdrain): allowed");
 	is_int(ask(0, __NR_ioctl, 0, TIOCGWINSZ, 0), ALLOW,
 	    "TIOCGWINSZ allowed");
 	is_int(ask(0, __NR_ioctl, 3, FS_IOC_SETFLAGS, 0), NOTIF,
