@@ -36,7 +36,7 @@
  * inotify_add_watch: the watched inode must lie beneath any rule of the
  * plan and be readable by the caller's credentials (mode bits).
  *
- * bind (unix grant): an AF_UNIX autobind or abstract name is refused
+ * bind: an AF_UNIX autobind or abstract name is refused
  * (EPERM); a pathname is bound by the supervisor on the fetched socket,
  * in the parent directory it resolved beneath a --rw rule, under the
  * caller's fsuid/fsgid (the name is then relative: getsockname shows the
@@ -44,7 +44,7 @@
  * the plan's bind-tcp ports and not below ip_unprivileged_port_start
  * (the supervisor has CAP_NET_BIND_SERVICE and no Landlock domain);
  * EACCES otherwise.
- * listen (tcp grant): an inet socket still on port 0 (listen would
+ * listen: an inet socket still on port 0 (listen would
  * autobind an ephemeral port on every address) is refused with EACCES;
  * otherwise listen() is performed on the fetched socket.
  *

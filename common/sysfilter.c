@@ -40,7 +40,8 @@
 enum rule {
 	R_EPERM,	/* refused */
 	R_ENOSYS,	/* refused as absent: libcs fall back */
-	R_META,		/* user notification: the supervisor does it */
+	R_META,		/* user notification: the supervisor does it
+			 * (metadata, watches, bind, listen) */
 	R_PID0,		/* arg .a (a pid) must be 0: this process */
 	R_PRLIMIT,	/* pid 0, or no new limit (a read) */
 	R_WHO0,		/* setpriority/ioprio_set: process or own pgrp, 0 */
@@ -53,7 +54,6 @@ enum rule {
 	R_FCNTL,	/* fcntl F_SETLEASE EPERM */
 	R_IOCTL,	/* ioctl requests: see ioctl_rules[] */
 	R_SECCOMP,	/* seccomp(2) without NEW_LISTENER */
-	R_NET_NOTIFY,	/* bind (unix grant) and listen (tcp grant): notify */
 	R_CREATMODE,	/* mode arg .a with S_ISUID or S_ISGID: EPERM */
 };
 
@@ -61,7 +61,7 @@ static const struct sf_entry {
 	int nr;
 	unsigned char rule;
 	unsigned char a;	/* the argument the rule reads */
-	uint32_t v;		/* its value (R_FLAGBIT, R_NET_NOTIFY) */
+	uint32_t v;		/* its value (R_FLAGBIT) */
 	const char *why;
 } table[] = {
 	/* -- other processes and the kernel -- */
@@ -196,10 +196,12 @@ static const struct sf_entry {
 	{__NR_sendmsg, R_FLAGBIT, 2, MSG_FASTOPEN, "same"},
 	{__NR_sendmmsg, R_FLAGBIT, 3, MSG_FASTOPEN, "same"},
 	{__NR_setsockopt, R_SOCKOPT, 1, 0, "see sockopt_rules[]"},
-	{__NR_bind, R_NET_NOTIFY, 0, PLAN_SOCK_UNIX,
-	    "abstract and autobound unix names: the supervisor binds"},
-	{__NR_listen, R_NET_NOTIFY, 0, PLAN_SOCK_TCP,
-	    "listen() autobinds an unbound TCP socket: the supervisor checks"},
+	{__NR_bind, R_META, 0, 0,
+	    "abstract and autobound unix names (inherited sockets too): "
+	    "the supervisor binds"},
+	{__NR_listen, R_META, 0, 0,
+	    "listen() autobinds an unbound TCP socket (inherited too): "
+	    "the supervisor checks"},
 };
 
 /* ioctl requests (compared on the low 32 bits, how the kernel reads
@@ -281,9 +283,8 @@ sf_is_notified(int nr, unsigned variant)
 
 	if (e == NULL)
 		return 0;
-	if (e->rule == R_META)
-		return 1;
-	return e->rule == R_NET_NOTIFY && (variant & e->v) != 0;
+	(void)variant;	/* the same calls in every variant */
+	return e->rule == R_META;
 }
 
 /* Low-32-bit equality: MASKED_EQ with a 32-bit mask leaves the high word
@@ -425,10 +426,6 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 
 	switch (e->rule) {
 	case R_META:
-		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, e->nr, 0);
-	case R_NET_NOTIFY:
-		if ((variant & e->v) == 0)
-			return 0;
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, e->nr, 0);
 	case R_FLAGBIT:
 		return seccomp_rule_add(ctx, EPERM_, e->nr, 1,

@@ -34,8 +34,8 @@
  *  - user notification (SECCOMP_RET_USER_NOTIF, answered by the
  *    supervisor, notify.h): the chmod, chown, set/remove xattr and times
  *    families, file_setattr, ioctl FS_IOC_SETFLAGS/FSSETXATTR,
- *    inotify_add_watch; bind with the unix grant; listen with the tcp
- *    grant.  The program must be loaded with sf_load_listener: without a
+ *    inotify_add_watch, bind and listen (in every variant: an inherited
+ *    socket is one the plan did not grant).  The program must be loaded with sf_load_listener: without a
  *    listener those calls fail with ENOSYS;
  *  - clone with a CLONE_NEW* flag: EPERM;
  *  - socket/socketpair: EPERM unless the plan grants the shape: AF_UNIX

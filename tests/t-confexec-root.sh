@@ -257,6 +257,24 @@ holdcheck "$abs_connect" --unix -- bind-abstract "$NAME"
 t_eq "bind to an abstract unix name: EPERM" "$(cat "$OUT")" EPERM
 t_eq "host side: a host client cannot connect to that name" \
 	"$(cat "$TMP/hold")" ConnectionRefusedError
+# Sockets the plan never granted, inherited (keep-fd) from the caller.
+inherit() { # inherit DOMAIN ROUTE ARGS...: fd 3 a fresh socket of DOMAIN
+	dom=$1
+	shift
+	"$PE" --rox /usr --rox /lib --rox /lib64 --rox "$HELP" $EXTRA \
+	    --keep-fd 3 -- "$A" "$@" >"$TMP/inh.plan"
+	python3 -c 'import os, socket, subprocess, sys
+s = socket.socket(getattr(socket, sys.argv[1]), socket.SOCK_STREAM)
+os.dup2(s.fileno(), 3)
+subprocess.run([sys.argv[2]], stdin=open(sys.argv[3]), pass_fds=(3,))' \
+	    "$dom" "$CX" "$TMP/inh.plan" >"$OUT" 2>"$ERR"
+}
+inherit AF_UNIX bind-abstract-fd 3 "$NAME"
+t_eq "an inherited unix socket, no --unix: abstract bind EPERM" \
+	"$(cat "$OUT")" EPERM
+inherit AF_INET listen-fd 3
+t_eq "an inherited unbound TCP socket, no --tcp: listen EACCES" \
+	"$(cat "$OUT")" EACCES
 try EPERM "unix autobind (address of the family only): EPERM" \
 	--unix -- bind-autobind
 try EPERM "SO_PASSCRED (autobinds on connect/send): EPERM" --unix -- passcred

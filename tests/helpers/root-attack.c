@@ -32,6 +32,7 @@
  *   bind-abstract NAME | bind-autobind | passcred |
  *   bind-unix PATH             (bind, then listen)
  *   bind-unix-len PATH LEN     bind with addrlen LEN (up to 128)
+ *   bind-abstract-fd FD NAME | listen-fd FD   on an inherited socket
  *   shmget KEY | shmat ID | shmrm ID | msgget KEY | msgrcv ID |
  *   semget KEY | mq_open NAME  (O_CREAT)
  * Terminal (FD a tty; -hi: the request with its high 32 bits set):
@@ -470,6 +471,16 @@ net(const char *op)
 		return unix_bind("", 0, 1);
 	if (!strcmp(op, "bind-unix"))
 		return unix_bind(str(2), 0, 0);
+	if (!strcmp(op, "bind-abstract-fd")) {
+		struct sockaddr_un u = {AF_UNIX, {0}};
+
+		memcpy(u.sun_path + 1, str(3), strlen(str(3)));
+		return report(bind((int)num(2), (struct sockaddr *)&u,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+		    strlen(str(3)))));
+	}
+	if (!strcmp(op, "listen-fd"))
+		return report(listen((int)num(2), 1));
 	if (!strcmp(op, "bind-unix-len")) {
 		memset(&ss, 'a', sizeof(ss));
 		ss.ss_family = AF_UNIX;
