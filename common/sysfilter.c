@@ -47,7 +47,8 @@ enum rule {
 	R_WHO0,		/* setpriority/ioprio_set: process or own pgrp, 0 */
 	R_CLONE,	/* no CLONE_NEW* flag */
 	R_SOCKET,	/* the plan's socket shapes */
-	R_OPEN,		/* access mode 3 EACCES; truncate stand-in */
+	R_OPEN,		/* access mode 3 EACCES; a setuid/setgid O_CREAT
+			 * mode EPERM; the truncate stand-in */
 	R_TRUNCATE,	/* EACCES with the truncate stand-in */
 	R_FLAGBIT,	/* arg .a & .v set: EPERM (MSG_FASTOPEN) */
 	R_SOCKOPT,	/* setsockopt: a few (level, name) pairs EPERM */
