@@ -406,6 +406,25 @@ read_port_floor(void)
 	return v > 65536 ? 1024 : (unsigned)v;
 }
 
+/* A rule's path as the kernel names its inode (symlinks in the plan's
+ * path resolved), the form nt_beneath compares; the plan's own path when
+ * the rule is missing.  Malloc'd. */
+static char *
+rule_path(int fd, const char *path)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n = -1;
+
+	if (fd != -1) {
+		nt_fdpath(fd, link, sizeof(link));
+		n = readlink(link, buf, sizeof(buf) - 1);
+	}
+	if (n <= 0 || buf[0] != '/')
+		return strdup(path);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
 int
 notify_policy_init(struct notify_policy *np, const struct plan *p,
     uid_t uid, gid_t gid, int keep_groups, char *err, size_t errlen)
@@ -426,12 +445,15 @@ notify_policy_init(struct notify_policy *np, const struct plan *p,
 	for (i = 0; i < p->nfs; i++) {
 		fd = open(p->fs[i].path, O_PATH | O_CLOEXEC);
 		np->anyfd[np->nany] = fd;
-		np->any[np->nany++] = p->fs[i].path;
+		if ((np->any[np->nany++] = rule_path(fd, p->fs[i].path)) ==
+		    NULL)
+			goto nomem;
 		if (p->fs[i].intent != PLAN_RW)
 			continue;
 		np->rwfd[np->nrw] = fd == -1 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC,
 		    0);
-		np->rw[np->nrw++] = p->fs[i].path;
+		if ((np->rw[np->nrw++] = rule_path(fd, p->fs[i].path)) == NULL)
+			goto nomem;
 	}
 	np->bind_tcp = p->bind_tcp;
 	np->nbind = p->nbind;
@@ -471,6 +493,10 @@ notify_policy_free(struct notify_policy *np)
 	for (i = 0; np->anyfd != NULL && i < np->nany; i++)
 		if (np->anyfd[i] >= 0)
 			close(np->anyfd[i]);
+	for (i = 0; np->rw != NULL && i < np->nrw; i++)
+		free(np->rw[i]);
+	for (i = 0; np->any != NULL && i < np->nany; i++)
+		free(np->any[i]);
 	free(np->rwfd);
 	free(np->anyfd);
 	free(np->rw);

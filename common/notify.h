@@ -60,7 +60,7 @@
 struct plan;
 
 struct notify_policy {
-	char **rw;		/* --rw rule paths (absolute, normalised) */
+	char **rw;		/* --rw rule paths, as the kernel names them */
 	int *rwfd;		/* each opened O_PATH (-1: missing) */
 	size_t nrw;
 	char **any;		/* every rule path: ro, rw and rox */

@@ -475,6 +475,13 @@ t_eq "host side: the ACL is there" \
 tail -n 1 "$TMP/journal" >"$TMP/last"
 t_grep "end record: the supervisor's allowed count" \
 	'"notify":\{"allowed":"1","denied":"0","failed":"0"\}' "$TMP/last"
+mkdir "$TMP/real"
+ln -s "$TMP/real" "$TMP/alias"
+echo x >"$TMP/real/f"
+chmod 600 "$TMP/real/f"
+t_exit 0 "a --rw rule named through a symlink: chmod beneath it works" \
+	cx --rw "$TMP/alias" -- /usr/bin/chmod 640 "$TMP/alias/f"
+t_eq "host side: mode set" "$(stat -c %a "$TMP/real/f")" 640
 if command -v git >/dev/null 2>&1; then
 	git init -q "$W/repo"
 	printf '#!/bin/sh\n' >"$W/repo/exe"
