@@ -252,6 +252,12 @@ nt_check_rw(const struct call *c, int fd, struct stat *st, struct answer *a)
 		nt_deny(a, EACCES);
 		return -1;
 	}
+	/* A device node is the host's even when a rule names it (--rw
+	 * /dev/null): its mode or owner is no build's business. */
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
+		nt_deny(a, EPERM);
+		return -1;
+	}
 	return 0;
 }
 

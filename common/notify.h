@@ -25,7 +25,8 @@
  * from another mount namespace whose path merely looks alike fails).
  * A non-directory with more than one link is refused (a host file
  * hard-linked into the work tree; Landlock's REFER keeps the payload
- * from making one).  Then what a capability-less caller could do itself:
+ * from making one), and so is a device node (EPERM: --rw /dev/null
+ * grants writing to it, not its mode).  Then what a capability-less caller could do itself:
  * mode and times (other than "now") and flags by the owner only, no
  * setuid or setgid bit (a planted setuid file is itself the hazard),
  * chown to no other uid and to the caller's groups only, xattrs in the

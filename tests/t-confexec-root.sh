@@ -171,6 +171,12 @@ t_grep "race: a name swapped with a symlink to outside: denied at times (ENOENT 
 	'^ok=(some|none) denied=some other=[0-9]+$' "$OUT"
 t_eq "host side: the outside file unchanged after both races" \
 	"$(what "$O/f")" "$F0"
+N0=$(stat -c '%a %u:%g' /dev/null)
+try EPERM "chmod of a device a --rw rule names (/dev/null): EPERM" \
+	--rw /dev/null -- chmod /dev/null 600
+try EPERM "chown of it: EPERM" --rw /dev/null -- chown /dev/null 0 0
+t_eq "host side: /dev/null's mode and owner unchanged" \
+	"$(stat -c '%a %u:%g' /dev/null)" "$N0"
 try EXDEV "hard link of an outside file into the work tree: EXDEV (Landlock)" \
 	link "$O/f" "$W/newlink"
 t_eq "host side: the outside file still has one link, unchanged" \
