@@ -29,6 +29,7 @@
  * grants writing to it, not its mode).  Then what a capability-less caller could do itself:
  * mode and times (other than "now") and flags by the owner only, no
  * setuid or setgid bit (a planted setuid file is itself the hazard),
+ * no mode change or chgrp of a sticky directory (a shared /tmp),
  * chown to no other uid and to the caller's groups only, xattrs in the
  * user. and system.posix_acl_* namespaces by the owner only, no
  * immutable or append-only flag, no project id change.  Refused:

@@ -49,7 +49,10 @@ do_chmod(const struct call *c, int fd, mode_t mode, struct answer *a)
 	}
 	if (nt_check_owner(c, &st, a) == -1)
 		return;
-	if (mode & SETID) {
+	/* No setuid or setgid bit; a sticky directory (a shared /tmp a
+	 * rule names) keeps its mode. */
+	if ((mode & SETID) || (S_ISDIR(st.st_mode) &&
+	    (st.st_mode & S_ISVTX))) {
 		nt_deny(a, EPERM);
 		return;
 	}
@@ -74,7 +77,9 @@ do_chown(const struct call *c, int fd, uid_t u, gid_t g, struct answer *a)
 		return;
 	}
 	if ((u != (uid_t)-1 && u != st.st_uid) ||
-	    (g != (gid_t)-1 && g != st.st_gid && !nt_in_groups(np, g))) {
+	    (g != (gid_t)-1 && g != st.st_gid && !nt_in_groups(np, g)) ||
+	    (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) &&
+	    g != (gid_t)-1 && g != st.st_gid)) {
 		nt_deny(a, EPERM);
 		return;
 	}

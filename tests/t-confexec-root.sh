@@ -171,6 +171,11 @@ t_grep "race: a name swapped with a symlink to outside: denied at times (ENOENT 
 	'^ok=(some|none) denied=some other=[0-9]+$' "$OUT"
 t_eq "host side: the outside file unchanged after both races" \
 	"$(what "$O/f")" "$F0"
+mkdir "$W/shared"
+chmod 1777 "$W/shared"
+try EPERM "chmod of a sticky directory (a shared /tmp): EPERM" \
+	chmod "$W/shared" 777
+t_eq "host side: still 1777" "$(stat -c %a "$W/shared")" 1777
 N0=$(stat -c '%a %u:%g' /dev/null)
 try EPERM "chmod of a device a --rw rule names (/dev/null): EPERM" \
 	--rw /dev/null -- chmod /dev/null 600
