@@ -272,8 +272,10 @@ target(const struct call *c, int nr, unsigned *tf, struct answer *a)
 		fd = nt_resolve(c, AT_FDCWD, ARG(c, 0), T_NOFOLLOW);
 		break;
 	case __NR_fchmodat:
-	case __NR_futimesat:
 		fd = nt_resolve(c, IARG(c, 0), ARG(c, 1), 0);
+		break;
+	case __NR_futimesat:	/* a NULL path names the descriptor */
+		fd = nt_resolve(c, IARG(c, 0), ARG(c, 1), T_NULLPATH);
 		break;
 	case __NR_fchmodat2:
 	case __NR_fchownat:
