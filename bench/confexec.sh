@@ -19,7 +19,12 @@
 # Every command runs through sh -c (stdin redirection), whose spawn time
 # hyperfine measures and subtracts.  Targets: confexec <= 2.0x bare and
 # <= 0.4x bwrap.
-#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN
+# Then metadata through the supervisor: tar x (modes, times, owner) of
+# NFILES files into a --rw directory, the caller root and no uid switch
+# (every chmod, chown and utimensat is a seccomp notification confexec
+# answers), against the same tar x bare; MRUNS runs each, medians.
+#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, NFILES (10000),
+#   MRUNS (default 5)
 set -eu
 BIN=${BORNE_BIN:-$(dirname "$0")/../.build/dyn/bin}
 ROUNDS=${ROUNDS:-4}
@@ -106,4 +111,29 @@ awk -v m1="$m1" -v m2="$m2" -v m5="$(med "$c5")" 'BEGIN {
 	printf "  confexec, static build  %8.3f ms\n", m4 * 1000
 	printf "static / bare    = %.2f, static / bwrap = %.2f\n", m4 / m1,
 	    m4 / m3
+}'
+
+# ---- metadata through the supervisor: tar x of NFILES files ----
+NFILES=${NFILES:-10000}
+MRUNS=${MRUNS:-5}
+mkdir "$TMP/src" "$TMP/x"
+seq -f "$TMP/src/f%05g" "$NFILES" | xargs touch
+chmod 640 "$TMP"/src/f0*
+tar -cf "$TMP/t.tar" -C "$TMP/src" .
+rm -rf "$TMP/src"
+"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro "$TMP/t.tar" --rw "$TMP/x" \
+    -- /usr/bin/tar -xpf "$TMP/t.tar" -C "$TMP/x" >"$TMP/tarplan"
+"$BIN/confexec" <"$TMP/tarplan" || { echo "bench: tar x does not run" >&2;
+	exit 1; }
+t1="tar -xpf $TMP/t.tar -C $TMP/x"
+t2="$BIN/confexec <$TMP/tarplan"
+hyperfine --style none --warmup 1 --runs "$MRUNS" \
+    --prepare "rm -rf $TMP/x && mkdir $TMP/x" \
+    --export-json "$TMP/tar.json" "$t1" "$t2" >/dev/null 2>&1
+jq -r '.results[] | .command as $c | .times[] | "\($c)\t\(.)"' \
+    "$TMP/tar.json" >"$TMP/all.tsv"
+awk -v a="$(med "$t1")" -v b="$(med "$t2")" -v n="$NFILES" 'BEGIN {
+	printf "tar x of %d files into a --rw dir (metadata via the supervisor):\n", n
+	printf "  bare %8.1f ms, confexec %8.1f ms, confexec / bare = %.2f\n",
+	    a * 1000, b * 1000, b / a
 }'
