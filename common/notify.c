@@ -454,7 +454,7 @@ notify_policy_init(struct notify_policy *np, const struct plan *p,
 		if ((np->any[np->nany++] = rule_path(fd, p->fs[i].path)) ==
 		    NULL)
 			goto nomem;
-		if (p->fs[i].intent != PLAN_RW)
+		if (p->fs[i].intent != PLAN_RW && p->fs[i].intent != PLAN_RWX)
 			continue;
 		np->rwfd[np->nrw] = fd == -1 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC,
 		    0);
@@ -486,6 +486,39 @@ nomem:
 	err_set(err, errlen, "notify: %s", strerror(ENOMEM));
 	errno = ENOMEM;
 	return -1;
+}
+
+int
+notify_policy_add_rw(struct notify_policy *np, int dirfd, const char *path)
+{
+	char **rw, **any;
+	int *rwfd, *anyfd;
+
+	if ((rw = realloc(np->rw, (np->nrw + 2) * sizeof(char *))) != NULL)
+		np->rw = rw;
+	if ((any = realloc(np->any, (np->nany + 2) * sizeof(char *))) != NULL)
+		np->any = any;
+	if ((rwfd = realloc(np->rwfd, (np->nrw + 2) * sizeof(int))) != NULL)
+		np->rwfd = rwfd;
+	if ((anyfd = realloc(np->anyfd, (np->nany + 2) * sizeof(int))) != NULL)
+		np->anyfd = anyfd;
+	if (rw == NULL || any == NULL || rwfd == NULL || anyfd == NULL)
+		return errno = ENOMEM, -1;
+	np->rwfd[np->nrw] = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if ((np->rw[np->nrw] = rule_path(dirfd, path)) == NULL) {
+		if (np->rwfd[np->nrw] != -1)
+			close(np->rwfd[np->nrw]);
+		return errno = ENOMEM, -1;
+	}
+	np->nrw++;
+	np->anyfd[np->nany] = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if ((np->any[np->nany] = rule_path(dirfd, path)) == NULL) {
+		if (np->anyfd[np->nany] != -1)
+			close(np->anyfd[np->nany]);
+		return errno = ENOMEM, -1;
+	}
+	np->nany++;
+	return 0;
 }
 
 void

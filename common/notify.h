@@ -44,8 +44,9 @@
  * caller's fsuid/fsgid (the name is then relative: getsockname shows the
  * last component).  An inet bind is performed when the port is one of
  * the plan's bind-tcp ports and not below ip_unprivileged_port_start
- * (the supervisor has CAP_NET_BIND_SERVICE and no Landlock domain);
- * EACCES otherwise.
+ * (the supervisor has CAP_NET_BIND_SERVICE and no Landlock domain), or
+ * port 0 (an ephemeral port) when the plan has bind-tcp 0; EACCES
+ * otherwise.
  * listen: an inet socket still on port 0 (listen would
  * autobind an ephemeral port on every address) is refused with EACCES;
  * otherwise listen() is performed on the fetched socket.
@@ -62,7 +63,8 @@
 struct plan;
 
 struct notify_policy {
-	char **rw;		/* --rw rule paths, as the kernel names them */
+	char **rw;		/* --rw and --rwx rule paths (and the private
+				 * tmp), as the kernel names them */
 	int *rwfd;		/* each opened O_PATH (-1: missing) */
 	size_t nrw;
 	char **any;		/* every rule path: ro, rw and rox */
@@ -91,6 +93,12 @@ struct notify_stats {
 int notify_policy_init(struct notify_policy *np, const struct plan *p,
     uid_t uid, gid_t gid, int keep_groups, char *err, size_t errlen);
 void notify_policy_free(struct notify_policy *np);
+
+/* One more rw directory besides the plan's (the run's private tmp, open
+ * at dirfd, at path): metadata changes beneath it are answered as beneath
+ * a rw rule.  Returns 0, or -1 (ENOMEM). */
+int notify_policy_add_rw(struct notify_policy *np, int dirfd,
+    const char *path);
 
 /* Receive and answer one notification from listenfd (call when it polls
  * readable; blocks otherwise).  Returns 0 (answered, or the caller is

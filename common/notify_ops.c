@@ -479,7 +479,9 @@ port_ok(const struct notify_policy *np, unsigned port)
 {
 	size_t i;
 
-	if (port == 0 || port < np->port_floor)
+	/* Port 0 (an ephemeral port) only when the plan grants it; below
+	 * the floor never. */
+	if (port != 0 && port < np->port_floor)
 		return 0;
 	for (i = 0; i < np->nbind; i++)
 		if (np->bind_tcp[i] == port)

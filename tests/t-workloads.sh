@@ -138,13 +138,15 @@ T2=$W/tmp2
 mkdir -p "$T2"
 printf '%s\n' 'echo "$TMPDIR" >>dirs' 'stat -c %a "$TMPDIR" >>modes' \
 	'echo data >"$TMPDIR/f" && cat "$TMPDIR/f"' \
-	'cp /bin/true "$TMPDIR/t" && chmod 755 "$TMPDIR/t"; "$TMPDIR/t"; echo "exec=$?"' \
+	'cp /bin/true "$TMPDIR/t" && chmod 755 "$TMPDIR/t" && echo chmod=ok' \
+	'"$TMPDIR/t"; echo "exec=$?"' \
 	'sleep 0.2' >"$T2/s.sh"
 for i in 1 2; do
 	t_exit 0 "--tmp run $i" cx "$T2" --preset sys --tmp --rw "$T2" -- \
 		sh ./s.sh
 done
 t_grep "  written and read back in TMPDIR" '^data$' "$OUT"
+t_grep "  its metadata may change there (chmod, as beneath rw)" '^chmod=ok$' "$OUT"
 t_grep "  a program copied there does not execute (rw, not rwx): 126" \
 	'^exec=126$' "$OUT"
 t_eq "  two runs, two directories" "$(sort -u "$T2/dirs" | wc -l | tr -d ' ')" 2
@@ -178,7 +180,8 @@ t_grep "  permission denied" '/dev/null: Permission denied' "$ERR"
 X=$W/x
 mkdir -p "$X"
 t_exit 0 "--rwx: a program written there runs" \
-	cx "$X" --preset sys --rwx "$X" -- sh -c 'cp /bin/true ./t && ./t && echo ran'
+	cx "$X" --preset sys --rwx "$X" -- \
+	sh -c 'cp /bin/true ./t && chmod 700 ./t && ./t && echo ran'
 t_grep "  it ran" '^ran$' "$OUT"
 t_exit 126 "--rw only: the same program is refused (126)" \
 	cx "$X" --preset sys --rw "$X" -- sh -c 'cp /bin/true ./u && exec ./u'

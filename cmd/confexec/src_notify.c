@@ -23,6 +23,9 @@ open_notify(struct source *s, struct run *r)
 	if (notify_policy_init(&policy, &r->p, r->final_uid, r->final_gid,
 		!r->p.has_uid, err, sizeof(err)) == -1)
 		return -1;
+	if (r->have_tmp && notify_policy_add_rw(&policy, r->tmpfd,
+		r->tmpdir) == -1)
+		return -1;
 	r->want_notify = 1;
 	s->watch = &r->notifyfd;	/* received after the clone */
 	return 0;
