@@ -21,6 +21,10 @@ need_cmd unshare
 
 CX=$BIN/confexec
 PE=$BIN/planenc
+# The system, read and executed; /lib and /lib64 may be symlinks into
+# /usr (merged /usr): the plans accept that.
+SYS="--rox /usr --rox /lib --rox /lib64 --follow-symlinks /lib"
+SYS="$SYS --follow-symlinks /lib64"
 A=$HELP/root-attack
 W=$TMP/work		# the --rw work tree
 O=$TMP/outside		# outside every rule
@@ -33,7 +37,7 @@ EXTRA=
 # cx [PLANENC-OPTION...] -- PROGRAM [ARG...]: the issue's plan (the
 # libraries, the helpers, the work tree read-write), run by confexec.
 cx() {
-	"$PE" --rox /usr --rox /lib --rox /lib64 --rox "$HELP" --rw "$W" \
+	"$PE" $SYS --rox "$HELP" --rw "$W" \
 	    --ro "$R" $EXTRA --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 \
 	    "$@" >"$TMP/.plan" || return 125
 	"$CX" --journal "$TMP/journal" <"$TMP/.plan"
@@ -272,7 +276,7 @@ t_eq "host side: a host client cannot connect to that name" \
 inherit() { # inherit DOMAIN ROUTE ARGS...: fd 3 a fresh socket of DOMAIN
 	dom=$1
 	shift
-	"$PE" --rox /usr --rox /lib --rox /lib64 --rox "$HELP" $EXTRA \
+	"$PE" $SYS --rox "$HELP" $EXTRA \
 	    --keep-fd 3 -- "$A" "$@" >"$TMP/inh.plan"
 	python3 -c 'import os, socket, subprocess, sys
 s = socket.socket(getattr(socket, sys.argv[1]), socket.SOCK_STREAM)
@@ -366,10 +370,10 @@ for op in ops:
 EOF
 for op in tcsets tcsetsw tcsetsf tcsets2 tiocswinsz tiocexcl tcflsh tcxonc \
     tiocsti tiocsetd; do
-	"$PE" --rox /usr --rox /lib --rox /lib64 --rox "$HELP" $EXTRA \
+	"$PE" $SYS --rox "$HELP" $EXTRA \
 	    --keep-fd 9 -- "$A" tty 9 "$op" >"$TMP/tty.$op"
 done
-"$PE" --rox /usr --rox /lib --rox /lib64 --rox "$HELP" $EXTRA --keep-fd 9 \
+"$PE" $SYS --rox "$HELP" $EXTRA --keep-fd 9 \
     -- "$A" tty-hi 9 tcsets >"$TMP/tty.hi"
 python3 "$TMP/ttycheck.py" "$CX" "$A" "$TMP/tty." tcsets tcsetsw tcsetsf \
     tcsets2 tiocswinsz tiocexcl tcflsh tcxonc tiocsti tiocsetd hi \
@@ -400,13 +404,13 @@ cx_bounded() {
 	kill $killer 2>/dev/null
 }
 mkfifo "$TMP/fifo"
-"$PE" --rox /usr --rox /lib --rox /lib64 -- "$TMP/fifo" >"$TMP/fifo.plan"
+"$PE" $SYS -- "$TMP/fifo" >"$TMP/fifo.plan"
 cx_bounded "$TMP/fifo.plan"
 t_eq "a FIFO as the program: 126, without blocking in open" "$rc" 126
 t_grep "named: not a regular file" "fifo: not a regular file" "$ERR"
 t_eq "no cgroup left behind by that run" \
 	"$(ls -1 "$CGDIR" | grep -c "^borne-$cxp-")" 0
-"$PE" --rox /usr --rox /lib --rox /lib64 -- /dev/null >"$TMP/dev.plan"
+"$PE" $SYS -- /dev/null >"$TMP/dev.plan"
 cx_bounded "$TMP/dev.plan"
 t_eq "a device as the program: 126" "$rc" 126
 t_eq "no cgroup left behind by that run" \
@@ -491,7 +495,8 @@ ln -s "$TMP/real" "$TMP/alias"
 echo x >"$TMP/real/f"
 chmod 600 "$TMP/real/f"
 t_exit 0 "a --rw rule named through a symlink: chmod beneath it works" \
-	cx --rw "$TMP/alias" -- /usr/bin/chmod 640 "$TMP/alias/f"
+	cx --rw "$TMP/alias" --follow-symlinks "$TMP/alias" -- \
+	/usr/bin/chmod 640 "$TMP/alias/f"
 t_eq "host side: mode set" "$(stat -c %a "$TMP/real/f")" 640
 if command -v git >/dev/null 2>&1; then
 	git init -q "$W/repo"

@@ -300,7 +300,7 @@ ex_confexec_control() {
 			RAN=$((RAN + 1))
 			return
 		fi
-		"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 -- /bin/sleep 1 |
+		"$BIN/planenc" --preset sys -- /bin/sleep 1 |
 		    "$BIN/confexec" --control "$W/ctl" --journal "$W/j" \
 		    >/dev/null 2>&1 &
 		cc_pid=$!
