@@ -47,7 +47,7 @@ trap 'exit 130' INT TERM
 echo "root:100000:65536" >>/etc/subuid
 echo "root:100000:65536" >>/etc/subgid
 
-"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro /etc \
+"$BIN/planenc" --preset sys \
     --sha256 "$(sha256sum /bin/true | cut -d' ' -f1)" \
     --uid 100000 --gid 100000 --rlimit nofile=1024 --timeout 10s \
     --setenv PATH=/usr/bin:/bin -- /bin/true >"$TMP/plan"
@@ -121,7 +121,7 @@ seq -f "$TMP/src/f%05g" "$NFILES" | xargs touch
 chmod 640 "$TMP"/src/f0*
 tar -cf "$TMP/t.tar" -C "$TMP/src" .
 rm -rf "$TMP/src"
-"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro "$TMP/t.tar" --rw "$TMP/x" \
+"$BIN/planenc" --preset sys --ro "$TMP/t.tar" --rw "$TMP/x" \
     -- /usr/bin/tar -xpf "$TMP/t.tar" -C "$TMP/x" >"$TMP/tarplan"
 "$BIN/confexec" <"$TMP/tarplan" || { echo "bench: tar x does not run" >&2;
 	exit 1; }
