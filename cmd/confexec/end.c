@@ -49,26 +49,26 @@ reap(struct run *r, struct outcome *o)
 	o->have_status = 1;
 }
 
-/* Reap init, killed by end_kill (it never exits on its own).  Its exit
- * waits until every process of its namespace is reaped, the payload
- * included: when the payload could not be reaped, do not wait (both are
- * reaped once we exit). */
+/* Reap init if it is gone already.  end_kill killed it (it never exits
+ * on its own) and its namespace is empty by now: it is not waited for,
+ * its exit can end after ours (our parent, or the reaper above it, reaps
+ * it then).  Until every process of its namespace is reaped, the
+ * payload included, it could not end anyway. */
 static void
-reap_init(struct run *r, int payload_reaped)
+reap_init(struct run *r)
 {
 	siginfo_t si;
 
 	if (r->initfd < 0)
 		return;
-	while (waitid(P_PIDFD, (id_t)r->initfd, &si,
-		   WEXITED | (payload_reaped ? 0 : WNOHANG)) == -1 &&
-	    errno == EINTR)
+	while (waitid(P_PIDFD, (id_t)r->initfd, &si, WEXITED | WNOHANG) ==
+	    -1 && errno == EINTR)
 		;
 	close(r->initfd);
 	r->initfd = -1;
 }
 
-/* Whatever is left in the cgroup killed, waited for, reaped; the
+/* Whatever is left in the cgroup (killed by end_kill) waited for; the
  * cgroup removed, or o->residue set. */
 static void
 drain(struct run *r, struct outcome *o)
@@ -77,10 +77,6 @@ drain(struct run *r, struct outcome *o)
 
 	if (!r->have_cg)
 		return;
-	if (cg_kill(&r->cg) == -1) {
-		warning_sys("cgroup.kill %s", r->cg.path);
-		r->failed = 1;
-	}
 	for (;;) {
 		if (cg_wait_empty(&r->cg, 20) == 0)
 			break;
@@ -168,7 +164,7 @@ end_run(struct run *r)
 	end_kill(r);
 	reap(r, &o);
 	drain(r, &o);
-	reap_init(r, o.have_status);
+	reap_init(r);
 	o.wall_ns = now_ns(CLOCK_MONOTONIC) - ((uint64_t)r->t0.tv_sec *
 	    1000000000u + (uint64_t)r->t0.tv_nsec);
 	say_oom(r, &o);
@@ -201,7 +197,7 @@ end_child_failed(struct run *r, const struct report *rep)
 	if (r->pid > 0)
 		reap(r, &o);
 	drain(r, &o);
-	reap_init(r, r->pid <= 0 || o.have_status);
+	reap_init(r);
 	o.have_status = 0;
 	if ((rep->stage < 0 || rep->stage >= S_NSTAGES) && rep->err != 0)
 		snprintf(why, sizeof(why), "child: reading its report: %s",
@@ -238,7 +234,7 @@ end_early(struct run *r, int code, const char *msg)
 	memset(&o, 0, sizeof(o));
 	if (r->initfd >= 0) {
 		end_kill(r);
-		reap_init(r, 1);
+		reap_init(r);
 	}
 	if (r->have_cg) {
 		if (cg_remove(&r->cg) == -1)
