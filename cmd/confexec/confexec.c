@@ -196,7 +196,7 @@ seal_image(struct run *r)
 }
 
 /* Step 6: the rest of what the child needs: stdin, the environment, the
- * report channel, the descriptors it keeps. */
+ * listener channel, the descriptors it keeps. */
 static void
 prepare_child(struct run *r)
 {
@@ -373,7 +373,7 @@ spawn(struct run *r)
 	r->sock[1] = -1;
 }
 
-/* One message of the report channel: 1 read (a listener kept in
+/* One message of the listener channel: 1 read (a listener kept in
  * r->notifyfd), 0 at the end, -1 with errno (EAGAIN with MSG_DONTWAIT
  * when none is there). */
 static int
