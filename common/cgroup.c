@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,7 +111,7 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen)
 {
 	static unsigned seq;
-	unsigned long long start;
+	struct timespec ts;
 	char name[80], val[64];
 	const char *what = NULL;
 	int pfd = -1, e, n;
@@ -127,17 +128,10 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		errno = e;
 		return -1;
 	}
-	if (cg_proc_start(getpid(), &start) == -1) {
-		e = errno;
-		close(pfd);
-		snprintf(err, errlen, "cgroup: /proc/self/stat: %s",
-		    strerror(e));
-		errno = e;
-		return -1;
-	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	for (n = 0; n < 100; n++) {
-		snprintf(name, sizeof(name), "borne-%ld-t%llu-%u",
-		    (long)getpid(), start, seq++);
+		snprintf(name, sizeof(name), "borne-%ld-%lx%u", (long)getpid(),
+		    (unsigned long)ts.tv_nsec, seq++);
 		if (mkdirat(pfd, name, 0755) == 0)
 			break;
 		if (errno != EEXIST) {
@@ -163,6 +157,11 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		what = "open";
 		goto fail;
 	}
+	/* The proof that a live supervisor owns it, for cg_reap (blocking:
+	 * a reaper may hold it for the instant it takes to see our pid). */
+	what = "lock";
+	if (flock(cg->dirfd, LOCK_EX) == -1)
+		goto fail;
 	what = "cgroup.kill";
 	cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
 	if (cg->killfd == -1)
@@ -362,71 +361,38 @@ cg_remove(struct cg *cg)
 	return -1;
 }
 
-int
-cg_proc_start(pid_t pid, unsigned long long *start)
-{
-	char path[64], buf[1024], *p, *tok, *save = NULL;
-	ssize_t r;
-	int fd, e, i;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
-	e = errno;
-	close(fd);
-	if (r <= 0) {
-		errno = r == 0 ? ESRCH : e;
-		return -1;
-	}
-	buf[r] = '\0';
-	/* The command name may hold anything but its last ')'; field 3
-	 * (the state) follows it, starttime is field 22. */
-	p = strrchr(buf, ')');
-	if (p == NULL)
-		goto bad;
-	tok = strtok_r(p + 1, " ", &save);
-	for (i = 3; tok != NULL && i < 22; i++)
-		tok = strtok_r(NULL, " ", &save);
-	if (tok == NULL)
-		goto bad;
-	if (scan_u64(tok, 0, UINT64_MAX, (uint64_t *)start) == -1)
-		goto bad;
-	return 0;
-bad:
-	errno = EPROTO;
-	return -1;
-}
-
-/* 1 when the run cgroup called name has no live supervisor, 0 when it
- * has (or may have), -1 when the name is not a run cgroup's. */
+/* For cg_reap: a descriptor of the run cgroup called name, locked by
+ * us, when its supervisor is gone (-1 otherwise: alive, or maybe, or not
+ * a run cgroup's name).  Alive: its supervisor holds the lock (taken at
+ * creation, released when it ends, however it ends).  Free and the pid
+ * of its name alive: a supervisor between mkdir and flock, or a reused
+ * pid; left alone either way. */
 static int
-is_stale(const char *name)
+stale_fd(int pfd, const char *name)
 {
-	unsigned long long pid, start, now;
+	unsigned long long pid;
 	const char *p = name + sizeof(PREFIX) - 1;
 	char *end, path[48];
+	int fd;
 
 	errno = 0;
 	pid = strtoull(p, &end, 10);
 	if (end == p || *end != '-' || errno != 0 || pid == 0 ||
 	    pid > INT32_MAX)
 		return -1;
-	p = end + 1;
-	if (*p == 't') {
-		/* borne-PID-tSTART-N: alive iff that pid has that start. */
-		start = strtoull(p + 1, &end, 10);
-		if (end == p + 1 || *end != '-')
-			return -1;
-		if (cg_proc_start((pid_t)pid, &now) == -1)
-			return errno == ENOENT || errno == ESRCH;
-		return now != start;
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		close(fd);
+		return -1;
 	}
-	/* An older name (borne-PID-HEX): stale only when no process has
-	 * that pid at all (a reused pid keeps it, conservatively). */
 	snprintf(path, sizeof(path), "/proc/%llu", pid);
-	return access(path, F_OK) == -1 && errno == ENOENT;
+	if (access(path, F_OK) == 0 || errno != ENOENT) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* rmdir a cgroup and its children (depth-first, bounded depth). */
@@ -462,16 +428,15 @@ rmdir_tree(int pfd, const char *name, int depth)
 /* Kill what is left in a stale cgroup, wait up to wait_ms for it to
  * empty, remove it.  *was_populated says whether anything was inside. */
 static int
-reap_one(int pfd, const char *name, int wait_ms, int *was_populated)
+reap_one(int pfd, int lockfd, const char *name, int wait_ms,
+    int *was_populated)
 {
 	struct cg cg;
 	int i, p;
 
 	memset(&cg, 0, sizeof(cg));
 	cg.killfd = cg.eventsfd = -1;
-	cg.dirfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cg.dirfd == -1)
-		return errno == ENOENT ? 0 : -1;
+	cg.dirfd = lockfd;	/* held locked until removed */
 	cg.eventsfd = openat(cg.dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
 	cg.killfd = openat(cg.dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
 	p = cg.eventsfd == -1 ? 1 : populated(cg.eventsfd);
@@ -499,7 +464,7 @@ cg_reap(const char *parent_dir, int wait_ms,
 	struct cg_reaped rp;
 	struct dirent *d;
 	DIR *dir;
-	int pfd, n = 0, failed = 0;
+	int pfd, fd, n = 0, failed = 0;
 
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1)
@@ -511,12 +476,12 @@ cg_reap(const char *parent_dir, int wait_ms,
 	}
 	while ((d = readdir(dir)) != NULL) {
 		if (strncmp(d->d_name, PREFIX, sizeof(PREFIX) - 1) != 0 ||
-		    is_stale(d->d_name) != 1)
+		    (fd = stale_fd(dirfd(dir), d->d_name)) == -1)
 			continue;
 		memset(&rp, 0, sizeof(rp));
 		snprintf(rp.path, sizeof(rp.path), "%s/%s", parent_dir,
 		    d->d_name);
-		rp.removed = reap_one(dirfd(dir), d->d_name, wait_ms,
+		rp.removed = reap_one(dirfd(dir), fd, d->d_name, wait_ms,
 		    &rp.populated) == 0;
 		rp.err = rp.removed ? 0 : errno;
 		failed += !rp.removed;

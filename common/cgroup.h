@@ -27,12 +27,11 @@ struct cg {
 	int eventsfd;		/* cgroup.events, open for reading */
 };
 
-/* Create parent_dir/borne-<pid>-t<start>-<n> (start: the supervisor's
- * start time, field 22 of /proc/PID/stat, so that the name proves which
- * process made it: cg_reap) (parent_rel is the caller's cgroup as
+/* Create parent_dir/borne-<pid>-<n> (parent_rel is the caller's cgroup as
  * /proc/self/cgroup names it), enable in parent_dir/cgroup.subtree_control
- * the controllers the limits need, write them, and open the directory,
- * cgroup.kill and cgroup.events: ending the run (cg_kill, cg_wait_empty)
+ * the controllers the limits need, write them, and open the directory
+ * (flock'ed: the proof for cg_reap that its supervisor lives, held until
+ * cg_remove or the supervisor's end), cgroup.kill and cgroup.events: ending the run (cg_kill, cg_wait_empty)
  * then needs no new descriptor.  Returns 0, or -1 with errno and err set;
  * on failure the directory is removed again. */
 int cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
@@ -72,10 +71,6 @@ int cg_list_has(const char *list, const char *word);
  * the directory stays (a residue the caller reports). */
 int cg_remove(struct cg *cg);
 
-/* The start time of a process (field 22 of /proc/PID/stat, clock ticks
- * since boot).  Returns 0, or -1 with errno (ENOENT: no such process). */
-int cg_proc_start(pid_t pid, unsigned long long *start);
-
 /* One run cgroup found stale by cg_reap. */
 struct cg_reaped {
 	char path[PATH_MAX];
@@ -87,11 +82,11 @@ struct cg_reaped {
 /* Find the run cgroups under parent_dir whose supervisor is gone and
  * remove them: whatever is inside killed (cgroup.kill), waited for at
  * most wait_ms (0: not at all; a populated one then stays for the next
- * reaper), each removed with its children.  A run cgroup is stale when
- * its name's pid has another start time or no process (borne-PID-tSTART-N;
- * a pid reused by another process has another start time), or, for the
- * older names borne-PID-HEX, when no process has that pid.  A live
- * run's cgroup is never touched.  fn (may be NULL) is called for each.
+ * reaper), each removed with its children.  A run cgroup (borne-PID-...)
+ * is stale when nothing holds the lock its supervisor takes at creation
+ * (cg_create) and no process has PID (the supervisor between mkdir and
+ * flock): a live run's cgroup is never touched, and a reused pid cannot
+ * pass for a live one (it only delays reaping a stale one).  fn (may be NULL) is called for each.
  * Returns how many were found stale, or -1 with errno (EBUSY: some
  * could not be removed). */
 int cg_reap(const char *parent_dir, int wait_ms,

@@ -89,8 +89,8 @@ else
 fi
 plan -- "$E" pid >"$TMP/p.pid"
 t_exit 0 "pid probe" "$CX" <"$TMP/p.pid"
-t_eq "the payload is pid 2 of its namespace, child of its init (1)" \
-	"$(cat "$OUT")" "2 1"
+t_eq "the payload is pid 2 of its namespace; its parent is outside (0)" \
+	"$(cat "$OUT")" "2 0"
 
 # ---- confexec SIGKILLed during supervision: the tree dies with it ------
 M=$TMP/mk-die
@@ -347,42 +347,45 @@ st_() {
 	strace -f -qq -o /dev/null -e trace="$s" \
 		-e inject="$s:error=$e:when=$w" "$@"
 }
-# init (depth 1 under the tracer: confexec is 0, the payload 2)
+# init is confexec's first child (1.1 under the tracer), the payload
+# its second (1.2).
 fault "init: parent-death signal" 125 'child: init: parent-death signal' \
-	fi_ 1 prctl 1 1
-fault "init: parent check" 125 'child: init: parent-death signal: Invalid' \
-	fi_ 1 poll 1 22
-fault "init: cgroup membership" 125 'child: init: cgroup membership' \
-	fi_ 1 openat 1 13
-fault "init: starting the payload" 125 'child: init: starting the payload' \
-	fi_ 1 clone3 1 11
+	fi_ 1.1 prctl 1 1
+fault "init: parent check" 125 'child: init: parent-death signal: Permission' \
+	fi_ 1.1 open 1 13
 fault "init: closing descriptors" 125 'child: init: closing descriptors' \
-	fi_ 1 close_range 1 22
+	fi_ 1.1 close_range 1 22
+fault "init: signals" 125 'child: init: signals' fi_ 1.1 rt_sigaction 1 22
 # the payload, before execveat
-fault "setsid" 125 'child: setsid: Operation not permitted' fi_ 2 setsid 1 1
-fault "signals" 125 'child: signals' fi_ 2 rt_sigprocmask 1 22
-fault "securebits" 125 'child: securebits' fi_ 2 prctl:28 1 1
-fault "bounding set" 125 'child: bounding set' fi_ 2 prctl:24 1 1
-fault "stdin" 125 'child: stdin' fi_ 2 dup2 1 9
+fault "cgroup membership" 125 'child: cgroup membership' fi_ 1.2 openat 1 13
+fault "setsid" 125 'child: setsid: Operation not permitted' \
+	fi_ 1.2 setsid 1 1
+fault "signals" 125 'child: signals' fi_ 1.2 rt_sigprocmask 1 22
+fault "securebits" 125 'child: securebits' fi_ 1.2 prctl:28 1 1
+fault "bounding set" 125 'child: bounding set' fi_ 1.2 prctl:24 1 1
+fault "stdin" 125 'child: stdin' fi_ 1.2 dup2 1 9
 fault "closing descriptors" 125 'child: closing descriptors' \
-	fi_ 2 close_range 1 22
+	fi_ 1.2 close_range 1 22
 fault "verifying descriptors" 125 'child: verifying descriptors' \
-	fi_ 2 fstatfs 1 5
-fault "rlimits" 125 'child: rlimits' fi_ 2 prlimit64 1 1
+	fi_ 1.2 fstatfs 1 5
+fault "rlimits" 125 'child: rlimits' fi_ 1.2 prlimit64 1 1
 fault "dropping capabilities" 125 'child: dropping capabilities' \
-	fi_ 2 capset 1 1
-fault "no_new_privs" 125 'child: no_new_privs' fi_ 2 prctl:38 1 22
-fault "landlock" 125 'child: landlock' fi_ 2 landlock_restrict_self 1 1
-fault "seccomp" 125 'child: seccomp: Cannot allocate memory' fi_ 2 seccomp 1 12
+	fi_ 1.2 capset 1 1
+fault "no_new_privs" 125 'child: no_new_privs' fi_ 1.2 prctl:38 1 22
+fault "landlock" 125 'child: landlock' fi_ 1.2 landlock_restrict_self 1 1
+fault "seccomp" 125 'child: seccomp: Cannot allocate memory' fi_ 1.2 seccomp 1 12
 # the supervisor itself (strace: these calls are confexec's own)
-fault "report channel" 125 'refusing: report channel' st_ socketpair EIO 1
+fault "listener channel" 125 'refusing: listener channel' st_ socketpair EIO 1
 fault "epoll" 125 'refusing: supervisor: epoll' st_ epoll_create1 EIO 1
 fault "signalfd" 125 'refusing: supervisor: signalfd' st_ signalfd4 EIO 1
 fault "timerfd" 125 'refusing: supervisor: timerfd' st_ timerfd_create EIO 1
 fault "parent pidfd" 125 'refusing: supervisor: parent' st_ pidfd_open EIO 2
 fault "cgroup mkdir" 125 'refusing: cgroup: mkdir' st_ mkdirat EIO 1
 fault "sealed image" 125 'memfd_create' st_ memfd_create EIO 1
-fault "clone3" 125 'refusing: clone3 into' st_ clone3 EIO 1
+fault "clone3 of init" 125 'refusing: clone3 \(pid namespace\)' \
+	st_ clone3 EIO 1
+fault "setns" 125 'refusing: setns \(pid namespace\)' st_ setns EIO 1
+fault "clone3 of the payload" 125 'refusing: clone3 into' st_ clone3 EIO 2
 fault "reading the report" 125 'child: reading its report' st_ recvmsg EIO 1
 fault "event loop" 125 'epoll_wait: Input/output error' st_ epoll_wait EIO 1
 fault "reaping init" 125 'waitid: Input/output error' st_ waitid EIO 1
@@ -416,7 +419,7 @@ echo "root:100000:65536" >>/etc/subuid
 echo "root:100000:65536" >>/etc/subgid
 plan --uid 100123 --gid 100456 -- "$E" exit 0 >"$TMP/p.uid"
 FP=$TMP/p.uid
-fault "uid/gid switch" 125 'child: uid/gid switch' fi_ 2 setgroups 1 1
+fault "uid/gid switch" 125 'child: uid/gid switch' fi_ 1.2 setgroups 1 1
 cat "$TMP/subuid.bak" >/etc/subuid
 cat "$TMP/subgid.bak" >/etc/subgid
 flock -u 9
@@ -470,10 +473,11 @@ sleep 1
 t_eq "not root: SIGKILL of confexec ends the whole tree (pid namespace)" \
 	"$(alive "$NB/mk-nobody")" 0
 J=$NB/userns.jnl
-asnobody "$FI" 1 openat 1 1 -- "$CX" --journal "$J" <"$NB/p.status" \
-	>/dev/null 2>"$ERR"
-t_eq "init: user namespace map failing: 125" "$?" 125
-t_grep "names the stage" 'child: init: user namespace: Operation not permitted' \
+asnobody strace -f -qq -o /dev/null -e trace=unshare \
+	-e inject=unshare:error=EPERM:when=1 "$CX" --journal "$J" \
+	<"$NB/p.status" >/dev/null 2>"$ERR"
+t_eq "not root: entering the user namespace failing: 125" "$?" 125
+t_grep "names the step" 'refusing: user namespace: Operation not permitted' \
 	"$ERR"
 t_grep "end record" '"exit":125' "$J"
 

@@ -1,28 +1,30 @@
 /* SPDX-License-Identifier: ISC */
 /* confexec: the two processes between clone3 and execveat.
  *
- * init is pid 1 of the run's pid namespace (and, for a caller that is
- * not root, of a user namespace mapping only the caller's uid and gid).
- * confexec clones it with CLONE_VM on its own stack (no page-table
- * copy), without CLONE_VFORK: confexec waits on the report channel
- * until init says the payload executed, writing nothing init or the
- * payload reads, and then goes on while init, from then on, touches
- * only its own stack (raw system calls: not even errno).  init arms its
- * parent-death signal, so that the kernel kills the whole namespace when
- * confexec dies however it dies, starts the payload, keeps only the
- * report channel, and relays the payload's exit to confexec.  As pid 1 it ignores every signal sent
- * from inside the namespace, and it is outside the payload's Landlock
- * domain (no signal, no ptrace from the payload).
+ * init is pid 1 of the run's pid namespace.  confexec clones it with
+ * CLONE_VM on its own stack; it arms PR_SET_PDEATHSIG(SIGKILL), checks
+ * that its parent is still confexec (a confexec that died before the
+ * prctl has already reparented it), closes every descriptor, ignores
+ * SIGCHLD (orphans of the run are reaped by the kernel) and pauses.  It
+ * never exits on its own: confexec kills it to end the run, and the
+ * kernel kills it, and with it the whole namespace, when confexec dies
+ * however it dies.  Since confexec goes on meanwhile, init makes only
+ * raw system calls (no errno: it shares confexec's thread-local
+ * storage) and writes nothing but its stage on failure.  As pid 1 it
+ * ignores every signal from inside the namespace, and it is outside
+ * the payload's Landlock domain.
  *
- * The payload is cloned by init with CLONE_VM|CLONE_VFORK: it runs in
- * the same memory on its own stack until execveat, init suspended.
+ * The payload is cloned by confexec into init's namespace (setns on
+ * init's pidfd) with CLONE_VM|CLONE_VFORK: it runs in confexec's memory
+ * on its own stack until execveat, confexec suspended; a failure is
+ * written to r->rep, which confexec reads when it resumes.  It is
+ * confexec's own child: its exit status needs no relay.
  *
  * INVARIANT.  Neither process allocates (no malloc, no libcap call that
  * allocates: caps_clear() applies a cap_t the parent built), does stdio
  * or locale work or snprintf: only system calls on data the parent
- * prepared in struct run.  A failure is one fixed-size struct report on
- * the report channel, then _exit(125).  Keep it that way: a new step
- * gets its data prepared in run() and a stage in confexec.h. */
+ * prepared in struct run.  Keep it that way: a new step gets its data
+ * prepared in run() and a stage in confexec.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -42,11 +44,10 @@
 #include "uapi.h"
 
 const char *const stage_name[S_NSTAGES] = {
-	"init: parent-death signal", "init: user namespace",
-	"init: cgroup membership", "init: starting the payload",
-	"init: closing descriptors",
-	"setsid", "signals", "securebits", "bounding set", "uid/gid switch",
-	"stdin", "closing descriptors", "verifying descriptors", "rlimits",
+	"init: parent-death signal", "init: closing descriptors",
+	"init: signals", "cgroup membership", "setsid", "signals",
+	"securebits", "bounding set", "uid/gid switch", "stdin",
+	"closing descriptors", "verifying descriptors", "rlimits",
 	"dropping capabilities", "no_new_privs", "landlock", "seccomp",
 	"seccomp listener", "execveat",
 };
@@ -84,24 +85,15 @@ clone3_run(void *ca, void (*fn)(void *), void *arg)
 	return ret;
 }
 
-/* One message; 0 or -1 (confexec is gone, or the channel failed). */
-static int
-report(const struct run *r, const struct report *rep)
-{
-	return send(r->sock[1], rep, sizeof(*rep), MSG_NOSIGNAL) ==
-	    (ssize_t)sizeof(*rep) ? 0 : -1;
-}
-
-/* A stage failed: one report, then the end of this process.  In the
- * payload, init learns it from payload_failed (its own memory). */
+/* A stage of the payload failed: the report in confexec's memory (it
+ * reads it when CLONE_VFORK resumes it), then the end of the payload. */
 _Noreturn static void
 child_fail(struct run *r, enum stage s, int e, int fd)
 {
-	struct report rep = {MSG_FAIL, s, e, fd, 0, 0};
-
-	(void)report(r, &rep);
-	if (s >= S_SETSID)
-		r->payload_failed = 1;
+	r->rep.kind = MSG_FAIL;
+	r->rep.stage = s;
+	r->rep.err = e;
+	r->rep.fd = fd;
 	_exit(EXIT_FAIL);
 }
 
@@ -110,7 +102,7 @@ child_fail(struct run *r, enum stage s, int e, int fd)
 static int
 send_listener(const struct run *r, int lfd)
 {
-	struct report rep = {MSG_LISTENER, 0, 0, -1, 0, 0};
+	struct report rep = {MSG_LISTENER, 0, 0, -1};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
@@ -199,37 +191,19 @@ close_fds(struct run *r)
 	}
 }
 
-/* write(2) of a string prepared by the parent to a /proc file. */
-static int
-put(const char *path, const char *val)
-{
-	size_t n = strlen(val);
-	ssize_t w;
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	w = write(fd, val, n);
-	close(fd);
-	if (w != (ssize_t)n) {
-		if (w >= 0)
-			errno = EIO;
-		return -1;
-	}
-	return 0;
-}
-
-/* The payload, in init's memory until execveat.  The order of SPEC.md,
- * "confexec": session, credentials, stdin, descriptors, rlimits,
- * capabilities, no_new_privs, Landlock, seccomp last, execveat. */
-_Noreturn static void
+/* The payload, in confexec's memory until execveat.  The order of
+ * SPEC.md, "confexec": membership, session, credentials, stdin,
+ * descriptors, rlimits, capabilities, no_new_privs, Landlock, seccomp
+ * last, execveat. */
+_Noreturn void
 payload(void *arg)
 {
 	struct run *r = arg;
 	const struct plan *p = &r->p;
 	int s;
 
+	if (r->have_cg && cg_is_member(&r->cg) == -1)
+		child_fail(r, S_CGROUP, errno, -1);
 	/* A new session: no controlling terminal to inject input into
 	 * (TIOCSTI) or to be signalled through. */
 	if (setsid() == -1)
@@ -260,99 +234,79 @@ payload(void *arg)
 	child_fail(r, S_EXEC, errno, -1);
 }
 
-/* init, before the payload: die with confexec, map the ids, check the
- * cgroup. */
-static void
-init_setup(struct run *r)
-{
-	struct pollfd pf;
-
-	/* Only confexec holds the other end: when it is gone the channel
-	 * hangs up.  Checked after arming the signal, so a confexec that
-	 * died before is seen too (its descriptors close before its
-	 * children are reparented). */
-	close(r->sock[0]);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		child_fail(r, S_PDEATHSIG, errno, -1);
-	pf.fd = r->sock[1];
-	pf.events = 0;
-	pf.revents = 0;
-	if (poll(&pf, 1, 0) == -1)
-		child_fail(r, S_PDEATHSIG, errno, -1);
-	if (pf.revents & (POLLHUP | POLLERR))
-		child_fail(r, S_PDEATHSIG, ESRCH, -1);
-	if (r->userns && (put("/proc/self/setgroups", "deny") == -1 ||
-		put("/proc/self/uid_map", r->uid_map) == -1 ||
-		put("/proc/self/gid_map", r->gid_map) == -1))
-		child_fail(r, S_USERNS, errno, -1);
-	if (r->have_cg && cg_is_member(&r->cg) == -1)
-		child_fail(r, S_CGROUP, errno, -1);
-}
-
-/* A system call that leaves errno alone: once the payload runs, init
- * shares confexec's memory (thread-local errno included) while confexec
- * goes on, so init writes nothing outside its own stack. */
+/* A system call that leaves errno alone: init runs beside confexec in
+ * the same memory, thread-local errno included. */
 static long
-raw(long n, long a, long b, long c, long d, long e, long f)
+raw(long n, long a, long b, long c, long d)
 {
 	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
 	long ret;
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-			 "r"(r9)
+			 : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
 			 : "rcx", "r11", "memory");
 	return ret;
 }
 
-/* After the payload executed: one message, then reap everything the
- * namespace reparents to us; when the payload ends, say how, and exit:
- * the kernel then kills what is left.  Only raw() calls on the stack. */
 _Noreturn static void
-init_relay(int sock, pid_t pl)
+init_fail(struct run *r, enum stage s, long ret)
 {
-	struct report rep = {MSG_READY, 0, 0, -1, 0, 0};
-	siginfo_t si;
-
-	if (raw(SYS_sendto, sock, (long)&rep, sizeof(rep), MSG_NOSIGNAL, 0,
-		0) != (long)sizeof(rep))
-		raw(SYS_exit_group, EXIT_FAIL, 0, 0, 0, 0, 0);
-	for (;;) {
-		memset(&si, 0, sizeof(si));
-		if (raw(SYS_waitid, P_ALL, 0, (long)&si, WEXITED, 0, 0) < 0)
-			continue;	/* EINTR; ECHILD cannot be: pl lives */
-		if (si.si_pid == pl)
-			break;
-	}
-	rep.kind = MSG_STATUS;
-	rep.code = si.si_code;
-	rep.status = si.si_status;
-	raw(SYS_exit_group, raw(SYS_sendto, sock, (long)&rep, sizeof(rep),
-	    MSG_NOSIGNAL, 0, 0) == (long)sizeof(rep) ? 0 : EXIT_FAIL, 0, 0, 0,
-	    0, 0);
+	r->init_err = (int)-ret;
+	r->init_stage = s + 1;
 	for (;;)
-		;
+		raw(SYS_exit_group, EXIT_FAIL, 0, 0, 0);
 }
 
-/* pid 1 of the run's namespace. */
+/* 1 when our parent, as /proc/self/stat's field 4 gives it (the host
+ * pid: /proc is not the run's namespace's), is still parent; else 0 or
+ * a negative errno. */
+static long
+parent_is(pid_t parent)
+{
+	char buf[512], *p = NULL;
+	long fd, n, i, v = 0;
+
+	fd = raw(SYS_open, (long)"/proc/self/stat", O_RDONLY | O_CLOEXEC, 0,
+	    0);
+	if (fd < 0)
+		return fd;
+	n = raw(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0);
+	raw(SYS_close, fd, 0, 0, 0);
+	if (n <= 0)
+		return n < 0 ? n : -EPROTO;
+	for (i = 0; i < n; i++)	/* the name may hold anything but ')' */
+		if (buf[i] == ')')
+			p = buf + i;
+	if (p == NULL || p + 5 > buf + n || p[1] != ' ' || p[3] != ' ')
+		return -EPROTO;
+	for (p += 4; p < buf + n && *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (*p - '0');
+	return v == parent;
+}
+
+/* pid 1 of the run's namespace (see the top of this file). */
 _Noreturn void
 init(void *arg)
 {
 	struct run *r = arg;
-	int sock = r->sock[1];
-	pid_t pl;
+	struct {
+		unsigned long handler, flags, restorer, mask;
+	} ign = {1 /* SIG_IGN */, 0, 0, 0};
+	long ret;
 
-	init_setup(r);
-	pl = (pid_t)clone3_run(&r->payload_ca, payload, r);
-	if (pl == -1)
-		child_fail(r, S_SPAWN, errno, -1);
-	/* CLONE_VFORK: the payload has executed or failed by now. */
-	if (*(volatile int *)&r->payload_failed)
-		_exit(EXIT_FAIL);
-	if (fd_close_except(&r->init_keep) == -1)
-		child_fail(r, S_INITFDS, errno, -1);
-	init_relay(sock, pl);
+	ret = raw(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
+	if (ret < 0)
+		init_fail(r, S_PDEATHSIG, ret);
+	ret = parent_is(r->parent);
+	if (ret != 1)
+		init_fail(r, S_PDEATHSIG, ret < 0 ? ret : -ESRCH);
+	ret = raw(__NR_close_range, 0, ~0L, 0, 0);
+	if (ret < 0)
+		init_fail(r, S_INITFDS, ret);
+	ret = raw(SYS_rt_sigaction, SIGCHLD, (long)&ign, 0, 8);
+	if (ret < 0)
+		init_fail(r, S_INITSIG, ret);
+	for (;;)
+		raw(SYS_pause, 0, 0, 0, 0);
 }

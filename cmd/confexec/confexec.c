@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -199,7 +200,7 @@ seal_image(struct run *r)
 }
 
 /* Step 6: the rest of what the child needs: stdin, the environment, the
- * report channel, the descriptors it keeps. */
+ * listener channel, the descriptors it keeps. */
 static void
 prepare_child(struct run *r)
 {
@@ -221,9 +222,9 @@ prepare_child(struct run *r)
 		r->cwd[0] = '\0';
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		r->sock) == -1)
-		refuse(r, "report channel: %s", strerror(errno));
+		refuse(r, "listener channel: %s", strerror(errno));
 	/* Kept across the close: 0-2, the plan's list, and (close-on-exec,
-	 * gone at execveat) the image, the ruleset and the report channel. */
+	 * gone at execveat) the image, the ruleset and the listener channel. */
 	fdset_add(&r->keep, 0);
 	fdset_add(&r->keep, 1);
 	fdset_add(&r->keep, 2);
@@ -267,68 +268,129 @@ start(struct run *r)
 }
 
 /* init's and the payload's stacks (the sanitizers' frames are large;
- * untouched pages cost nothing), the payload's clone3 arguments, the
- * id maps of a user namespace: all prepared here, for child.c. */
+ * untouched pages cost nothing). */
 static void
-prepare_init(struct run *r)
+prepare_stacks(struct run *r)
 {
-	struct borne_clone_args *ca = &r->payload_ca;
-
 	r->stacks = mmap(NULL, 2 * CHILD_STACK, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (r->stacks == MAP_FAILED)
 		refuse(r, "child stacks: %s", strerror(errno));
-	memset(ca, 0, sizeof(*ca));
-	ca->flags = CLONE_VM | CLONE_VFORK;
-	ca->exit_signal = SIGCHLD;
-	ca->stack = (uint64_t)(uintptr_t)r->stacks;
-	ca->stack_size = CHILD_STACK;
-	if (fdset_add(&r->init_keep, r->sock[1]) == -1)
-		refuse(r, "descriptor list: %s", strerror(errno));
-	snprintf(r->uid_map, sizeof(r->uid_map), "%lu %lu 1\n",
-	    (unsigned long)geteuid(), (unsigned long)geteuid());
-	snprintf(r->gid_map, sizeof(r->gid_map), "%lu %lu 1\n",
-	    (unsigned long)getegid(), (unsigned long)getegid());
 }
 
-/* Step 8: init, pid 1 of a new pid namespace (inside a new user
- * namespace for a caller that is not root), into the cgroup at
- * creation, never a moment outside it.  It shares our memory (child.c
- * says what each side may touch): until its report, we only close our
- * copy of its end of the channel and read. */
+/* write(2) of one line to a /proc file. */
+static int
+put(const char *path, const char *val)
+{
+	size_t n = strlen(val);
+	ssize_t w;
+	int fd, e;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	w = write(fd, val, n);
+	e = errno;
+	close(fd);
+	if (w != (ssize_t)n) {
+		errno = w == -1 ? e : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Not root: confexec itself enters a user namespace that maps only its
+ * own uid and gid, where it may create the pid namespace (and join it
+ * for the payload); files, cgroups and signals still see the same ids. */
+static void
+enter_userns(struct run *r)
+{
+	char m[64];
+
+	if (unshare(CLONE_NEWUSER) == -1)
+		refuse(r, "user namespace: %s", strerror(errno));
+	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)r->final_uid,
+	    (unsigned long)r->final_uid);
+	if (put("/proc/self/setgroups", "deny") == -1 ||
+	    put("/proc/self/uid_map", m) == -1)
+		refuse(r, "user namespace: uid map: %s", strerror(errno));
+	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)r->final_gid,
+	    (unsigned long)r->final_gid);
+	if (put("/proc/self/gid_map", m) == -1)
+		refuse(r, "user namespace: gid map: %s", strerror(errno));
+}
+
+/* The init's failure, when it reported one. */
+static int
+init_failed(struct run *r, struct report *rep)
+{
+	if (r->init_stage == 0)
+		return 0;
+	rep->kind = MSG_FAIL;
+	rep->stage = r->init_stage - 1;
+	rep->err = r->init_err;
+	rep->fd = -1;
+	return 1;
+}
+
+/* Step 8: init, pid 1 of a new pid namespace, sharing our memory on its
+ * own stack (child.c); then the payload, our own child, into that
+ * namespace (setns on init's pidfd) and into the cgroup at creation,
+ * never a moment outside either.  CLONE_VFORK: we resume once it has
+ * executed or failed. */
 static void
 spawn(struct run *r)
 {
 	struct borne_clone_args ca;
+	struct report rep;
+	pid_t ipid;
 
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_PIDFD | CLONE_NEWPID;
-	if (r->userns)
-		ca.flags |= CLONE_NEWUSER;
+	ca.pidfd = (uint64_t)(uintptr_t)&r->initfd;
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uint64_t)(uintptr_t)r->stacks + CHILD_STACK;
+	ca.stack_size = CHILD_STACK;
+	r->parent = getpid();
+	fflush(NULL);
+	ipid = (pid_t)clone3_run(&ca, init, r);
+	if (ipid == -1)
+		refuse(r, "clone3 (pid namespace): %s", strerror(errno));
+	if (setns(r->initfd, CLONE_NEWPID) == -1) {
+		end_kill(r);
+		refuse(r, "setns (pid namespace): %s", strerror(errno));
+	}
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
 	if (r->have_cg) {
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)r->cg.dirfd;
 	}
 	ca.pidfd = (uint64_t)(uintptr_t)&r->pidfd;
 	ca.exit_signal = SIGCHLD;
-	ca.stack = (uint64_t)(uintptr_t)r->stacks + CHILD_STACK;
+	ca.stack = (uint64_t)(uintptr_t)r->stacks;
 	ca.stack_size = CHILD_STACK;
-	r->parent = getpid();
-	fflush(NULL);
-	r->pid = (pid_t)clone3_run(&ca, init, r);
+	r->pid = (pid_t)clone3_run(&ca, payload, r);
 	if (r->pid == -1) {
+		int e = errno;
+
+		/* A namespace whose init already died takes no process. */
+		if (init_failed(r, &rep))
+			exit(end_child_failed(r, &rep));
+		end_kill(r);
 		if (r->have_cg)
 			refuse(r, "clone3 into %s: %s", r->cg.path,
-			    strerror(errno));
-		refuse(r, "clone3: %s", strerror(errno));
+			    strerror(e));
+		refuse(r, "clone3: %s", strerror(e));
 	}
-	close(r->sock[1]);	/* r->sock[1] stays: init reads it */
+	close(r->sock[1]);
+	r->sock[1] = -1;
 }
 
-/* One message of the report channel: 1 read (a listener kept in
+/* One message of the listener channel: 1 read (a listener kept in
  * r->notifyfd), 0 at the end, -1 with errno (EAGAIN with MSG_DONTWAIT
  * when none is there). */
-int
+static int
 recv_report(struct run *r, struct report *rep, int flags)
 {
 	union {
@@ -366,25 +428,25 @@ recv_report(struct run *r, struct report *rep, int flags)
 	return 1;
 }
 
-/* Step 9: the report of init and the payload.  MSG_READY: the payload
- * executed; a failure record names the stage; an end without either
- * means init died.  Returns 0 when the payload runs, else confexec's
- * exit status. */
+/* Step 9: the payload's report (in our memory), the listener it sent,
+ * and init's failure if it had one by now (later, its death kills the
+ * payload, which ends the run, and it is named then).  Returns 0 when
+ * the payload runs, else confexec's exit status. */
 static int
 child_report(struct run *r)
 {
 	struct report rep;
 	int n;
 
-	while ((n = recv_report(r, &rep, 0)) == 1) {
-		if (rep.kind == MSG_FAIL)
-			return end_child_failed(r, &rep);
-		if (rep.kind == MSG_READY)
-			break;
-	}
-	if (n != 1) {
+	if (r->rep.kind == MSG_FAIL)
+		return end_child_failed(r, &r->rep);
+	if (init_failed(r, &rep))
+		return end_child_failed(r, &rep);
+	while ((n = recv_report(r, &rep, MSG_DONTWAIT)) == 1)
+		;
+	if (n == -1 && errno != EAGAIN) {
 		rep.stage = -1;
-		rep.err = n == -1 ? errno : 0;
+		rep.err = errno;
 		return end_child_failed(r, &rep);
 	}
 	if (r->want_notify && r->notifyfd == -1) {
@@ -409,8 +471,10 @@ run(struct run *r, int dry)
 	make_cgroup(r);
 	seal_image(r);
 	prepare_child(r);
-	prepare_init(r);
+	prepare_stacks(r);
 	start(r);
+	if (r->userns)
+		enter_userns(r);
 	spawn(r);
 	code = child_report(r);
 	if (code != 0) {
@@ -507,6 +571,7 @@ main(int argc, char *argv[])
 	r.caller_uid = getuid();
 	r.imgfd = r.stdinfd = r.rulesetfd = r.pidfd = r.notifyfd = -1;
 	r.tmpfd = -1;
+	r.initfd = -1;
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
 	r.outlive_caller = outlive;

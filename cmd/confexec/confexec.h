@@ -66,33 +66,27 @@ enum {
 /* ---- the child's report ---- */
 
 /* The stages of the two processes between clone3 and execveat (child.c):
- * the run's init (pid 1 of its pid namespace), then the payload it
- * starts.  Each can fail once, reported by name. */
+ * the run's init (pid 1 of its pid namespace), then the payload.  Each
+ * can fail once, reported by name. */
 enum stage {
 	/* init */
-	S_PDEATHSIG, S_USERNS, S_CGROUP, S_SPAWN, S_INITFDS,
+	S_PDEATHSIG, S_INITFDS, S_INITSIG,
 	/* the payload */
-	S_SETSID, S_SIGNALS, S_SECUREBITS, S_BOUNDING, S_CREDS, S_STDIN,
-	S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
+	S_CGROUP, S_SETSID, S_SIGNALS, S_SECUREBITS, S_BOUNDING, S_CREDS,
+	S_STDIN, S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
 	S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
 };
 extern const char *const stage_name[S_NSTAGES];
 
-/* Messages on the report channel (a SOCK_SEQPACKET socketpair, one
- * message per send):
- *   MSG_FAIL      a stage failed (init or payload); nothing runs
- *   MSG_LISTENER  the seccomp listener, as SCM_RIGHTS (payload)
- *   MSG_READY     the payload executed (init)
- *   MSG_STATUS    the payload ended: code and status as waitid gives
- *                 them (init, which then exits) */
-enum { MSG_FAIL = 1, MSG_LISTENER, MSG_READY, MSG_STATUS };
+/* A failure of the payload (written in confexec's memory), or the
+ * message that carries the seccomp listener (SCM_RIGHTS) on the
+ * channel r->sock. */
+enum { MSG_FAIL = 1, MSG_LISTENER };
 struct report {
 	int kind;	/* MSG_* */
 	int stage;	/* MSG_FAIL: enum stage */
 	int err;	/* MSG_FAIL: errno */
 	int fd;		/* S_FDVERIFY: the fd found open */
-	int code;	/* MSG_STATUS: si_code (CLD_EXITED, CLD_KILLED, ...) */
-	int status;	/* MSG_STATUS: si_status */
 };
 
 /* ---- the run ---- */
@@ -148,23 +142,22 @@ struct run {
 	char **envp;
 	int root;		/* holds CAP_SETPCAP: lock and drop */
 	sigset_t oldmask;
-	int sock[2];		/* report channel: [0] parent, [1] child */
-	int userns;		/* not root: the pid namespace needs a user
-				 * namespace, mapped to the caller's ids */
-	char uid_map[32];	/* "UID UID 1\n", written by init */
-	char gid_map[32];
-	struct fdset init_keep;	/* what init holds once the payload runs */
+	int sock[2];		/* listener channel: [0] parent, [1] payload */
+	int userns;		/* not root: confexec enters a user namespace
+				 * mapping only its ids, then as for root */
 	void *stacks;		/* init's and the payload's, CHILD_STACK each */
-	struct borne_clone_args payload_ca;	/* init's clone3 */
-	int payload_failed;	/* set by the payload in init's memory */
+	struct report rep;	/* the payload's failure, if any */
+	volatile int init_stage;	/* init's failed stage + 1 (0: none) */
+	volatile int init_err;
 	int want_notify;	/* load the filter with a notify listener */
-	int notifyfd;		/* the listener, received from the child */
+	int notifyfd;		/* the listener, received from the payload */
 	struct notify_stats notify;	/* what src_notify answered */
 	uid_t final_uid;
 	gid_t final_gid;
 	pid_t parent;
-	pid_t pid;		/* init, the child of confexec */
-	int pidfd;		/* init's */
+	pid_t pid;		/* the payload */
+	int pidfd;		/* the payload's */
+	int initfd;		/* init's pidfd */
 	int outlive_caller;	/* --outlive-caller: no parent source */
 	int reap_only;		/* --reap */
 	struct timespec t0;
@@ -228,9 +221,7 @@ void control_running(struct run *r);
 #define CHILD_STACK (1u << 20)
 long clone3_run(void *ca, void (*fn)(void *), void *arg);
 _Noreturn void init(void *arg);
-
-/* confexec.c */
-int recv_report(struct run *r, struct report *rep, int flags);
+_Noreturn void payload(void *arg);
 
 /* tmp.c: make the private tmp, add its rule (after the ruleset is
  * built); remove it once the payload's tree is gone (any end). */

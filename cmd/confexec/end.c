@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,20 +29,17 @@ end_kill(struct run *r)
 		warning_sys("cgroup.kill %s", r->cg.path);
 		r->failed = 1;
 	}
-	if (r->pidfd >= 0 && syscall(__NR_pidfd_send_signal, r->pidfd,
+	if (r->initfd >= 0 && syscall(__NR_pidfd_send_signal, r->initfd,
 		SIGKILL, NULL, 0) == -1 && errno != ESRCH) {
 		warning_sys("pidfd_send_signal");
 		r->failed = 1;
 	}
 }
 
-/* Reap init; the payload's status is what init relayed (MSG_STATUS),
- * else init's own (killed before it could say). */
+/* Reap the payload (our child: its own status). */
 static void
 reap(struct run *r, struct outcome *o)
 {
-	struct report rep;
-
 	memset(&o->si, 0, sizeof(o->si));
 	while (waitid(P_PIDFD, (id_t)r->pidfd, &o->si, WEXITED) == -1)
 		if (errno != EINTR) {
@@ -52,15 +48,28 @@ reap(struct run *r, struct outcome *o)
 			return;
 		}
 	o->have_status = 1;
-	while (recv_report(r, &rep, MSG_DONTWAIT) == 1)
-		if (rep.kind == MSG_STATUS) {
-			o->si.si_code = rep.code;
-			o->si.si_status = rep.status;
-			break;
-		}
 }
 
-/* Whatever is left in the cgroup killed, waited for, reaped; the
+/* Reap init if it is gone already.  end_kill killed it (it never exits
+ * on its own) and its namespace is empty by now: it is not waited for,
+ * its exit can end after ours (our parent, or the reaper above it, reaps
+ * it then).  Until every process of its namespace is reaped, the
+ * payload included, it could not end anyway. */
+static void
+reap_init(struct run *r)
+{
+	siginfo_t si;
+
+	if (r->initfd < 0)
+		return;
+	while (waitid(P_PIDFD, (id_t)r->initfd, &si, WEXITED | WNOHANG) ==
+	    -1 && errno == EINTR)
+		;
+	close(r->initfd);
+	r->initfd = -1;
+}
+
+/* Whatever is left in the cgroup (killed by end_kill) waited for; the
  * cgroup removed, or o->residue set. */
 static void
 drain(struct run *r, struct outcome *o)
@@ -69,10 +78,6 @@ drain(struct run *r, struct outcome *o)
 
 	if (!r->have_cg)
 		return;
-	if (cg_kill(&r->cg) == -1) {
-		warning_sys("cgroup.kill %s", r->cg.path);
-		r->failed = 1;
-	}
 	for (;;) {
 		if (cg_wait_empty(&r->cg, 20) == 0)
 			break;
@@ -158,10 +163,10 @@ end_run(struct run *r)
 		warning("the run had left its cgroup %s (moved by a user who "
 			"can write its parent); ending it through its pid "
 			"namespace", r->cg.path);
-	if (!r->exited)
-		end_kill(r);
+	end_kill(r);
 	reap(r, &o);
 	drain(r, &o);
+	reap_init(r);
 	o.wall_ns = now_ns(CLOCK_MONOTONIC) - ((uint64_t)r->t0.tv_sec *
 	    1000000000u + (uint64_t)r->t0.tv_nsec);
 	say_oom(r, &o);
@@ -191,8 +196,10 @@ end_child_failed(struct run *r, const struct report *rep)
 
 	memset(&o, 0, sizeof(o));
 	end_kill(r);
-	reap(r, &o);
+	if (r->pid > 0)
+		reap(r, &o);
 	drain(r, &o);
+	reap_init(r);
 	o.have_status = 0;
 	if ((rep->stage < 0 || rep->stage >= S_NSTAGES) && rep->err != 0)
 		snprintf(why, sizeof(why), "child: reading its report: %s",
@@ -229,6 +236,10 @@ end_early(struct run *r, int code, const char *msg)
 	size_t n = 0;
 
 	memset(&o, 0, sizeof(o));
+	if (r->initfd >= 0) {
+		end_kill(r);
+		reap_init(r);
+	}
 	tmp_end(r);
 	if (r->have_cg) {
 		if (cg_remove(&r->cg) == -1)

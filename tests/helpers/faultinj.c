@@ -5,13 +5,14 @@
  * payload shares its system call with the supervisor, which makes it
  * first.  This tracer aims by depth in the process tree.
  *
- *   faultinj DEPTH SYSCALL[:ARG0] N ERRNO -- PROGRAM [ARG...]
+ *   faultinj DEPTH[.K] SYSCALL[:ARG0] N ERRNO -- PROGRAM [ARG...]
  *
  * runs PROGRAM under ptrace (depth 0; its children depth 1, theirs 2,
  * ...) and makes the Nth call of SYSCALL (a number, or one of the names
  * below; with :ARG0 only calls whose first argument equals ARG0) in each
- * process at DEPTH fail with ERRNO (a number): the call is skipped and
- * returns -ERRNO.  Exits with PROGRAM's status (128+N when killed). */
+ * process at DEPTH (with .K: only the Kth process created at that
+ * depth) fail with ERRNO (a number): the call is skipped and returns
+ * -ERRNO.  Exits with PROGRAM's status (128+N when killed). */
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -37,12 +38,14 @@ static const struct {
 	{"fstatfs", SYS_fstatfs}, {"prlimit64", SYS_prlimit64},
 	{"capset", SYS_capset}, {"landlock_restrict_self", 446},
 	{"seccomp", SYS_seccomp}, {"setgroups", SYS_setgroups},
-	{"write", SYS_write}, {"sendto", SYS_sendto},
+	{"write", SYS_write}, {"sendto", SYS_sendto}, {"open", SYS_open},
+	{"rt_sigaction", SYS_rt_sigaction},
 };
 
 static struct proc {
 	pid_t pid;
 	int depth;
+	int ord;	/* Kth process created at its depth */
 	int count;
 	int inject;	/* at the exit stop of the skipped call */
 	int waiting;	/* stopped before its parent's event said its depth */
@@ -83,8 +86,8 @@ int
 main(int argc, char *argv[])
 {
 	long nr, arg0 = 0, n, e;
-	int depth, has_arg0 = 0, st, sig;
-	char *colon;
+	int depth, ord = 0, has_arg0 = 0, st, sig, made[64] = {0};
+	char *colon, *dot;
 	pid_t root, pid;
 
 	if (argc < 7 || strcmp(argv[5], "--") != 0) {
@@ -93,6 +96,9 @@ main(int argc, char *argv[])
 		return 125;
 	}
 	depth = atoi(argv[1]);
+	dot = strchr(argv[1], '.');
+	if (dot != NULL)
+		ord = atoi(dot + 1);
 	colon = strchr(argv[2], ':');
 	if (colon != NULL) {
 		*colon = '\0';
@@ -145,6 +151,8 @@ main(int argc, char *argv[])
 				struct proc *c = find((pid_t)msg, 1, -1);
 
 				c->depth = p->depth + 1;
+				if (c->depth < 64)
+					c->ord = ++made[c->depth];
 				if (c->waiting) {
 					c->waiting = 0;
 					ptrace(PTRACE_SYSCALL, c->pid, NULL,
@@ -160,7 +168,8 @@ main(int argc, char *argv[])
 				(void *)sizeof(si), &si) <= 0)
 				goto cont;
 			if (si.op == PTRACE_SYSCALL_INFO_ENTRY &&
-			    p->depth == depth && (long)si.entry.nr == nr &&
+			    p->depth == depth && (ord == 0 || p->ord == ord) &&
+			    (long)si.entry.nr == nr &&
 			    (!has_arg0 || (long)si.entry.args[0] == arg0) &&
 			    ++p->count == n) {
 				struct user_regs_struct r;
