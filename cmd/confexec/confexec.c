@@ -27,6 +27,7 @@
 #include "fd.h"
 #include "hash.h"
 #include "image.h"
+#include "imgcache.h"
 #include "journal.h"
 #include "landlock.h"
 #include "plan.h"
@@ -34,7 +35,8 @@
 #include "sysfilter.h"
 #include "uapi.h"
 
-static const char USAGE[] = "confexec [--journal FILE] [--dry-run] < PLAN";
+static const char USAGE[] = "confexec [--journal FILE] [--dry-run] "
+    "[--image-cache DIR | --no-image-cache] < PLAN";
 
 /* The child's stack between clone3 and execveat (the sanitizers' frames
  * are large; untouched pages cost nothing). */
@@ -134,6 +136,7 @@ struct run {
 	struct plan p;
 	struct probe pr;
 	const char *journal;
+	const char *imgcache;	/* NULL: no image cache */
 	char plan_hex[SHA256_HEX_LEN + 1];
 	char prog_hex[SHA256_HEX_LEN + 1];
 	uint8_t prog_digest[SHA256_LEN];
@@ -790,6 +793,7 @@ run(struct run *r, int dry)
 	char err[1024], msg[1024];
 	int pidfd = -1, sigfd, e;
 	enum image_err ie;
+	struct imgcache ic;
 	json_t *ev;
 	ssize_t n;
 	void *stack;
@@ -847,8 +851,15 @@ run(struct run *r, int dry)
 	r->have_cg = 1;
 
 	/* 4. The sealed image, checked against the pin. */
-	ie = image_seal(r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL,
-	    &r->imgfd, r->prog_digest, err, sizeof(err));
+	if (r->imgcache != NULL)
+		(void)imgcache_open(&ic, r->imgcache, 0);
+	ie = image_seal_cached(r->imgcache != NULL ? &ic : NULL,
+	    r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL, &r->imgfd,
+	    r->prog_digest, err, sizeof(err));
+	if (r->imgcache != NULL && ic.note[0] != '\0')
+		warning("%s; sealing a private copy", ic.note);
+	if (r->imgcache != NULL)
+		imgcache_close(&ic);
 	if (ie != IMAGE_OK) {
 		if (ie == IMAGE_NOTFOUND || ie == IMAGE_NOEXEC)
 			end_early(r, 0, ie == IMAGE_NOTFOUND ? EXIT_NOTFOUND :
@@ -856,6 +867,11 @@ run(struct run *r, int dry)
 		refuse(r, "%s", err);
 	}
 	sha256_hex(r->prog_digest, r->prog_hex);
+	/* A cached image is a file: Landlock sees its execveat. */
+	if (r->rulesetfd != -1 && imgcache_is_file(r->imgfd) == 1 &&
+	    imgcache_grant(r->rulesetfd, r->imgfd) == -1)
+		refuse(r, "landlock: rule for the cached image: %s",
+		    strerror(errno));
 
 	/* The rest of what the child needs, prepared here. */
 	r->stdinfd = r->p.has_prompt ?
@@ -953,11 +969,13 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{"journal", required_argument, NULL, 'j'},
 		{"dry-run", no_argument, NULL, 'n'},
+		{"image-cache", required_argument, NULL, 'C'},
+		{"no-image-cache", no_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct run r;
-	const char *journal = NULL;
+	const char *journal = NULL, *imgcache = IMGCACHE_DIR;
 	int c, dry = 0;
 
 	prog_set("confexec");
@@ -969,6 +987,12 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			dry = 1;
+			break;
+		case 'C':
+			imgcache = optarg;
+			break;
+		case 'N':
+			imgcache = NULL;
 			break;
 		case 'h':
 			printf("usage: %s\n", USAGE);
@@ -983,7 +1007,10 @@ main(int argc, char *argv[])
 	if (journal != NULL && journal[0] == '\0')
 		die(EXIT_FAIL, "--journal: empty path");
 
+	if (imgcache != NULL && imgcache[0] != '/')
+		die(EXIT_FAIL, "--image-cache: not an absolute path");
 	r.journal = journal;
+	r.imgcache = imgcache;
 	r.imgfd = r.stdinfd = r.rulesetfd = -1;
 	r.cg.dirfd = -1;
 	return run(&r, dry);
