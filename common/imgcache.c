@@ -60,8 +60,9 @@
  * meets ETXTBSY from a writer.
  *
  * Bound: IMGCACHE_MAX bytes on disk by default.  Filling evicts the least
- * recently used entries (by atime: exec updates it, at relatime's once a
- * day granularity; by creation order on a noatime mount) under flock on
+ * recently used images (by atime: exec updates it, at relatime's once a
+ * day granularity; by creation order on a noatime mount), and the index
+ * entries naming them, under flock on
  * the directory; evicting clears the immutable flag (confexec is root
  * with CAP_LINUX_IMMUTABLE) and unlinks.  A process already holding an
  * evicted image's fd still executes the same bytes.
@@ -539,7 +540,8 @@ drop_dangling(int dirfd, struct ent *v, size_t n)
 	}
 }
 
-/* Least recently used entries beyond the bound go, never keep. */
+/* Least recently used images beyond the bound go (never keep), and the
+ * index entries that named them. */
 static void
 evict(struct imgcache *c, const char *keep)
 {
@@ -554,7 +556,7 @@ evict(struct imgcache *c, const char *keep)
 	if (n > 0 && total > c->max) {
 		qsort(v, (size_t)n, sizeof(*v), by_atime);
 		for (i = 0; i < n && total > c->max; i++) {
-			if (strcmp(v[i].name, keep) == 0)
+			if (v[i].name[0] == 'i' || strcmp(v[i].name, keep) == 0)
 				continue;
 			drop(c->dirfd, v[i].name);
 			total -= v[i].bytes;
