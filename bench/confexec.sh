@@ -1,28 +1,36 @@
 #!/bin/sh
-# bench/confexec.sh: the cost of confexec's full boundary around /bin/true.
+# bench/confexec.sh: the cost of confexec's full boundary, side by side.
 #
-# Three commands side by side, in ROUNDS rounds (order rotated each round),
-# RUNS runs each per round, medians over all runs, then ratios:
-#   bare     /bin/true
-#   confexec confexec < plan, the plan pre-encoded once: cgroup, sealed
-#            image with a pinned SHA-256, uid/gid switch (temporary
-#            /etc/subuid and /etc/subgid entries, restored on exit), fds
-#            closed and verified, rlimits, capabilities dropped, Landlock,
-#            seccomp, a timeout
-#   bwrap    bwrap --ro-bind / / --unshare-all /bin/true
-#   static   (when STATIC_BIN/confexec exists, default the musl build
-#            .build/static/bin) the same confexec plan, statically linked:
-#            no dynamic loader, fewer pages touched per run
+# Groups of commands, each group measured in ROUNDS rounds (order rotated
+# each round), RUNS runs per command per round, medians over all runs,
+# then ratios to the group's first command:
+#   launch   /bin/true bare; the static vfork+exec floor (bench/floor.c,
+#            the least any supervisor that is its own binary costs);
+#            confexec, dynamic and static builds (STATIC_BIN, default the
+#            musl build .build/static/bin; left out when missing); bwrap
+#            --unshare-all
+#   large    gcc's cc1 (33 MB; CC1, default `gcc -print-prog-name=cc1`)
+#            bare, and under confexec: first launch (a fresh image cache
+#            before every run: copy, hash, fill) and cached (a hit)
+# The confexec plan, pre-encoded once: cgroup, sealed image with a pinned
+# SHA-256 (from the image cache in $TMP), uid/gid switch (temporary
+# /etc/subuid and /etc/subgid entries, restored on exit), fds closed and
+# verified, rlimits, capabilities dropped, Landlock, seccomp, a timeout.
 # Every command runs through sh -c (stdin redirection), whose spawn time
-# hyperfine measures and subtracts.  Targets: confexec <= 2.0x bare and
-# <= 0.4x bwrap.
-#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN
+# hyperfine measures and subtracts.  Targets: confexec static <= 1.5x bare
+# on true; cc1 cached <= 1.3x bare.
+#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1
+# To add a line: `add GROUP LABEL COMMAND [PREPARE]` below; ratios are
+# printed for every label of the group.
 set -eu
-BIN=${BORNE_BIN:-$(dirname "$0")/../.build/dyn/bin}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${BORNE_BIN:-$TOP/.build/dyn/bin}
 ROUNDS=${ROUNDS:-4}
 RUNS=${RUNS:-40}
-STATIC_BIN=${STATIC_BIN:-$(dirname "$0")/../.build/static/bin}
-for c in hyperfine jq bwrap; do
+STATIC_BIN=${STATIC_BIN:-$TOP/.build/static/bin}
+FLOOR=${FLOOR:-$TOP/.build/bench/floor}
+CC1=${CC1:-$(gcc -print-prog-name=cc1 2>/dev/null || true)}
+for c in hyperfine jq bwrap chattr; do
 	command -v "$c" >/dev/null || { echo "bench: needs $c" >&2; exit 1; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (uid switch)" >&2; exit 1; }
@@ -34,64 +42,112 @@ flock -w 300 9 || { echo "bench: subid lock busy" >&2; exit 1; }
 cp -p /etc/subuid "$TMP/subuid"
 cp -p /etc/subgid "$TMP/subgid"
 trap 'cat "$TMP/subuid" >/etc/subuid; cat "$TMP/subgid" >/etc/subgid;
-	rm -rf "$TMP"' EXIT
+	chattr -R -i "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 echo "root:100000:65536" >>/etc/subuid
 echo "root:100000:65536" >>/etc/subgid
+mkdir -m 700 "$TMP/cache"
+CACHE="--image-cache $TMP/cache"
 
-"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro /etc \
-    --sha256 "$(sha256sum /bin/true | cut -d' ' -f1)" \
-    --uid 100000 --gid 100000 --rlimit nofile=1024 --timeout 10s \
-    --setenv PATH=/usr/bin:/bin -- /bin/true >"$TMP/plan"
-"$BIN/confexec" <"$TMP/plan" || { echo "bench: the plan does not run" >&2;
-	exit 1; }
+# plan FILE PROGRAM ARG...: the bench plan for PROGRAM into FILE.
+plan() {
+	f=$1; shift
+	"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro /etc \
+	    --rw /dev/null --sha256 "$(sha256sum "$1" | cut -d' ' -f1)" \
+	    --uid 100000 --gid 100000 --rlimit nofile=1024 --timeout 20s \
+	    --setenv PATH=/usr/bin:/bin -- "$@" >"$f"
+	"$BIN/confexec" $CACHE <"$f" >/dev/null || {
+		echo "bench: the plan for $1 does not run" >&2; exit 1; }
+}
+plan "$TMP/plan" /bin/true
 
-c1="/bin/true"
-c2="$BIN/confexec <$TMP/plan"
-c3="bwrap --ro-bind / / --unshare-all /bin/true"
-c4=
-if [ -x "$STATIC_BIN/confexec" ]; then
-	if "$STATIC_BIN/confexec" <"$TMP/plan"; then
-		c4="$STATIC_BIN/confexec <$TMP/plan"
-	else
-		echo "bench: $STATIC_BIN/confexec does not run the plan;" \
-		    "not measured" >&2
-	fi
+# add GROUP LABEL COMMAND [PREPARE]
+add() {
+	printf '%s\t%s\t%s\n' "$2" "$3" "${4:-true}" >>"$TMP/group.$1"
+}
+static_ok() {
+	[ -x "$STATIC_BIN/confexec" ] && "$STATIC_BIN/confexec" $CACHE \
+	    <"$TMP/plan" || { echo "bench: no static confexec at" \
+	    "$STATIC_BIN (make static); not measured" >&2; return 1; }
+}
+
+add launch "bare /bin/true" "/bin/true"
+if [ -x "$FLOOR" ]; then
+	add launch "static vfork+exec floor" "$FLOOR /bin/true"
+else
+	echo "bench: no $FLOOR (make .build/bench/floor); not measured" >&2
 fi
-r=0
-while [ "$r" -lt "$ROUNDS" ]; do
-	case $((r % 3)) in
-	0) set -- "$c1" "$c2" "$c3" ;;
-	1) set -- "$c3" "$c1" "$c2" ;;
-	*) set -- "$c2" "$c3" "$c1" ;;
-	esac
-	[ -z "$c4" ] || set -- "$@" "$c4"
-	hyperfine --style none --warmup 5 --runs "$RUNS" \
-	    --export-json "$TMP/r$r.json" "$@" >/dev/null 2>&1
-	jq -r '.results[] | .command as $c | .times[] | "\($c)\t\(.)"' \
-	    "$TMP/r$r.json" >>"$TMP/all.tsv"
-	r=$((r + 1))
-done
+add launch "confexec, dynamic" "$BIN/confexec $CACHE <$TMP/plan"
+static_ok && add launch "confexec, static" \
+    "$STATIC_BIN/confexec $CACHE <$TMP/plan"
+add launch "bwrap --unshare-all" "bwrap --ro-bind / / --unshare-all /bin/true"
 
+if [ -n "$CC1" ] && [ -x "$CC1" ]; then
+	plan "$TMP/plan.cc1" "$CC1" -quiet /dev/null -o /dev/null
+	fresh="chattr -R -i $TMP/fresh 2>/dev/null; rm -rf $TMP/fresh;"
+	fresh="$fresh mkdir -m 700 $TMP/fresh"
+	CX=$BIN/confexec
+	static_ok >/dev/null 2>&1 && CX=$STATIC_BIN/confexec
+	add large "bare cc1" "$CC1 -quiet /dev/null -o /dev/null"
+	add large "confexec cc1, cached" "$CX $CACHE <$TMP/plan.cc1"
+	add large "confexec cc1, first launch" \
+	    "$CX --image-cache $TMP/fresh <$TMP/plan.cc1" "$fresh"
+	add large "confexec cc1, no cache" \
+	    "$CX --no-image-cache <$TMP/plan.cc1"
+else
+	echo "bench: no cc1 (gcc -print-prog-name=cc1); large not measured" >&2
+fi
+
+# q STRING: STRING quoted for eval.
+q() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
+# measure GROUP: ROUNDS hyperfine runs, the command order rotated.
+measure() {
+	n=$(wc -l <"$TMP/group.$1")
+	r=0
+	while [ "$r" -lt "$ROUNDS" ]; do
+		k=$((r % n))
+		{ tail -n "+$((k + 1))" "$TMP/group.$1"
+		  head -n "$k" "$TMP/group.$1"; } >"$TMP/order"
+		args=
+		cmds=
+		while IFS="$(printf '\t')" read -r label cmd prep; do
+			args="$args --prepare $(q "$prep")"
+			cmds="$cmds $(q "$cmd")"
+		done <"$TMP/order"
+		eval hyperfine --style none --warmup 3 --runs "$RUNS" \
+		    --export-json "$TMP/r.json" $args $cmds \
+		    >"$TMP/hf.log" 2>&1 || { echo "bench: hyperfine failed" \
+		    "($1):" >&2; tail -n 5 "$TMP/hf.log" >&2; exit 1; }
+		i=0
+		while IFS="$(printf '\t')" read -r label cmd prep; do
+			jq -r --argjson i "$i" --arg l "$label" \
+			    '.results[$i].times[] | "\($l)\t\(.)"' \
+			    "$TMP/r.json" >>"$TMP/all.$1"
+			i=$((i + 1))
+		done <"$TMP/order"
+		r=$((r + 1))
+	done
+}
 med() {
-	awk -F '\t' -v c="$1" '$1 == c { print $2 }' "$TMP/all.tsv" | sort -g |
+	awk -F '\t' -v c="$2" '$1 == c { print $2 }' "$TMP/all.$1" | sort -g |
 	    awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
 	        else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-m1=$(med "$c1"); m2=$(med "$c2"); m3=$(med "$c3")
+report() {
+	base=
+	while IFS="$(printf '\t')" read -r label cmd prep; do
+		m=$(med "$1" "$label")
+		[ -n "$base" ] || base=$m
+		awk -v l="$label" -v m="$m" -v b="$base" 'BEGIN {
+			printf "  %-28s %9.3f ms  %5.2fx\n", l, m * 1000, m / b }'
+	done <"$TMP/group.$1"
+}
+
 uptime
-awk -v m1="$m1" -v m2="$m2" -v m3="$m3" -v n="$((ROUNDS * RUNS))" 'BEGIN {
-	printf "runs per command: %d (%s rounds), median wall time:\n", n,
-	    "'"$ROUNDS"'"
-	printf "  bare /bin/true          %8.3f ms\n", m1 * 1000
-	printf "  confexec full stack     %8.3f ms\n", m2 * 1000
-	printf "  bwrap --unshare-all     %8.3f ms\n", m3 * 1000
-	printf "confexec / bare  = %.2f (target <= 2.0)\n", m2 / m1
-	printf "confexec / bwrap = %.2f (target <= 0.4)\n", m2 / m3
-	printf "bwrap / bare     = %.2f\n", m3 / m1
-}'
-[ -z "$c4" ] || awk -v m1="$m1" -v m3="$m3" -v m4="$(med "$c4")" 'BEGIN {
-	printf "  confexec, static build  %8.3f ms\n", m4 * 1000
-	printf "static / bare    = %.2f, static / bwrap = %.2f\n", m4 / m1,
-	    m4 / m3
-}'
+for g in launch large; do
+	[ -f "$TMP/group.$g" ] || continue
+	measure "$g"
+	echo "$g: $((ROUNDS * RUNS)) runs per command ($ROUNDS rounds)," \
+	    "median wall time, x the first line:"
+	report "$g"
+done
