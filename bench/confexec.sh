@@ -19,7 +19,11 @@
 # Every command runs through sh -c (stdin redirection), whose spawn time
 # hyperfine measures and subtracts.  Targets: confexec static <= 1.5x bare
 # on true; cc1 cached <= 1.3x bare.
-#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1
+# hyperfine and every command run with the payload's environment (PATH
+# only), so that bare and confined programs do the same work (a locale in
+# the environment costs cc1 milliseconds).
+#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1,
+#   BENCH_GROUPS (default "launch large")
 # To add a line: `add GROUP LABEL COMMAND [PREPARE]` below; ratios are
 # printed for every label of the group.
 set -eu
@@ -30,6 +34,7 @@ RUNS=${RUNS:-40}
 STATIC_BIN=${STATIC_BIN:-$TOP/.build/static/bin}
 FLOOR=${FLOOR:-$TOP/.build/bench/floor}
 CC1=${CC1:-$(gcc -print-prog-name=cc1 2>/dev/null || true)}
+BENCH_GROUPS=${BENCH_GROUPS:-launch large}
 for c in hyperfine jq bwrap chattr; do
 	command -v "$c" >/dev/null || { echo "bench: needs $c" >&2; exit 1; }
 done
@@ -114,7 +119,7 @@ measure() {
 			args="$args --prepare $(q "$prep")"
 			cmds="$cmds $(q "$cmd")"
 		done <"$TMP/order"
-		eval hyperfine --style none --warmup 3 --runs "$RUNS" \
+		eval env -i PATH=/usr/bin:/bin hyperfine --style none --warmup 3 --runs "$RUNS" \
 		    --export-json "$TMP/r.json" $args $cmds \
 		    >"$TMP/hf.log" 2>&1 || { echo "bench: hyperfine failed" \
 		    "($1):" >&2; tail -n 5 "$TMP/hf.log" >&2; exit 1; }
@@ -144,7 +149,7 @@ report() {
 }
 
 uptime
-for g in launch large; do
+for g in $BENCH_GROUPS; do
 	[ -f "$TMP/group.$g" ] || continue
 	measure "$g"
 	echo "$g: $((ROUNDS * RUNS)) runs per command ($ROUNDS rounds)," \
