@@ -12,7 +12,8 @@ sha256_buf(const void *buf, size_t len, uint8_t out[SHA256_LEN])
 	struct sha256_ctx ctx;
 
 	sha256_init(&ctx);
-	sha256_update(&ctx, len, buf);
+	if (len > 0)
+		sha256_update(&ctx, len, buf);
 	sha256_digest(&ctx, SHA256_LEN, out);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* hash: SHA-256 (nettle) over buffers and files, and hex conversions. */
+/* hash: SHA-256 (nettle) over buffers and files, and hex conversions.
+ * The only module that calls nettle: everything else hashes through it. */
 #ifndef BORNE_HASH_H
 #define BORNE_HASH_H
 
@@ -9,7 +10,8 @@
 #define SHA256_LEN 32
 #define SHA256_HEX_LEN 64
 
-/* out = SHA-256(buf[0..len)). */
+/* out = SHA-256(buf[0..len)); buf may be NULL when len is 0.  Safe to
+ * call from several threads at once (no shared state). */
 void sha256_buf(const void *buf, size_t len, uint8_t out[SHA256_LEN]);
 
 /* out = SHA-256 of everything read from fd until EOF (read(2) loop, EINTR

@@ -9,8 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <nettle/sha2.h>
-
+#include "hash.h"
 #include "image.h"
 #include "imgcache.h"
 #include "uapi.h"
@@ -53,7 +52,6 @@ enum image_err
 image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
     int *memfd, uint8_t digest[32], char *err, size_t errlen)
 {
-	struct sha256_ctx h;
 	struct stat st;
 	enum image_err k = IMAGE_FAIL;
 	const char *what = NULL;
@@ -133,10 +131,7 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 			goto out;
 		}
 	}
-	sha256_init(&h);
-	if (st.st_size > 0)
-		sha256_update(&h, (size_t)st.st_size, m);
-	sha256_digest(&h, 32, digest);
+	sha256_buf(st.st_size > 0 ? m : NULL, (size_t)st.st_size, digest);
 	if (st.st_size < 2 || (m[0] == '#' && m[1] == '!') ||
 	    (m[0] != 0x7f || st.st_size < 4 || memcmp(m, "\177ELF", 4) != 0)) {
 		k = IMAGE_NOEXEC;

@@ -89,7 +89,6 @@
 #include <unistd.h>
 
 #include <linux/fs.h>
-#include <nettle/sha2.h>
 
 #include "hash.h"
 #include "imgcache.h"
@@ -418,7 +417,6 @@ static int
 check_copy(int tmp, off_t size, const uint8_t *pin, uint8_t digest[32],
     const char **what)
 {
-	struct sha256_ctx h;
 	unsigned char *m;
 
 	if (size < 4) {
@@ -429,9 +427,7 @@ check_copy(int tmp, off_t size, const uint8_t *pin, uint8_t digest[32],
 	m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, tmp, 0);
 	if (m == MAP_FAILED)
 		return -1;
-	sha256_init(&h);
-	sha256_update(&h, (size_t)size, m);
-	sha256_digest(&h, 32, digest);
+	sha256_buf(m, (size_t)size, digest);
 	if (m[0] == '#' && m[1] == '!') {
 		*what = "scripts (#!) cannot run from a sealed image; name the "
 			"interpreter as the program";

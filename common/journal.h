@@ -8,7 +8,11 @@
  * N counts from 1 (no leading zero); prev is the lower-case SHA-256 of the
  * previous record's line including its newline (64 zeros for seq 1); NS is
  * CLOCK_REALTIME in nanoseconds, a decimal string; EVENT is a JSON object
- * in canonical form (journal_event_canon). */
+ * in canonical form (journal_event_canon).
+ *
+ * Implemented in journal_rec.c (the record format and the one record
+ * checker every verify mode calls), journal_verify.c (the verify drivers)
+ * and journal.c (the file: lock, tail, append, recover). */
 #ifndef BORNE_JOURNAL_H
 #define BORNE_JOURNAL_H
 
@@ -69,8 +73,12 @@ struct journal_verdict {
 void journal_verify_buf(const void *buf, size_t len, unsigned flags,
     const struct journal_head *from, struct journal_verdict *v);
 
-/* Same for an open file (mapped read-only).  Returns 0, or -1 with errno
- * from fstat(2)/mmap(2). */
+/* Same for an open file, with the same record checker and verdict: its
+ * size is taken under a shared flock(2) (appenders hold it exclusively
+ * until their records are durable), then it is read with pread(2) in
+ * chunks of a few MiB, never mapped (a file truncated under a mapping
+ * would raise SIGBUS) nor held whole.  Lines are hashed on two threads.
+ * Returns 0, or -1 with errno from flock(2)/fstat(2)/pread(2)/malloc(3). */
 int journal_verify_fd(int fd, unsigned flags, const struct journal_head *from,
     struct journal_verdict *v);
 
@@ -84,9 +92,12 @@ struct journal_record {
 	size_t event_len;
 };
 
-/* Parse the envelope of one record line (line[0..len), newline excluded)
- * without judging the event beyond its braces.  Returns 0, or -1 with
- * *why (if not NULL) pointing at a static description. */
+/* Parse one record line (line[0..len), newline excluded): the envelope
+ * byte by byte, and the event by its shape only: one JSON object whose
+ * strings are closed and brackets balanced and matched, ending at the
+ * record's last brace (so a line never holds two records); its content is
+ * judged by journal_event_canon.  Returns 0, or -1 with *why (if not
+ * NULL) pointing at a static description. */
 int journal_record_parse(const char *line, size_t len,
     struct journal_record *r, const char **why);
 

@@ -1,9 +1,12 @@
 # tests/man-examples.sh: run the EXAMPLES of a man page's scdoc source.
 # Sourced by tests/t-man-examples.sh after tests/lib.sh.
 #
-#   man_examples PAGE DIR   write each code block (``` fences) of PAGE's
-#                           EXAMPLES section to DIR/N.sh (N = 1, 2 ...),
-#                           scdoc's escapes undone (\X is X), its name to
+#   man_examples PAGE DIR [SECTION]
+#                           write each code block (``` fences) of PAGE's
+#                           EXAMPLES section (or SECTION: a sample a page
+#                           shows elsewhere) to DIR/N.sh (N = 1, 2 ...),
+#                           scdoc's escapes undone (\X is X, a \ ending a
+#                           line is dropped, as scdoc does), its name to
 #                           DIR/N.name (the block's first line when it is
 #                           a "# " comment, else "example N"), and every
 #                           indented line outside a block (text scdoc would
@@ -24,12 +27,12 @@
 
 man_examples() {
 	rm -rf "$2" && mkdir -p "$2" && : >"$2/unfenced" || return 1
-	awk -v dir="$2" '
+	awk -v dir="$2" -v want="${3:-EXAMPLES}" '
 	function unescape(s,    o, i, c) {
 		o = ""
 		for (i = 1; i <= length(s); i++) {
 			c = substr(s, i, 1)
-			if (c == "\\" && i < length(s)) {
+			if (c == "\\") {	# as scdoc: \X is X, a last \ is lost
 				i++
 				c = substr(s, i, 1)
 			}
@@ -53,7 +56,7 @@ man_examples() {
 		print line > file
 		next
 	}
-	section == "EXAMPLES" && $0 ~ /^[ \t]*```[ \t]*$/ {
+	section == want && $0 ~ /^[ \t]*```[ \t]*$/ {
 		infence = 1; first = 1; name = ""; n++
 		file = dir "/" n ".sh"
 		indent = $0; sub(/```.*/, "", indent)
@@ -61,7 +64,7 @@ man_examples() {
 		next
 	}
 	/^# / { section = substr($0, 3) }
-	section == "EXAMPLES" && /^(\t|    )/ { print > (dir "/unfenced") }
+	section == want && /^(\t|    )/ { print > (dir "/unfenced") }
 	END {
 		if (infence) { print "unterminated code block" > "/dev/stderr"; exit 1 }
 		print n + 0

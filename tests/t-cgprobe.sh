@@ -193,4 +193,44 @@ t_exit 1 "landlock-ro really forbids writing" "$HELP/landlock-ro" \
     sh -c 'echo x >"$1" 2>/dev/null || exit 1' sh "$TMP/written"
 t_eq "nothing was written" "$(ls "$TMP/written" 2>/dev/null)" ""
 
+
+# ---- the command line: options anywhere, one error format ----
+# A usage error: exit 2, nothing on stdout, two lines on stderr: what was
+# wrong (matching $2) and the hint.
+usage_err() {
+	desc=$1 re=$2; shift 2
+	t_exit 2 "$desc: exit 2" "$CG" "$@"
+	t_eq "$desc: nothing on stdout" "$(cat "$OUT")" ""
+	t_eq "$desc: says what was wrong, then the hint" \
+	    "$(sed -n 1p "$ERR" | grep -c -E -- "^cgprobe: $re")$(sed -n '2,$p' "$ERR")" \
+	    "1try 'cgprobe --help'"
+}
+usage_err "an operand before an option" "unexpected operand: x " x --json
+usage_err "an operand after an option" "unexpected operand: x " --json x
+usage_err "an operand after --" "unexpected operand: --json " -- --json
+POSIXLY_CORRECT=1 "$CG" x --json >"$TMP/pc.out" 2>"$TMP/pc.err"
+t_eq "POSIXLY_CORRECT: the operand is still refused (2, nothing printed)" \
+    "$?:$(wc -c <"$TMP/pc.out" | tr -d ' '):$(sed -n 1p "$TMP/pc.err")" \
+    "2:0:cgprobe: unexpected operand: x (cgprobe takes none)"
+usage_err "an unknown option" "unknown or ambiguous option: --frob" --frob
+usage_err "an unknown short option" "unknown option: -z" -z
+usage_err "--require without its value" "--require needs a value" --require
+usage_err "a value given to --json" "--json takes no value" --json=yes
+usage_err "an unknown mechanism" "--require: unknown mechanism: frobnicate " \
+    --require landlock,frobnicate
+usage_err "an empty mechanism" "--require: empty mechanism name" \
+    --require landlock,,seccomp
+usage_err "--require twice" "--require given twice" \
+    --require landlock --require seccomp
+usage_err "--json with --require" "--json and --require exclude each other" \
+    --require landlock --json
+t_exit 0 "options in any order: -r after nothing else" "$CG" -r landlock
+t_exit 0 "-j is --json" "$CG" -j
+t_eq "-j prints one JSON object" "$(jq -r '."caller.root"' "$OUT")" true
+t_exit 0 "--version" "$CG" --version
+t_grep "--version: cgprobe VERSION" "^cgprobe [^ ]+$" "$OUT"
+t_exit 0 "--help" "$CG" --help
+t_grep "--help: one line for --require, with its value" \
+    "^ +-r, --require LIST +[^ ]" "$OUT"
+
 done_testing

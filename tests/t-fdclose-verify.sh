@@ -67,7 +67,7 @@ chmod 644 "$TMP/noexec"
 t_exit 126 "non-executable file is 126" "$FV" -- "$TMP/noexec"
 t_exit 126 "a directory is 126" "$FV" -- "$TMP"
 t_exit 125 "no program is a usage error (125)" "$FV"
-t_grep "usage printed" "^fdclose-verify: usage: " "$ERR"
+t_grep "says what was wrong" "^fdclose-verify: no program to execute$" "$ERR"
 t_exit 125 "-- alone is a usage error" "$FV" --
 t_exit 125 "unknown option is 125" "$FV" -x -- true
 t_exit 125 "missing --keep argument is 125" "$FV" --keep
@@ -97,6 +97,50 @@ t_eq "only stdio left after the fallback" "$(fds)" "0 1 2 "
 t_exit 0 "fallback keeps the kept fd" \
     "$HELP/fault-close" enosys 3 "$TMP/leak" "$FV" -k 3 -- "$LIST"
 t_eq "0 1 2 3 after the fallback with -k 3" "$(fds)" "0 1 2 3 "
+
+# ---- the command line: options end at the program; one error format ----
+# A usage error: exit 125, the program not run, two lines on stderr: what
+# was wrong (matching $2) and the hint.
+usage_err() {
+	desc=$1 re=$2; shift 2
+	rm -f "$TMP/ran"
+	t_exit 125 "$desc: exit 125" "$FV" "$@"
+	t_eq "$desc: says what was wrong, then the hint" \
+	    "$(sed -n 1p "$ERR" | grep -c -E -- "^fdclose-verify: $re")$(sed -n '2,$p' "$ERR")" \
+	    "1try 'fdclose-verify --help'"
+	t_eq "$desc: the program did not run" "$(ls "$TMP/ran" 2>/dev/null)" ""
+}
+usage_err "no program" "no program to execute$"
+usage_err "-- and no program" "no program to execute$" --
+usage_err "an unknown option first" "unknown or ambiguous option: --frob$" \
+    --frob touch "$TMP/ran"
+usage_err "an unknown short option first" "unknown option: -x$" \
+    -x touch "$TMP/ran"
+usage_err "--keep without its value" "--keep needs a value" --keep
+usage_err "a value given to --help" "--help takes no value$" \
+    --help=x touch "$TMP/ran"
+usage_err "a repeated fd" "invalid keep list: 3,3: not decimal" \
+    -k 3,3 touch "$TMP/ran"
+usage_err "an fd out of range" "invalid keep list: 99999999999: a descriptor out of range$" \
+    -k 99999999999 touch "$TMP/ran"
+usage_err "too many fds" "invalid keep list: 100,.*: more than 64 descriptors" \
+    -k "$(seq -s, 100 200)" touch "$TMP/ran"
+# After the first operand every word is the program's, options or not,
+# whatever POSIXLY_CORRECT says.
+t_exit 0 "an unknown option after the program is the program's" \
+    "$FV" printf '%s|' --frob --keep 3
+t_eq "argv kept" "$(cat "$OUT")" "--frob|--keep|3|"
+t_exit 0 "POSIXLY_CORRECT changes nothing" \
+    env POSIXLY_CORRECT=1 "$FV" printf '%s|' x --help
+t_eq "argv kept with POSIXLY_CORRECT" "$(cat "$OUT")" "x|--help|"
+t_exit 127 "a program named like an option follows --" "$FV" -- -x
+t_grep "and is looked for as a program" "^fdclose-verify: unable to execute: -x: " "$ERR"
+t_exit 0 "--keep=FD (long form with =)" "$FV" --keep=3 -- true
+t_exit 0 "--version" "$FV" --version
+t_grep "--version: fdclose-verify VERSION" "^fdclose-verify [^ ]+$" "$OUT"
+t_exit 0 "--help" "$FV" --help
+t_grep "--help: one line for --keep, with its value" \
+    "^ +-k, --keep FD\[,FD\.\.\.\] +[^ ]" "$OUT"
 
 # Fail closed without a real /proc.  ASan itself needs /proc at startup,
 # so the asan build proves the fake-procfs case only.

@@ -93,6 +93,49 @@ journalchain append "$TMP/k" <"$TMP/in" >/dev/null
 t_exit 1 "two journals spliced detected" journalchain verify "$TMP/x"
 t_grep "splice found at record 3" "record 3, byte $(head -n 2 "$J" | wc -c):" "$ERR"
 
+# ---- two records on one line ----
+# One bit of the newline between the last two records of a 50-record
+# journal: the line then holds records 49 and 50, and every mode refuses it.
+L=$TMP/l50
+i=0
+while [ $i -lt 50 ]; do echo "{\"i\":$i,\"s\":\"}{\"}"; i=$((i + 1)); done |
+    journalchain append "$L" >/dev/null
+LFROM=$(journalchain head "$L" | tr ' ' :)
+nl49=$(($(head -n 49 "$L" | wc -c) - 1))
+"$FLIP" "$L" "$TMP/l2" "$nl49" 1
+t_exit 1 "two records on one line: verify exits 1" journalchain verify "$TMP/l2"
+t_grep "names record 49 and its byte" \
+    "verification failed at record 49, byte $(head -n 48 "$L" | wc -c): bytes after the event object \\(more than one record on the line\\?\\)" "$ERR"
+t_exit 1 "two records on one line: verify --deep" journalchain verify --deep "$TMP/l2"
+t_grep "--deep names record 49" 'at record 49, byte' "$ERR"
+t_exit 1 "two records on one line: verify --from" \
+    journalchain verify --from "$LFROM" "$TMP/l2"
+t_grep "--from names record 49" 'at record 49, byte' "$ERR"
+t_exit 1 "two records on one line: show" journalchain show "$TMP/l2"
+t_eq "show prints the 48 records before it" "$(wc -l <"$OUT" | tr -d ' ')" 48
+t_exit 1 "two records on one line: head refuses" journalchain head "$TMP/l2"
+cp "$TMP/l2" "$TMP/l2before"
+t_exit 1 "two records on one line: append refuses" \
+    journalchain append "$TMP/l2" <"$TMP/in2"
+ok "and writes nothing" cmp "$TMP/l2" "$TMP/l2before"
+t_exit 1 "two records on one line: recover refuses" journalchain recover "$TMP/l2"
+# every bit of every byte from 8 before that newline to 24 after it
+missed=0 n=0
+off=$((nl49 - 8))
+while [ "$off" -lt $((nl49 + 24)) ]; do
+	for m in 1 2 4 8 16 32 64 128; do
+		"$FLIP" "$L" "$TMP/l3" "$off" "$m"
+		for mode in "" --deep "--from $LFROM" "--deep --from $LFROM"; do
+			# shellcheck disable=SC2086
+			journalchain verify $mode "$TMP/l3" >/dev/null 2>&1
+			[ $? -eq 1 ] || missed=$((missed + 1))
+			n=$((n + 1))
+		done
+	done
+	off=$((off + 1))
+done
+t_eq "every bit of the 32 bytes around it: $n verifications exit 1" "$missed" 0
+
 # ---- truncation and rewriting, with --from ----
 head -n 3 "$J" >"$TMP/x"
 t_exit 0 "a cleanly truncated journal verifies alone" journalchain verify "$TMP/x"

@@ -3,7 +3,6 @@
  * the caller, as key=value lines or JSON; --require answers yes or no.
  * Read-only: it writes nothing but its report. */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +13,22 @@
 #include "esc.h"
 #include "llabi.h"
 #include "probe.h"
+#include "usage.h"
 
 #define USAGE "cgprobe [--json] | cgprobe --require MECHANISM[,MECHANISM...]"
 
-static const struct option longopts[] = {
-	{ "json", no_argument, NULL, 'j' },		/* one JSON object */
-	{ "require", required_argument, NULL, 'r' },	/* exit 0 or 1 */
-	{ "help", no_argument, NULL, 'h' },		/* usage, exit 0 */
-	{ NULL, 0, NULL, 0 },
+enum { OPT_VERSION = USAGE_LONG_ONLY };
+
+/* Every option, its value and its one help line (--help prints them). */
+static const struct usage_opt options[] = {
+	{ "json", no_argument, 'j', NULL,
+	    "one JSON object instead of key=value lines" },
+	{ "require", required_argument, 'r', "LIST",
+	    "exit 0 when every mechanism of LIST can be enforced, else 1" },
+	{ "help", no_argument, 'h', NULL, "print this help and exit" },
+	{ "version", no_argument, OPT_VERSION, NULL,
+	    "print the version and exit" },
+	{ NULL, 0, 0, NULL, NULL },
 };
 
 /* ---- the report: an ordered list of typed keys ---- */
@@ -260,23 +267,26 @@ parse_require(char *list, char **names, size_t max)
 {
 	const char *const *m;
 	size_t n = 0;
-	char *p = list, *c;
+	char *p = list, *c, e[ESC_SIZE(64)];
 
 	for (;;) {
 		c = strchr(p, ',');
 		if (c)
 			*c = '\0';
 		if (*p == '\0')
-			die(EXIT_USAGE, "--require: empty mechanism name in "
-			    "list");
+			die_usage_hint(EXIT_USAGE, "--require: empty "
+			    "mechanism name in list");
 		for (m = probe_mechanisms; *m; m++)
 			if (strcmp(*m, p) == 0)
 				break;
-		if (*m == NULL)
-			die(EXIT_USAGE, "--require: unknown mechanism: %s "
-			    "(see cgprobe(1))", p);
+		if (*m == NULL) {
+			esc_name(p, e, sizeof(e));
+			die_usage_hint(EXIT_USAGE, "--require: unknown "
+			    "mechanism: %s (see MECHANISMS in cgprobe(1))", e);
+		}
 		if (n >= max)
-			die(EXIT_USAGE, "--require: too many mechanisms");
+			die_usage_hint(EXIT_USAGE, "--require: more than %zu "
+			    "mechanisms", max);
 		names[n++] = p;
 		if (c == NULL)
 			break;
@@ -285,43 +295,87 @@ parse_require(char *list, char **names, size_t max)
 	return n;
 }
 
+/* What the command line asked for. */
+struct cmdline {
+	int json;
+	char *req;		/* --require's list, or NULL */
+};
+
+/* Options anywhere (GNU style): the leading '-' makes getopt_long hand
+ * over each operand in place (c == 1), whatever POSIXLY_CORRECT says, so
+ * "cgprobe x --json" is the usage error it is, not a report; cgprobe
+ * takes no operand, before or after "--". */
+static void
+parse(struct cmdline *cl, int argc, char *argv[])
+{
+	struct option longopts[sizeof(options) / sizeof(options[0])];
+	char shorts[16], e[ESC_SIZE(64)];
+	const char *operand = NULL;
+	int c;
+
+	if (usage_longopts(options, longopts, sizeof(options) /
+	    sizeof(options[0])) == -1 ||
+	    usage_optstring(options, "-", shorts, sizeof(shorts)) == -1)
+		abort();
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (operand == NULL)
+				operand = optarg;
+			break;
+		case 'j':
+			cl->json = 1;
+			break;
+		case 'r':
+			if (cl->req != NULL)
+				die_usage_hint(EXIT_USAGE, "--require given "
+				    "twice");
+			cl->req = optarg;
+			break;
+		case 'h':
+			usage_help(USAGE, options);
+			exit(EXIT_OK);
+		case OPT_VERSION:
+			print_version();
+			exit(EXIT_OK);
+		case ':':
+		case '?':
+			die_getopt(EXIT_USAGE, options, c, argv);
+		default:
+			abort();	/* every option of the table is handled */
+		}
+	}
+	if (operand == NULL && optind < argc)
+		operand = argv[optind];
+	if (operand != NULL) {
+		esc_name(operand, e, sizeof(e));
+		die_usage_hint(EXIT_USAGE, "unexpected operand: %s (cgprobe "
+		    "takes none)", e);
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
 	static struct probe p;
-	char *names[64], why[512], *req = NULL;
+	struct cmdline cl = { .json = 0, .req = NULL };
+	char *names[64], why[512];
 	size_t n = 0, i;
-	int c, json = 0, missing = 0, r;
+	int missing = 0, r;
 
 	prog_set("cgprobe");
-	while ((c = getopt_long(argc, argv, "+hjr:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 'r':
-			if (req != NULL)
-				die(EXIT_USAGE, "--require given twice");
-			req = optarg;
-			break;
-		case 'h':
-			puts("usage: " USAGE);
-			return EXIT_OK;
-		default:
-			die_usage(USAGE);
-		}
-	}
+	parse(&cl, argc, argv);
 	/* validation, before probing anything */
-	if (optind != argc)
-		die_usage(USAGE);
-	if (json && req != NULL)
-		die(EXIT_USAGE, "--json and --require exclude each other");
-	if (req != NULL)
-		n = parse_require(req, names, sizeof(names) / sizeof(names[0]));
+	if (cl.json && cl.req != NULL)
+		die_usage_hint(EXIT_USAGE, "--json and --require exclude each "
+		    "other");
+	if (cl.req != NULL)
+		n = parse_require(cl.req, names, sizeof(names) /
+		    sizeof(names[0]));
 
 	if (probe_host(&p) == -1)
 		die_sys(EXIT_FAIL, "unable to probe the host");
-	if (req != NULL) {
+	if (cl.req != NULL) {
 		for (i = 0; i < n; i++) {
 			r = probe_can(&p, names[i], why, sizeof(why));
 			if (r == 1)
@@ -333,7 +387,7 @@ main(int argc, char *argv[])
 		return missing ? EXIT_NO : EXIT_OK;
 	}
 	report(&p);
-	if (json)
+	if (cl.json)
 		print_json();
 	else
 		print_kv();

@@ -1,47 +1,96 @@
 /* SPDX-License-Identifier: ISC */
 /* fdclose-verify: close every fd not kept, verify, then exec. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "esc.h"
 #include "fd.h"
+#include "usage.h"
 
 #define USAGE "fdclose-verify [-k|--keep FD[,FD...]] [--] program [arg...]"
 
-static const struct option longopts[] = {
-	{ "keep", required_argument, NULL, 'k' },	/* keep these fds open */
-	{ "help", no_argument, NULL, 'h' },		/* print usage, exit 0 */
-	{ NULL, 0, NULL, 0 },
+enum { OPT_VERSION = USAGE_LONG_ONLY };
+
+/* Every option, its value and its one help line (--help prints them). */
+static const struct usage_opt options[] = {
+	{ "keep", required_argument, 'k', "FD[,FD...]",
+	    "also keep these descriptors open (repeatable)" },
+	{ "help", no_argument, 'h', NULL, "print this help and exit" },
+	{ "version", no_argument, OPT_VERSION, NULL,
+	    "print the version and exit" },
+	{ NULL, 0, 0, NULL, NULL },
 };
+
+/* A malformed --keep list: a usage error, 125 like every failure of a
+ * chain-loader, naming what is wrong with it. */
+static _Noreturn void
+die_keep(const char *list)
+{
+	char e[ESC_SIZE(64)];
+	int why = errno;
+
+	esc_name(list, e, sizeof(e));	/* may set errno */
+	if (why == E2BIG)
+		die_usage_hint(EXIT_FAIL, "invalid keep list: %s: more than "
+		    "%d descriptors, counting 0, 1 and 2", e, FDSET_MAX);
+	if (why == ERANGE)
+		die_usage_hint(EXIT_FAIL, "invalid keep list: %s: a "
+		    "descriptor out of range", e);
+	die_usage_hint(EXIT_FAIL, "invalid keep list: %s: not decimal "
+	    "descriptors, comma-separated, each once", e);
+}
+
+/* Options end at the first operand (the leading '+'): from the program
+ * on, every word is the program's, options or not.  A first word that
+ * looks like an option is taken as one; a program whose name starts with
+ * '-' follows "--". */
+static void
+parse(struct fdset *keep, int argc, char *argv[])
+{
+	struct option longopts[sizeof(options) / sizeof(options[0])];
+	char shorts[16];
+	int c;
+
+	if (usage_longopts(options, longopts, sizeof(options) /
+	    sizeof(options[0])) == -1 ||
+	    usage_optstring(options, "+", shorts, sizeof(shorts)) == -1)
+		abort();
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (fdset_parse(keep, optarg) == -1)
+				die_keep(optarg);
+			break;
+		case 'h':
+			usage_help(USAGE, options);
+			exit(EXIT_OK);
+		case OPT_VERSION:
+			print_version();
+			exit(EXIT_OK);
+		case ':':
+		case '?':
+			die_getopt(EXIT_FAIL, options, c, argv);
+		default:
+			abort();	/* every option of the table is handled */
+		}
+	}
+	/* validation: a program is required; nothing has been touched yet */
+	if (optind >= argc)
+		die_usage_hint(EXIT_FAIL, "no program to execute");
+}
 
 int
 main(int argc, char *argv[])
 {
 	struct fdset keep = FDSET_STDIO;
 	struct fd_leak leak;
-	int c, r;
+	int r;
 
 	prog_set("fdclose-verify");
-	usage_code_set(EXIT_FAIL);
-	while ((c = getopt_long(argc, argv, "+hk:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'k':
-			if (fdset_parse(&keep, optarg) == -1)
-				die_sys(EXIT_FAIL, "invalid keep list: %s",
-				    optarg);
-			break;
-		case 'h':
-			puts("usage: " USAGE);
-			return EXIT_OK;
-		default:
-			die_usage(USAGE);
-		}
-	}
-	/* validation: a program is required; nothing has been touched yet */
-	if (optind >= argc)
-		die_usage(USAGE);
+	parse(&keep, argc, argv);
 
 	if (fd_close_except(&keep) == -1)
 		die_sys(EXIT_FAIL, "unable to close descriptors");

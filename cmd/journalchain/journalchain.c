@@ -14,6 +14,7 @@
 #include "hash.h"
 #include "journal.h"
 #include "scan.h"
+#include "usage.h"
 
 #define USAGE                                                              \
 	"journalchain append [--batch N] FILE | verify [--deep] "          \
@@ -25,13 +26,23 @@
 
 enum cmd { C_APPEND, C_VERIFY, C_SHOW, C_HEAD, C_RECOVER };
 
-static const struct option longopts[] = {
-	{"batch", required_argument, NULL, 'b'}, /* append: records per commit */
-	{"deep", no_argument, NULL, 'd'},	 /* verify: parse every event */
-	{"from", required_argument, NULL, 'f'},	 /* verify: earlier head */
-	{"json", no_argument, NULL, 'j'},	 /* show: JSON lines */
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+enum {
+	OPT_BATCH = USAGE_LONG_ONLY, OPT_DEEP, OPT_FROM, OPT_JSON,
+	OPT_VERSION,
+};
+
+static const struct usage_opt options[] = {
+	{ "batch", required_argument, OPT_BATCH, "N",
+	    "append: commit every N records (0: all at once)" },
+	{ "deep", no_argument, OPT_DEEP, NULL,
+	    "verify: also parse every event, require canonical JSON" },
+	{ "from", required_argument, OPT_FROM, "SEQ:HASH",
+	    "verify: the journal must extend this earlier head" },
+	{ "json", no_argument, OPT_JSON, NULL, "show: JSON lines" },
+	{ "help", no_argument, 'h', NULL, "print this help and exit" },
+	{ "version", no_argument, OPT_VERSION, NULL,
+	    "print the version and exit" },
+	{ NULL, 0, 0, NULL, NULL },
 };
 
 static int
@@ -255,17 +266,35 @@ main(int argc, char *argv[])
 	uint64_t batch = 0;
 	unsigned flags = 0;
 	int c, json = 0, have_from = 0, have_batch = 0;
-	const char *sub, *path;
+	const char *sub, *path = NULL;
+	struct option longopts[sizeof(options) / sizeof(options[0])];
+	char shorts[16];
 	enum cmd cmd;
 
 	prog_set("journalchain");
-	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--help") == 0)) {
-		puts("usage: " USAGE);
-		return EXIT_OK;
+	if (usage_longopts(options, longopts, sizeof(longopts) /
+	    sizeof(longopts[0])) == -1 ||
+	    usage_optstring(options, "-", shorts, sizeof(shorts)) == -1)
+		abort();
+	/* Before the subcommand: only --help and --version. */
+	if (argc >= 2 && argv[1][0] == '-') {
+		c = getopt_long(argc, argv, shorts, longopts, NULL);
+		if (c == 'h') {
+			usage_help(USAGE, options);
+			return EXIT_OK;
+		}
+		if (c == OPT_VERSION) {
+			print_version();
+			return EXIT_OK;
+		}
+		if (c == ':' || c == '?')
+			die_getopt(EXIT_USAGE, options, c, argv);
+		die_usage_hint(EXIT_USAGE, "%s: the subcommand comes first",
+		    argv[1]);
 	}
 	if (argc < 2)
-		die_usage(USAGE);
+		die_usage_hint(EXIT_USAGE, "no subcommand (append, verify, "
+		    "show, head or recover)");
 	sub = argv[1];
 	if (strcmp(sub, "append") == 0)
 		cmd = C_APPEND;
@@ -278,42 +307,60 @@ main(int argc, char *argv[])
 	else if (strcmp(sub, "recover") == 0)
 		cmd = C_RECOVER;
 	else
-		die_usage(USAGE);
+		die_usage_hint(EXIT_USAGE, "unknown subcommand: %s", sub);
 	argc--;
 	argv++;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	optind = 1;
+	/* After it: options anywhere, one FILE ('-': operands in place). */
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b':
-			if (scan_u64(optarg, 0, UINT32_MAX, &batch) == -1)
-				die(EXIT_USAGE, "--batch: not a count: %s",
+		case 1:
+			if (path != NULL)
+				die_usage_hint(EXIT_USAGE, "one FILE only: %s",
 				    optarg);
+			path = optarg;
+			break;
+		case OPT_BATCH:
+			if (scan_u64(optarg, 0, UINT32_MAX, &batch) == -1)
+				die_usage_hint(EXIT_USAGE, "--batch: not a "
+				    "count: %s", optarg);
 			have_batch = 1;
 			break;
-		case 'd':
+		case OPT_DEEP:
 			flags |= JOURNAL_DEEP;
 			break;
-		case 'f':
+		case OPT_FROM:
 			if (journal_head_parse(optarg, &from) == -1)
-				die(EXIT_USAGE, "--from: want SEQ:HASH (64 hex "
-				    "digits): %s", optarg);
+				die_usage_hint(EXIT_USAGE, "--from: want "
+				    "SEQ:HASH (64 hex digits): %s", optarg);
 			have_from = 1;
 			break;
-		case 'j':
+		case OPT_JSON:
 			json = 1;
 			break;
 		case 'h':
-			puts("usage: " USAGE);
+			usage_help(USAGE, options);
 			return EXIT_OK;
-		default:
-			die_usage(USAGE);
+		case OPT_VERSION:
+			print_version();
+			return EXIT_OK;
+		default:	/* ':' or '?' */
+			die_getopt(EXIT_USAGE, options, c, argv);
 		}
 	}
 	/* validation: each option belongs to one subcommand; one FILE */
-	if (optind != argc - 1 || (have_batch && cmd != C_APPEND) ||
-	    ((flags || have_from) && cmd != C_VERIFY) ||
-	    (json && cmd != C_SHOW))
-		die_usage(USAGE);
-	path = argv[optind];
+	if (path == NULL && optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		die_usage_hint(EXIT_USAGE, "one FILE only: %s", argv[optind]);
+	if (path == NULL)
+		die_usage_hint(EXIT_USAGE, "%s: no FILE", sub);
+	if (have_batch && cmd != C_APPEND)
+		die_usage_hint(EXIT_USAGE, "--batch is for append");
+	if ((flags || have_from) && cmd != C_VERIFY)
+		die_usage_hint(EXIT_USAGE, "--deep and --from are for verify");
+	if (json && cmd != C_SHOW)
+		die_usage_hint(EXIT_USAGE, "--json is for show");
 
 	switch (cmd) {
 	case C_APPEND:

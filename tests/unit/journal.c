@@ -60,8 +60,8 @@ lines(const char *buf, size_t len, size_t off[17])
 	return n;
 }
 
-/* journal_verify_fd (two hashing threads) must agree with
- * journal_verify_buf (sequential) on buf[0..len). */
+/* journal_verify_fd (pread in chunks) must agree with journal_verify_buf
+ * on buf[0..len): same status, counts, offsets, reason and head. */
 static int
 same_verdicts(const char *path, const char *buf, size_t len, unsigned flags,
     const struct journal_head *from)
@@ -84,6 +84,249 @@ same_verdicts(const char *path, const char *buf, size_t len, unsigned flags,
 		    (unsigned long long)a.count, a.why, b.status,
 		    (unsigned long long)b.count, b.why);
 	return r;
+}
+
+/* The --from heads every agreement test tries besides none: the head, a
+ * record in the middle, that record with a different hash (rewrite), a
+ * record past the end (truncation), and 0 on genesis.  buf[0..len) is
+ * the clean journal they are taken from.  Returns how many (at most 5). */
+static size_t
+heads(const char *buf, size_t len, struct journal_head h[5])
+{
+	struct journal_verdict v;
+	const char *p = buf, *nl;
+	uint64_t k;
+
+	journal_verify_buf(buf, len, 0, NULL, &v);
+	if (v.status != JOURNAL_OK || v.count < 2)
+		abort();
+	h[0] = v.head;
+	h[1].seq = v.count / 2;
+	for (k = 1; k < h[1].seq; k++)
+		p = (const char *)memchr(p, '\n', len - (size_t)(p - buf)) + 1;
+	nl = memchr(p, '\n', len - (size_t)(p - buf));
+	sha256_buf(p, (size_t)(nl - p) + 1, h[1].hash);
+	h[2] = h[1];
+	h[2].hash[SHA256_LEN - 1] ^= 0x80;
+	h[3] = v.head;
+	h[3].seq += 3;
+	memset(&h[4], 0, sizeof(h[4]));
+	return 5;
+}
+
+/* Every verify mode on buf[0..len): fast and deep, with no --from and
+ * with each of froms[0..nf), each from memory and from a file.  Returns
+ * how many modes the two paths disagree on; *modes counts the modes and
+ * *notbad (if not NULL) those whose verdict is not JOURNAL_BAD. */
+static size_t
+agree_all(const char *path, const char *buf, size_t len,
+    const struct journal_head *froms, size_t nf, size_t *modes,
+    size_t *notbad)
+{
+	static const unsigned flagset[2] = {0, JOURNAL_DEEP};
+	struct journal_verdict v;
+	size_t f, i, diff = 0;
+
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i <= nf; i++) {
+			const struct journal_head *from =
+			    i == 0 ? NULL : &froms[i - 1];
+
+			(*modes)++;
+			if (!same_verdicts(path, buf, len, flagset[f], from))
+				diff++;
+			journal_verify_buf(buf, len, flagset[f], from, &v);
+			if (notbad != NULL && v.status != JOURNAL_BAD)
+				(*notbad)++;
+		}
+	}
+	return diff;
+}
+
+/* One record line as append writes it, prev given (64 hex digits). */
+static size_t
+mkrecord(char *out, size_t outlen, uint64_t seq, const char *prev_hex,
+    const char *event)
+{
+	return (size_t)snprintf(out, outlen, "{\"seq\":%llu,\"prev\":\"%.64s\","
+	    "\"time\":\"1\",\"event\":%s}\n", (unsigned long long)seq,
+	    prev_hex, event);
+}
+
+/* A journal of n records with events that stress the shape check
+ * (brackets and quotes inside strings, escapes, nesting), in *len. */
+static char *
+mkjournal(const char *path, size_t n, size_t *len)
+{
+	static const char *ev[4] = {"{\"s\":\"}{\\\"]\",\"a\":[1,{\"b\":[]}]}",
+	    "{\"u\":\"\\u00e9\\\\\",\"n\":null}", "{}",
+	    "{\"deep\":{\"er\":{\"est\":[[[\"x\"]]]}}}"};
+	const char *one[1];
+	char err[256];
+	size_t i;
+
+	unlink(path);
+	for (i = 0; i < n; i++) {
+		one[0] = ev[i % 4];
+		if (journal_append(path, one, 1, err, sizeof(err)) == -1)
+			abort();
+	}
+	return slurp(path, len);
+}
+
+/* The forged prev and the non-canonical event in one record: every mode
+ * reports the same first failure, the prev (the checker's order). */
+static void
+test_forged_prev_noncanon(const char *path)
+{
+	struct journal_head froms[5];
+	struct journal_verdict v, w;
+	char *buf, *t, line[512];
+	size_t len, nf, modes = 0, diff, start, end, rl, k;
+	const char *forged = "1111111111111111111111111111111111111111111111"
+	    "111111111111111111";
+
+	buf = mkjournal(path, 300, &len);
+	nf = heads(buf, len, froms);
+	/* record 150: its line starts after the 149th newline */
+	for (start = 0, k = 0; k < 149; k++)
+		start = (size_t)((char *)memchr(buf + start, '\n',
+		    len - start) - buf) + 1;
+	end = (size_t)((char *)memchr(buf + start, '\n', len - start) - buf) +
+	    1;
+	rl = mkrecord(line, sizeof(line), 150, forged, "{\"b\":1,\"a\":2}");
+	t = malloc(len + rl);
+	memcpy(t, buf, start);
+	memcpy(t + start, line, rl);
+	memcpy(t + start + rl, buf + end, len - end);
+	diff = agree_all(path, t, start + rl + len - end, froms, nf, &modes,
+	    NULL);
+	is_int(diff, 0, "forged prev + non-canonical event: file and buffer "
+	    "agree in all %zu modes", modes);
+	journal_verify_buf(t, start + rl + len - end, 0, NULL, &v);
+	journal_verify_buf(t, start + rl + len - end, JOURNAL_DEEP, NULL, &w);
+	ok(v.status == JOURNAL_BAD && w.status == JOURNAL_BAD &&
+	    v.bad_seq == 150 && w.bad_seq == 150 && v.bad_off == start &&
+	    w.bad_off == start && strcmp(v.why, w.why) == 0 &&
+	    strstr(w.why, "prev does not match") != NULL,
+	    "fast and --deep report record 150's prev first: %s", w.why);
+
+	/* the same event with the right prev: only --deep refuses it */
+	memcpy(t, buf, start);
+	journal_verify_buf(buf, start, 0, NULL, &v);
+	{
+		char hex[SHA256_HEX_LEN + 1];
+
+		sha256_hex(v.head.hash, hex);
+		rl = mkrecord(line, sizeof(line), 150, hex,
+		    "{\"b\":1,\"a\":2}");
+	}
+	memcpy(t + start, line, rl);
+	memcpy(t + start + rl, buf + end, len - end);
+	modes = 0;
+	diff = agree_all(path, t, start + rl + len - end, froms, nf, &modes,
+	    NULL);
+	is_int(diff, 0, "non-canonical event alone: file and buffer agree in "
+	    "all %zu modes", modes);
+	journal_verify_buf(t, start + rl + len - end, JOURNAL_DEEP, NULL, &w);
+	ok(w.status == JOURNAL_BAD && w.bad_seq == 150 &&
+	    strstr(w.why, "canonical") != NULL, "--deep: %s", w.why);
+	journal_verify_buf(t, start + rl + len - end, 0, NULL, &v);
+	ok(v.status == JOURNAL_BAD && v.bad_seq == 151 &&
+	    strstr(v.why, "prev does not match") != NULL,
+	    "fast: record 150 passes, 151 no longer follows: %s", v.why);
+	free(t);
+	free(buf);
+}
+
+/* Every mode on a mid-sized journal (hashed on two threads) with bytes
+ * flipped, torn, deleted and duplicated. */
+static void
+test_agreement_matrix(const char *path)
+{
+	struct journal_head froms[5];
+	char *buf, *t;
+	size_t len, nf, modes = 0, diff = 0, i, a, l;
+
+	buf = mkjournal(path, 300, &len);
+	nf = heads(buf, len, froms);
+	t = malloc(2 * len);
+	diff += agree_all(path, buf, len, froms, nf, &modes, NULL);
+	for (i = 0; i < len; i += 797) {
+		memcpy(t, buf, len);
+		t[i] ^= (char)(1u << (i % 8));
+		diff += agree_all(path, t, len, froms, nf, &modes, NULL);
+	}
+	diff += agree_all(path, buf, len - 1, froms, nf, &modes, NULL);
+	diff += agree_all(path, buf, len - 40, froms, nf, &modes, NULL);
+	diff += agree_all(path, buf, len / 2, froms, nf, &modes, NULL);
+	a = (size_t)((char *)memchr(buf + len / 3, '\n', len - len / 3) -
+	    buf) + 1;
+	l = (size_t)((char *)memchr(buf + a, '\n', len - a) - buf) + 1 - a;
+	memcpy(t, buf, a);
+	memcpy(t + a, buf + a + l, len - a - l);
+	diff += agree_all(path, t, len - l, froms, nf, &modes, NULL);
+	memcpy(t, buf, a + l);
+	memcpy(t + a + l, buf + a, len - a);
+	diff += agree_all(path, t, len + l, froms, nf, &modes, NULL);
+	is_int(diff, 0, "file and buffer verifiers agree on %zu (case, deep, "
+	    "from) combinations", modes);
+	free(t);
+	free(buf);
+}
+
+/* Two records on one line: a bit of the newline between records 49 and
+ * 50 of a 50-record journal flipped (any bit), and every bit of every
+ * byte near it; every mode must refuse, and name record 49 for the
+ * newline. */
+static void
+test_separator(const char *path)
+{
+	struct journal_head froms[5];
+	struct journal_verdict v;
+	char *buf, *t;
+	size_t len, nf, nl, i, b, modes = 0, notbad = 0, diff = 0, named = 0;
+	size_t lo, hi;
+
+	buf = mkjournal(path, 50, &len);
+	nf = heads(buf, len, froms);
+	t = malloc(len);
+	nl = len - 1;
+	while (buf[nl - 1] != '\n')
+		nl--;
+	nl--;			/* the newline ending record 49 */
+	for (b = 0; b < 8; b++) {
+		memcpy(t, buf, len);
+		t[nl] ^= (char)(1u << b);
+		diff += agree_all(path, t, len, froms, nf, &modes, &notbad);
+		journal_verify_buf(t, len, 0, NULL, &v);
+		if (v.status == JOURNAL_BAD && v.bad_seq == 49 &&
+		    strstr(v.why, "more than one record") != NULL)
+			named++;
+	}
+	is_int(notbad, 0, "the newline between records 49 and 50 with any "
+	    "bit flipped: refused in all %zu modes", modes);
+	is_int(named, 8, "fast verify names record 49: two records on its "
+	    "line");
+	is_int(diff, 0, "and file and buffer agree");
+	journal_verify_buf(t, len, 0, NULL, &v);
+	is_int(v.count, 48, "48 valid records before it");
+	lo = nl - 8;
+	hi = nl + 24;
+	modes = notbad = diff = 0;
+	for (i = lo; i < hi; i++) {
+		for (b = 0; b < 8; b++) {
+			memcpy(t, buf, len);
+			t[i] ^= (char)(1u << b);
+			diff += agree_all(path, t, len, froms, nf, &modes,
+			    &notbad);
+		}
+	}
+	is_int(notbad, 0, "every bit of the %zu bytes around that newline: "
+	    "refused in all %zu modes", hi - lo, modes);
+	is_int(diff, 0, "and file and buffer agree");
+	free(t);
+	free(buf);
 }
 
 int
@@ -158,15 +401,14 @@ main(void)
 			if (vbuf(t, len, 0, &from, &v) == JOURNAL_OK)
 				bad++;
 			if (vbuf(t, len, 0, NULL, &v) == JOURNAL_OK &&
-			    i + 1 < off[nl - 1])
+			    i < off[nl - 1])
 				b++;
 		}
 	}
 	is_int(bad, 0, "every single-byte change at each of %zu offsets "
 	    "detected with --from head", len);
 	is_int(b, 0, "without --from, every change before the last record "
-	    "(and its preceding newline) "
-	    "is detected");
+	    "(its preceding newline included) is detected");
 
 	/* delete, duplicate, swap records */
 	for (b = 0, i = 0; i < nl; i++) {
@@ -294,13 +536,14 @@ main(void)
 	{
 		enum { N = 20000 };
 		static const char *many[N];
-		static char txt[N][48];
+		static char txt[N][320];
 		struct journal_verdict bv;
 		size_t k, cut, agree = 0, tries = 0;
 
 		for (k = 0; k < N; k++) {
+			/* 20000 lines of ~370 bytes: more than one read */
 			snprintf(txt[k], sizeof(txt[k]), "{\"k\":%zu,\"pad\":"
-			    "\"................\"}", k);
+			    "\"%0250d\"}", k, 0);
 			many[k] = txt[k];
 		}
 		unlink(path2);
@@ -310,11 +553,13 @@ main(void)
 		buf2 = slurp(path2, &len2);
 		journal_verify_buf(buf2, len2, 0, NULL, &bv);
 		is_int(bv.count, N, "all there");
+		ok(len2 > (5u << 20), "%zu bytes: more than one read of the "
+		    "file verifier", len2);
 		from = bv.head;
 		free(t);
 		t = malloc(len2);
-		for (k = 0; k < 40; k++) {
-			size_t o = (len2 / 40) * k + k * 7;
+		for (k = 0; k < 16; k++) {
+			size_t o = (len2 / 16) * k + k * 7;
 
 			memcpy(t, buf2, len2);
 			t[o] ^= 1;
@@ -324,10 +569,13 @@ main(void)
 		}
 		/* torn cuts, a deleted line, the untouched journal */
 		cut = len2 - 17;
-		tries += 4;
+		tries += 6;
 		agree += same_verdicts(path, buf2, cut, 0, NULL);
 		agree += same_verdicts(path, buf2, cut, 0, &from);
 		agree += same_verdicts(path, buf2, len2, 0, &from);
+		agree += same_verdicts(path, buf2, cut, JOURNAL_DEEP, &from);
+		agree += same_verdicts(path, buf2, len2, JOURNAL_DEEP, &from);
+		agree += same_verdicts(path, buf2, len2, JOURNAL_DEEP, NULL);
 		{
 			char *nl1 = memchr(buf2 + len2 / 2, '\n', len2 / 2);
 			char *nl2 = memchr(nl1 + 1, '\n',
@@ -338,10 +586,17 @@ main(void)
 			memcpy(t, buf2, a);
 			memcpy(t + a, buf2 + a + l, len2 - a - l);
 			agree += same_verdicts(path, t, len2 - l, 0, NULL);
+			agree += same_verdicts(path, t, len2 - l, JOURNAL_DEEP,
+			    &from);
+			tries += 2;
 		}
-		is_int(agree, tries, "threaded fd verify agrees with the "
-		    "sequential one on %zu cases", tries);
+		is_int(agree, tries, "file verifier (several reads) agrees "
+		    "with the buffer one on %zu cases", tries);
 	}
+
+	test_forged_prev_noncanon(path2);
+	test_agreement_matrix(path2);
+	test_separator(path2);
 
 	unlink(path);
 	unlink(path2);

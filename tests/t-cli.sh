@@ -1,0 +1,127 @@
+#!/bin/sh
+# The command line every tool shares, checked against each tool's man page:
+# --version prints one line naming the tool; --help exits 0 and lists every
+# long option of the page's OPTIONS section on a line of its own (and
+# nothing the page does not document); an unknown option is exactly two
+# lines on stderr, "TOOL: ..." naming it and "try 'TOOL --help'", with the
+# usage-error status of the page's EXIT STATUS.
+. "$(dirname "$0")/lib.sh"
+
+# TOOL:STATUS, STATUS being the exit status of a usage error (2 for the
+# answering tools, 125 for the chain-loaders).  TOOLS are checked; PENDING
+# are the tools whose main does not use common/usage yet: move each one to
+# TOOLS when it does.  Together they are every tool of cmd/.
+TOOLS="cgprobe:2 fdclose-verify:125 suidstrip:2 journalchain:2"
+PENDING="planenc:2 confexec:125"
+
+# Every tool of cmd/ is in one list or the other, once.
+listed=$(for t in $TOOLS $PENDING; do echo "${t%:*}"; done | sort)
+built=$(ls "$T_TOP/cmd" | sort)
+t_eq "TOOLS and PENDING name every tool of cmd/, once" "$listed" "$built"
+[ -n "$PENDING" ] && diag "not checked yet (PENDING): $PENDING"
+
+# The long options of the OPTIONS section of man page $1: on its term
+# lines (the unindented ones starting with *-), one a line, sorted.
+man_options() {
+	awk '/^# / { s = substr($0, 3); next }
+	    s == "OPTIONS" && /^\*-/ {
+		line = $0
+		while (match(line, /\*--[a-z0-9][a-z0-9-]*\*/)) {
+			print substr(line, RSTART + 1, RLENGTH - 2)
+			line = substr(line, RSTART + RLENGTH)
+		}
+	    }' "$1" | sort -u
+}
+
+# The long options that --help output $1 lists, one a line, sorted: each
+# option line is "  -x, --name ..." or "      --name ...".
+help_options() {
+	sed -n -E 's/^ +(-[A-Za-z], +)?(--[a-z0-9][a-z0-9-]*).*/\2/p' "$1" | sort
+}
+
+# The EXIT STATUS paragraph of status $2 in man page $1, on one line.
+man_status() {
+	awk -v want="*$2*" '/^# / { s = substr($0, 3); next }
+	    s != "EXIT STATUS" { next }
+	    /^[^\t]/ { on = ($0 == want); next }
+	    on { printf "%s ", $0 }' "$1"
+}
+
+bogus=--borne-no-such-option
+for t in $TOOLS; do
+	tool=${t%:*}
+	code=${t#*:}
+	page=$T_TOP/man/$tool.1.scd
+	exe=$BIN/$tool
+
+	# --version: one line, "TOOL VERSION", nothing on stderr.
+	t_exit 0 "$tool --version: exit 0" "$exe" --version
+	t_eq "$tool --version: one line" "$(wc -l <"$OUT" | tr -d ' ')" 1
+	t_grep "$tool --version: the tool's name, then the version" \
+	    "^$tool [^ ]+\$" "$OUT"
+	t_eq "$tool --version: nothing on stderr" "$(cat "$ERR")" ""
+
+	# --help: exit 0, the usage line, then the options of the man page,
+	# each on one line of its own, and no option the page lacks.
+	t_exit 0 "$tool --help: exit 0" "$exe" --help
+	cp "$OUT" "$TMP/help"
+	t_grep "$tool --help: starts with the usage line" "^usage: $tool " "$TMP/help"
+	t_eq "$tool --help: nothing on stderr" "$(cat "$ERR")" ""
+	man_options "$page" >"$TMP/man-opts"
+	help_options "$TMP/help" >"$TMP/help-opts"
+	t_eq "$tool(1): OPTIONS documents --help and --version" \
+	    "$(grep -c -E -- '^--(help|version)$' "$TMP/man-opts")" 2
+	while IFS= read -r o; do
+		t_eq "$tool --help: $o on one line of its own" \
+		    "$(grep -c -- "^$o\$" "$TMP/help-opts")" 1
+	done <"$TMP/man-opts"
+	t_eq "$tool --help: lists no option $tool(1) does not document" \
+	    "$(comm -13 "$TMP/man-opts" "$TMP/help-opts" | tr '\n' ' ')" ""
+
+	# An unknown option: two lines, what was wrong and the hint; the
+	# exit status the man page gives usage errors.
+	case $(man_status "$page" "$code") in
+	*[Uu]sage*) pass "$tool(1): EXIT STATUS $code is the usage error" ;;
+	*) fail "$tool(1): EXIT STATUS $code is the usage error"
+	   diag "its paragraph: $(man_status "$page" "$code")" ;;
+	esac
+	t_exit "$code" "$tool $bogus: exit $code" "$exe" "$bogus"
+	t_eq "$tool $bogus: two lines on stderr" "$(wc -l <"$ERR" | tr -d ' ')" 2
+	t_eq "$tool $bogus: the first says what was wrong" \
+	    "$(sed -n 1p "$ERR" | grep -c -- "^$tool: .*$bogus")" 1
+	t_eq "$tool $bogus: the second is the hint" "$(sed -n 2p "$ERR")" \
+	    "try '$tool --help'"
+	t_eq "$tool $bogus: nothing on stdout" "$(cat "$OUT")" ""
+done
+
+# The extractors themselves, on a page of known shape.
+cat >"$TMP/x.1.scd" <<'PAGE'
+x(1)
+
+# OPTIONS
+
+Prose mentioning *--not-an-option* is not a term line.
+
+*-a*, *--alpha* _N_
+	Mentions *--beta-in-text*, which is not a term.
+
+*--gamma*, *-g*
+*--delta* NAME=VALUE, *--epsilon* X
+
+# EXIT STATUS
+
+*1*
+	No.
+
+*2*
+	Usage error.
+PAGE
+t_eq "man_options: the long options of the term lines only" \
+    "$(man_options "$TMP/x.1.scd" | tr '\n' ' ')" "--alpha --delta --epsilon --gamma "
+printf 'usage: x\n  -a, --alpha N   text --beta\n      --gamma   g\n' >"$TMP/xh"
+t_eq "help_options: the option column only" \
+    "$(help_options "$TMP/xh" | tr '\n' ' ')" "--alpha --gamma "
+t_eq "man_status: one status's paragraph" "$(man_status "$TMP/x.1.scd" 2)" \
+    "	Usage error. "
+
+done_testing
