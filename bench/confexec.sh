@@ -7,8 +7,8 @@
 #   launch   /bin/true bare; the static vfork+exec floor (bench/floor.c,
 #            the least any supervisor that is its own binary costs);
 #            confexec, dynamic and static builds (STATIC_BIN, default the
-#            musl build .build/static/bin; left out when missing); bwrap
-#            --unshare-all
+#            musl build .build/static/bin; left out when missing), the
+#            static one also without the image cache; bwrap --unshare-all
 #   large    gcc's cc1 (33 MB; CC1, default `gcc -print-prog-name=cc1`)
 #            bare, and under confexec: first launch (a fresh image cache
 #            before every run: copy, hash, fill) and cached (a hit)
@@ -83,8 +83,11 @@ else
 	echo "bench: no $FLOOR (make .build/bench/floor); not measured" >&2
 fi
 add launch "confexec, dynamic" "$BIN/confexec $CACHE <$TMP/plan"
-static_ok && add launch "confexec, static" \
-    "$STATIC_BIN/confexec $CACHE <$TMP/plan"
+if static_ok; then
+	add launch "confexec, static" "$STATIC_BIN/confexec $CACHE <$TMP/plan"
+	add launch "confexec, static, no cache" \
+	    "$STATIC_BIN/confexec --no-image-cache <$TMP/plan"
+fi
 add launch "bwrap --unshare-all" "bwrap --ro-bind / / --unshare-all /bin/true"
 
 if [ -n "$CC1" ] && [ -x "$CC1" ]; then
