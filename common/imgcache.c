@@ -75,6 +75,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,12 +103,20 @@
 #define NAME_MAX_ID 160
 #define OPEN_RO (O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
 
+/* c->note = the message, then ": strerror(e)" when e > 0; -1, errno e
+ * (EPERM when e is 0). */
+static int note(struct imgcache *c, int e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static int
-note(struct imgcache *c, int e, const char *fmt, const char *arg)
+note(struct imgcache *c, int e, const char *fmt, ...)
 {
 	char m[160];
+	va_list ap;
 
-	snprintf(m, sizeof(m), fmt, arg);
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
 	if (e > 0)
 		snprintf(c->note, sizeof(c->note), "%s: %s", m, strerror(e));
 	else
@@ -153,10 +162,9 @@ imgcache_open(struct imgcache *c, const char *dir, uint64_t max)
 	}
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0700) {
 		close(fd);
-		snprintf(parent, sizeof(parent), "image cache %%s: owner %u:%u "
-		    "mode %04o, not root:root 0700", (unsigned)st.st_uid,
+		return note(c, 0, "image cache %s: owner %u:%u mode %04o, not "
+		    "root:root 0700", dir, (unsigned)st.st_uid,
 		    (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
-		return note(c, 0, parent, dir);
 	}
 	if (vfs.f_flag & ST_NOEXEC) {
 		close(fd);
@@ -280,10 +288,10 @@ seal_entry(struct imgcache *c, int fd, const char *name)
 	e = errno;
 	(void)unlinkat(c->dirfd, name, 0);
 	if (e == EPERM)
-		return note(c, e, "image cache: %s", "the immutable flag "
-		    "needs CAP_LINUX_IMMUTABLE");
-	return note(c, e, "image cache: %s", "its filesystem has no "
-	    "immutable flag");
+		return note(c, e, "image cache: the immutable flag needs "
+		    "CAP_LINUX_IMMUTABLE");
+	return note(c, e, "image cache: its filesystem has no immutable "
+	    "flag");
 }
 
 /* Remove an entry: clear its immutable flag, unlink it. */
@@ -317,7 +325,7 @@ link_entry(struct imgcache *c, int fd, const char *name, mode_t mode,
 		if (linkat(fd, "", c->dirfd, name, AT_EMPTY_PATH) == 0)
 			return 0;
 		if (errno != EEXIST)
-			return note(c, errno, "image cache: %s", "link");
+			return note(c, errno, "image cache: link");
 		old = openat(c->dirfd, name, OPEN_RO);
 		if (old != -1 && entry_ok(old, mode, size, NULL) == 0) {
 			close(old);
@@ -587,7 +595,7 @@ imgcache_fill(struct imgcache *c, int src, const struct stat *st,
 	clock_gettime(CLOCK_REALTIME, &now);
 	tmp = openat(c->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, IMG_MODE);
 	if (tmp == -1)
-		return note(c, errno, "image cache: %s", "cannot add an image");
+		return note(c, errno, "image cache: cannot add an image");
 	if (fchmod(tmp, IMG_MODE) == -1 || copy_leased(src, st, tmp) == -1 ||
 	    check_copy(tmp, st->st_size, pin, digest, what) == -1 ||
 	    fsync(tmp) == -1)
