@@ -86,8 +86,8 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 		goto out;
 	}
 	/* The cached immutable image when there is one (imgcache.c). */
-	if (c != NULL && (mfd = imgcache_get(c, src, &st, pin, digest,
-	    &what)) != -1) {
+	if (c != NULL && (mfd = imgcache_get(c, src, &st, path, pin,
+	    digest, &what)) != -1) {
 		close(src);
 		*memfd = mfd;
 		return IMAGE_OK;

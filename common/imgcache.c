@@ -14,12 +14,13 @@
  *
  * Layout: one flat directory, root:root 0700, checked with fstat on the
  * opened fd at every use.  Entries:
- *   <64 hex>    an image: the bytes whose SHA-256 is its name; 0555 (a
+ *   NAME-<hex>  an image: the bytes whose SHA-256 is <hex>; NAME is the
+ *               source's base name (cosmetic: ps, /proc/PID/exe); 0555 (a
  *               uid-switched payload must be able to execute it), never
  *               set-id, immutable, one link
  *   i-<id>      an index entry: <id> is the source's full identity
  *               (dev, ino, size, mtime.ns, ctime.ns) in hex; content the
- *               digest in hex; 0444, immutable, one link
+ *               image's name and a newline; 0444, immutable, one link
  * Every entry is checked at every use: regular, uid 0, exact mode, one
  * link, immutable.  A file planted by a capability-less process (e.g. the
  * uid-0 payload of a plan that grants write access over the directory)
@@ -99,7 +100,11 @@
 #define IMGCACHE_RACY 3		/* seconds: a ctime this recent is not indexed */
 #define IMG_MODE 0555
 #define IDX_MODE 0444
-#define IDX_LEN (SHA256_HEX_LEN + 1)
+#define BASE_MAX 32		/* bytes of the source's name in an image's */
+#define IMG_NAME_MAX (BASE_MAX + 1 + SHA256_HEX_LEN)
+#define IDX_MAX (IMG_NAME_MAX + 1)	/* an index entry: a name, '\n' */
+#define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
+	"0123456789._+-"
 #define NAME_MAX_ID 160
 #define OPEN_RO (O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
 
@@ -204,6 +209,42 @@ same_id(const struct stat *a, const struct stat *b)
 	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+/* An image's name: the source's base name (bytes outside NAME_CHARS as
+ * '_', a leading '.' as '_', at most BASE_MAX bytes), '-', the digest in
+ * hex.  The name shows in /proc/PID/exe and, from Linux 6.14, in the
+ * payload's comm; only the digest in it means anything here. */
+static void
+img_name(char out[IMG_NAME_MAX + 1], const char *path, const uint8_t d[32])
+{
+	const char *b = strrchr(path, '/');
+	char hex[SHA256_HEX_LEN + 1];
+	size_t i;
+
+	b = b != NULL ? b + 1 : path;
+	for (i = 0; i < BASE_MAX && b[i] != '\0'; i++)
+		out[i] = strchr(NAME_CHARS, b[i]) != NULL && b[i] != '\0' &&
+		    (i > 0 || b[i] != '.') ? b[i] : '_';
+	sha256_hex(d, hex);
+	snprintf(out + i, IMG_NAME_MAX + 1 - i, "-%s", hex);
+}
+
+/* The digest an image's name ends with; 0, or -1 when the name is not one
+ * img_name makes. */
+static int
+img_digest(const char *name, uint8_t d[32])
+{
+	size_t len = strlen(name), base;
+
+	if (len < SHA256_HEX_LEN + 2 || len > IMG_NAME_MAX)
+		return -1;
+	base = len - SHA256_HEX_LEN - 1;
+	if (name[0] == '.' || name[base] != '-' ||
+	    strspn(name, NAME_CHARS) != len ||
+	    strspn(name + base + 1, "0123456789abcdef") != SHA256_HEX_LEN)
+		return -1;
+	return sha256_unhex(name + base + 1, SHA256_HEX_LEN, d);
+}
+
 /* An entry as confexec leaves it: regular, root's, exactly mode, one link,
  * size when size >= 0, immutable.  0, or -1 with errno ENOENT. */
 static int
@@ -248,7 +289,9 @@ int
 imgcache_lookup(struct imgcache *c, const struct stat *st,
     uint8_t digest[32])
 {
-	char name[NAME_MAX_ID], hex[IDX_LEN + 1];
+	char name[NAME_MAX_ID], img[IDX_MAX + 1];
+	struct stat is;
+	ssize_t n = -1;
 	int fd, ok;
 
 	if (c->dirfd == -1) {
@@ -261,16 +304,19 @@ imgcache_lookup(struct imgcache *c, const struct stat *st,
 		errno = ENOENT;
 		return -1;
 	}
-	ok = entry_ok(fd, IDX_MODE, IDX_LEN, NULL) == 0 &&
-	    pread(fd, hex, IDX_LEN, 0) == IDX_LEN && hex[IDX_LEN - 1] == '\n' &&
-	    sha256_unhex(hex, SHA256_HEX_LEN, digest) == 0;
+	ok = entry_ok(fd, IDX_MODE, -1, &is) == 0 && is.st_size <= IDX_MAX &&
+	    (n = pread(fd, img, (size_t)is.st_size, 0)) == is.st_size &&
+	    n > 0 && img[n - 1] == '\n';
 	close(fd);
+	if (ok) {
+		img[n - 1] = '\0';
+		ok = img_digest(img, digest) == 0;
+	}
 	if (!ok) {
 		errno = ENOENT;
 		return -1;
 	}
-	hex[SHA256_HEX_LEN] = '\0';
-	return image_open(c, hex, st->st_size);
+	return image_open(c, img, st->st_size);
 }
 
 /* Make fd (linked as name) immutable; on failure unlink name and say why
@@ -339,20 +385,20 @@ link_entry(struct imgcache *c, int fd, const char *name, mode_t mode,
 	return -1;
 }
 
-/* A new entry holding exactly len bytes of buf, linked as name and made
- * immutable; 0 or -1. */
+/* A new index entry holding exactly len bytes of buf, linked as name and
+ * made immutable; 0 or -1. */
 static int
-index_add(struct imgcache *c, const char *name, const char *buf)
+index_add(struct imgcache *c, const char *name, const char *buf, size_t len)
 {
-	char back[IDX_LEN];
+	char back[IDX_MAX];
 	int fd, r;
 
 	fd = openat(c->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, IDX_MODE);
 	if (fd == -1)
 		return -1;
-	if (fchmod(fd, IDX_MODE) == -1 || write_all(fd, buf, IDX_LEN) == -1 ||
-	    fsync(fd) == -1 || (r = link_entry(c, fd, name, IDX_MODE,
-	    IDX_LEN)) == -1) {
+	if (fchmod(fd, IDX_MODE) == -1 || write_all(fd, buf, len) == -1 ||
+	    fsync(fd) == -1 ||
+	    (r = link_entry(c, fd, name, IDX_MODE, (off_t)len)) == -1) {
 		close(fd);
 		return -1;
 	}
@@ -361,8 +407,8 @@ index_add(struct imgcache *c, const char *name, const char *buf)
 		return -1;
 	}
 	/* What the name holds now, once immutable, is what we wrote. */
-	if (r == 0 && (pread(fd, back, IDX_LEN, 0) != IDX_LEN ||
-	    memcmp(back, buf, IDX_LEN) != 0)) {
+	if (r == 0 && (pread(fd, back, len, 0) != (ssize_t)len ||
+	    memcmp(back, buf, len) != 0)) {
 		drop(c->dirfd, name);
 		close(fd);
 		errno = EIO;
@@ -457,6 +503,7 @@ check_copy(int tmp, off_t size, const uint8_t *pin, uint8_t digest[32],
 struct ent {
 	struct timespec atime;
 	uint64_t bytes;
+	int image;		/* 1: an image, 0: an index entry */
 	char name[NAME_MAX_ID];
 };
 
@@ -472,13 +519,6 @@ by_atime(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int
-is_hex64(const char *s)
-{
-	return strlen(s) == SHA256_HEX_LEN &&
-	    strspn(s, "0123456789abcdef") == SHA256_HEX_LEN;
-}
-
 /* Entries (images and index entries) of the directory, newest excluded
  * from eviction by keep.  Returns the count, *total their bytes. */
 static ssize_t
@@ -488,8 +528,9 @@ list(int dirfd, struct ent **out, uint64_t *total)
 	struct ent *v = NULL, *nv;
 	struct stat st;
 	size_t n = 0, cap = 0;
+	uint8_t dg[32];
 	DIR *dp;
-	int fd;
+	int fd, image;
 
 	*total = 0;
 	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -499,7 +540,8 @@ list(int dirfd, struct ent **out, uint64_t *total)
 		return -1;
 	}
 	while ((d = readdir(dp)) != NULL) {
-		if ((!is_hex64(d->d_name) && strncmp(d->d_name, "i-", 2) != 0) ||
+		image = img_digest(d->d_name, dg) == 0;
+		if ((!image && strncmp(d->d_name, "i-", 2) != 0) ||
 		    strlen(d->d_name) >= NAME_MAX_ID ||
 		    fstatat(dirfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
@@ -512,6 +554,7 @@ list(int dirfd, struct ent **out, uint64_t *total)
 		}
 		v[n].atime = st.st_atim;
 		v[n].bytes = (uint64_t)st.st_blocks * 512;
+		v[n].image = image;
 		strcpy(v[n].name, d->d_name);
 		*total += v[n].bytes;
 		n++;
@@ -525,21 +568,24 @@ list(int dirfd, struct ent **out, uint64_t *total)
 static void
 drop_dangling(int dirfd, struct ent *v, size_t n)
 {
-	char hex[IDX_LEN + 1];
+	char img[IDX_MAX + 1];
+	ssize_t r;
 	size_t i;
-	int fd, gone;
+	int fd;
 
 	for (i = 0; i < n; i++) {
-		if (v[i].name[0] != 'i')
+		if (v[i].image)
 			continue;
 		fd = openat(dirfd, v[i].name, OPEN_RO);
 		if (fd == -1)
 			continue;
-		gone = pread(fd, hex, IDX_LEN, 0) == IDX_LEN;
+		r = pread(fd, img, IDX_MAX, 0);
 		close(fd);
-		hex[SHA256_HEX_LEN] = '\0';
-		if (gone && faccessat(dirfd, hex, F_OK, AT_SYMLINK_NOFOLLOW) ==
-		    -1 && errno == ENOENT)
+		if (r < 2 || img[r - 1] != '\n')
+			continue;
+		img[r - 1] = '\0';
+		if (faccessat(dirfd, img, F_OK, AT_SYMLINK_NOFOLLOW) == -1 &&
+		    errno == ENOENT)
 			drop(dirfd, v[i].name);
 	}
 }
@@ -560,7 +606,7 @@ evict(struct imgcache *c, const char *keep)
 	if (n > 0 && total > c->max) {
 		qsort(v, (size_t)n, sizeof(*v), by_atime);
 		for (i = 0; i < n && total > c->max; i++) {
-			if (v[i].name[0] == 'i' || strcmp(v[i].name, keep) == 0)
+			if (!v[i].image || strcmp(v[i].name, keep) == 0)
 				continue;
 			drop(c->dirfd, v[i].name);
 			total -= v[i].bytes;
@@ -576,11 +622,13 @@ evict(struct imgcache *c, const char *keep)
 
 int
 imgcache_fill(struct imgcache *c, int src, const struct stat *st,
-    const uint8_t *pin, uint8_t digest[32], const char **what)
+    const char *path, const uint8_t *pin, uint8_t digest[32],
+    const char **what)
 {
-	char hex[IDX_LEN + 1], name[NAME_MAX_ID];
+	char img[IDX_MAX + 1], name[NAME_MAX_ID];
 	struct timespec now;
 	struct stat ts;
+	size_t n;
 	int tmp, fd, r, e;
 
 	*what = NULL;
@@ -600,25 +648,26 @@ imgcache_fill(struct imgcache *c, int src, const struct stat *st,
 	    check_copy(tmp, st->st_size, pin, digest, what) == -1 ||
 	    fsync(tmp) == -1)
 		goto fail;
-	sha256_hex(digest, hex);
-	r = link_entry(c, tmp, hex, IMG_MODE, st->st_size);
-	if (r == -1 || (r == 0 && seal_entry(c, tmp, hex) == -1))
+	img_name(img, path, digest);
+	r = link_entry(c, tmp, img, IMG_MODE, st->st_size);
+	if (r == -1 || (r == 0 && seal_entry(c, tmp, img) == -1))
 		goto fail;
 	if (fstat(tmp, &ts) == -1)
 		goto fail;
 	close(tmp);
 	tmp = -1;
-	fd = image_open(c, hex, st->st_size);
+	fd = image_open(c, img, st->st_size);
 	if (fd == -1)
 		goto fail;
 	/* Indexed only when a later write cannot hide in the same tick. */
 	if (st->st_ctim.tv_sec + IMGCACHE_RACY < now.tv_sec) {
 		id_name(name, sizeof(name), st);
-		hex[SHA256_HEX_LEN] = '\n';
-		(void)index_add(c, name, hex);
-		hex[SHA256_HEX_LEN] = '\0';
+		n = strlen(img);
+		img[n] = '\n';
+		(void)index_add(c, name, img, n + 1);
+		img[n] = '\0';
 	}
-	evict(c, hex);
+	evict(c, img);
 	return fd;
 fail:
 	e = errno;
@@ -630,7 +679,8 @@ fail:
 
 int
 imgcache_get(struct imgcache *c, int src, const struct stat *st,
-    const uint8_t *pin, uint8_t digest[32], const char **what)
+    const char *path, const uint8_t *pin, uint8_t digest[32],
+    const char **what)
 {
 	int fd;
 
@@ -641,7 +691,7 @@ imgcache_get(struct imgcache *c, int src, const struct stat *st,
 	}
 	fd = imgcache_lookup(c, st, digest);
 	if (fd == -1)
-		return imgcache_fill(c, src, st, pin, digest, what);
+		return imgcache_fill(c, src, st, path, pin, digest, what);
 	if (pin != NULL && memcmp(pin, digest, 32) != 0) {
 		close(fd);
 		*what = "SHA-256 differs from the pinned digest";

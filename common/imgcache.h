@@ -2,7 +2,8 @@
 /* imgcache: a content-addressed cache of sealed program images, so that a
  * launch does not copy (and, with a pin, hash) the whole program every
  * time.  A cached image is a root-owned, mode 0555, FS_IMMUTABLE_FL file
- * named by the SHA-256 of its bytes; it is found by the source's identity
+ * named by the SHA-256 of its bytes (after the source's base name); it is
+ * found by the source's identity
  * (device, inode, size, mtime, ctime) through an index entry that is
  * itself immutable.  The design and its reasoning are at the top of
  * imgcache.c.  Nothing here prints: a reason the cache was not used is
@@ -39,7 +40,8 @@ void imgcache_close(struct imgcache *c);
 int imgcache_lookup(struct imgcache *c, const struct stat *st,
     uint8_t digest[32]);
 
-/* Copy src into the cache under a read lease (no writer can open the
+/* Copy src (opened from path; its base name goes into the image's name)
+ * into the cache under a read lease (no writer can open the
  * source while it is copied), hashing the bytes as written, and check
  * them: an ELF executable, not a #! script, digest equal to pin when pin
  * is not NULL.  The copy is fsync'ed, linked by digest, made immutable,
@@ -54,14 +56,16 @@ int imgcache_lookup(struct imgcache *c, const struct stat *st,
  *            cache's fault, e.g. no immutable flag on its filesystem)
  * After EAGAIN or another errno the caller seals a private copy. */
 int imgcache_fill(struct imgcache *c, int src, const struct stat *st,
-    const uint8_t *pin, uint8_t digest[32], const char **what);
+    const char *path, const uint8_t *pin, uint8_t digest[32],
+    const char **what);
 
 /* imgcache_lookup, then imgcache_fill on a miss; on a hit the pin is
  * compared with the cached digest.  Returns the fd, or -1 with errno
  * ENOEXEC or EBADMSG (refuse the program; *what says why), or another
  * errno (seal a private copy instead). */
 int imgcache_get(struct imgcache *c, int src, const struct stat *st,
-    const uint8_t *pin, uint8_t digest[32], const char **what);
+    const char *path, const uint8_t *pin, uint8_t digest[32],
+    const char **what);
 
 /* Let a Landlock ruleset (rfd, handling execute and read_file) execute
  * the cached image fd: one path_beneath rule on that file.  Returns 0,

@@ -69,21 +69,21 @@ cx() { "$CX" --image-cache "$C" "$@"; }
 plan -- "$D/prog" >"$TMP/p.prog"
 t_exit 0 "first launch runs" sh -c "'$CX' --image-cache '$C' <'$TMP/p.prog'"
 t_eq "it executed A's bytes" "$(cut -d' ' -f1 "$OUT")" "$da"
-t_eq "from the cached image named by A's digest" \
-    "$(cut -d' ' -f2 "$OUT")" "$C/$da"
+t_eq "from the cached image named after the program and A's digest" \
+    "$(cut -d' ' -f2 "$OUT")" "$C/prog-$da"
 t_eq "the image is root:root 0555 with one link" \
-    "$(stat -c %u:%g:%a:%h "$C/$da")" "0:0:555:1"
-lsattr -d "$C/$da" >"$TMP/attr" 2>&1
+    "$(stat -c %u:%g:%a:%h "$C/prog-$da")" "0:0:555:1"
+lsattr -d "$C/prog-$da" >"$TMP/attr" 2>&1
 t_grep "the image is immutable" '^[^ ]*i[^ ]* ' "$TMP/attr"
-t_eq "the image's bytes are A's" "$(sha "$C/$da")" "$da"
+t_eq "the image's bytes are A's" "$(sha "$C/prog-$da")" "$da"
 set -- "$C"/i-*
-t_eq "one index entry, naming A" "$(cat "$@")" "$da"
+t_eq "one index entry, naming that image" "$(cat "$@")" "prog-$da"
 t_eq "the index entry is root:root 0444" "$(stat -c %u:%g:%a "$1")" "0:0:444"
 
 strace -f -o "$TMP/st" -e trace=sendfile,memfd_create,execveat \
     "$CX" --image-cache "$C" <"$TMP/p.prog" >"$OUT" 2>"$ERR"
 t_eq "a second launch runs A from the cache" "$(cat "$OUT")" \
-    "$da $C/$da"
+    "$da $C/prog-$da"
 t_nogrep "a hit copies nothing (no sendfile)" 'sendfile\(' "$TMP/st"
 t_nogrep "a hit makes no memfd" 'memfd_create\(' "$TMP/st"
 t_grep "the payload is executed through the fd" \
@@ -103,12 +103,12 @@ cat "$D/B" >"$D/prog"	# in place: same inode, new size and times
 t_exit 0 "the source rewritten in place runs" sh -c \
     "'$CX' --image-cache '$C' <'$TMP/p.prog'"
 t_eq "the new version ran, from its own image" "$(cat "$OUT")" \
-    "$db $C/$db"
+    "$db $C/prog-$db"
 cp "$D/A" "$D/prog.new"
 mv "$D/prog.new" "$D/prog"	# replaced: a new inode
 t_exit 0 "the source replaced by rename runs" sh -c \
     "'$CX' --image-cache '$C' <'$TMP/p.prog'"
-t_eq "the replacing version ran" "$(cat "$OUT")" "$da $C/$da"
+t_eq "the replacing version ran" "$(cat "$OUT")" "$da $C/prog-$da"
 
 # ---- a pin against a cached image of another version ---------------------
 plan -- "$D/pinned" >"$TMP/p.pinned"
@@ -124,14 +124,15 @@ t_nogrep "decided from the cache: the source was not read" \
 plan --sha256 "$da" -- "$D/pinned" >"$TMP/p.rightpin"
 t_exit 0 "the right pin runs from the cache" sh -c \
     "'$CX' --image-cache '$C' <'$TMP/p.rightpin'"
-t_eq "A ran" "$(cat "$OUT")" "$da $C/$da"
+t_eq "A ran" "$(cat "$OUT")" "$da $C/pinned-$da"
 
 # ---- tampering from inside a run -----------------------------------------
 snap() {
 	{ stat -c '%a %u %g %h %s %Y %Z' "$1"; lsattr -d "$1"; sha "$1"; } 2>&1
 }
-before=$(snap "$C/$da")
-plan -- "$D/imgtamper" "$C/$da" >"$TMP/p.t1"
+I=$C/prog-$da
+before=$(snap "$I")
+plan -- "$D/imgtamper" "$I" >"$TMP/p.t1"
 t_exit 0 "inside a run no attempt on a cached image succeeds" sh -c \
     "'$CX' --image-cache '$C' <'$TMP/p.t1'"
 cat >"$TMP/want1" <<'EOF'
@@ -150,7 +151,7 @@ self-exe-write EPERM
 EOF
 t_eq "immutable (EPERM) and outside Landlock (EACCES): each errno" \
     "$(cat "$OUT")" "$(cat "$TMP/want1")"
-plan --rw "$C" -- "$D/imgtamper" "$C/$da" >"$TMP/p.t2"
+plan --rw "$C" -- "$D/imgtamper" "$I" >"$TMP/p.t2"
 t_exit 0 "granted write access over the cache, still no attempt succeeds" \
     sh -c "'$CX' --image-cache '$C' <'$TMP/p.t2'"
 cat >"$TMP/want2" <<'EOF'
@@ -171,10 +172,10 @@ EOF
 t_eq "every change to the image is EPERM (FS_IMMUTABLE_FL)" \
     "$(cat "$OUT")" "$(cat "$TMP/want2")"
 t_eq "host side: the image's bytes, mode, owner, times, flags unchanged" \
-    "$(snap "$C/$da")" "$before"
+    "$(snap "$I")" "$before"
 t_exit 0 "and the cache still serves it" sh -c \
     "'$CX' --image-cache '$C' <'$TMP/p.prog'"
-t_eq "A's bytes" "$(cat "$OUT")" "$da $C/$da"
+t_eq "A's bytes" "$(cat "$OUT")" "$da $I"
 
 # ---- a writer racing the fill --------------------------------------------
 # check_runs N JOURNAL: each run's output line against the journal's
@@ -185,15 +186,17 @@ check_runs() {
 	t_eq "$1: each run executed the bytes its journal names" \
 	    "$(cat "$TMP/rd")" "$(cat "$TMP/jd")"
 }
-# cache_sound: every image hashes to its name and is A, B or imgtamper.
+# cache_sound: every image (NAME-<hex>) hashes to <hex>, and is A, B or
+# imgtamper.
 cache_sound() {
 	bad=
 	for f in "$C"/*; do
 		n=${f##*/}
 		case $n in i-*) continue ;; esac
+		x=$(printf %s "$n" | tail -c 64)
 		h=$(sha "$f")
-		[ "$h" = "$n" ] || bad="$bad $n(holds $h)"
-		case $n in "$da"|"$db"|"$dt") ;; *) bad="$bad $n(torn)" ;; esac
+		[ "$h" = "$x" ] || bad="$bad $n(holds $h)"
+		case $x in "$da"|"$db"|"$dt") ;; *) bad="$bad $n(torn)" ;; esac
 	done
 	t_eq "$1: every cached image is a complete version, named by its digest" \
 	    "$bad" ""
@@ -329,7 +332,7 @@ if flock -w 300 9; then
 	plan --uid 100000 --gid 100000 -- "$D/prog" >"$TMP/p.uid"
 	t_exit 0 "a payload switched to uid 100000 runs the cached image" \
 	    sh -c "'$CX' --image-cache '$C' <'$TMP/p.uid'"
-	t_eq "A's bytes, from the cache" "$(cat "$OUT")" "$da $C/$da"
+	t_eq "A's bytes, from the cache" "$(cat "$OUT")" "$da $C/prog-$da"
 	cat "$TMP/subuid.bak" >/etc/subuid
 	cat "$TMP/subgid.bak" >/etc/subgid
 	flock -u 9

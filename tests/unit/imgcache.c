@@ -61,14 +61,26 @@ count(const char *prefix)
 	return n;
 }
 
+/* Whether an image of digest d (named NAME-<hex>) is in the cache. */
 static int
 has(const uint8_t d[32])
 {
-	char hex[SHA256_HEX_LEN + 1], p[400];
+	char hex[SHA256_HEX_LEN + 1];
+	struct dirent *e;
+	DIR *dp = opendir(cdir);
+	size_t n;
+	int found = 0;
 
 	sha256_hex(d, hex);
-	snprintf(p, sizeof(p), "%s/%s", cdir, hex);
-	return access(p, F_OK) == 0;
+	while (dp != NULL && (e = readdir(dp)) != NULL) {
+		n = strlen(e->d_name);
+		if (n > SHA256_HEX_LEN &&
+		    strcmp(e->d_name + n - SHA256_HEX_LEN, hex) == 0)
+			found = 1;
+	}
+	if (dp != NULL)
+		closedir(dp);
+	return found;
 }
 
 static int
@@ -90,7 +102,7 @@ fill(struct imgcache *c, const char *path, const uint8_t *pin,
 	src = open(path, O_RDONLY | O_CLOEXEC);
 	if (src == -1 || fstat(src, &st) == -1)
 		return -1;
-	fd = imgcache_fill(c, src, &st, pin, d, what);
+	fd = imgcache_fill(c, src, &st, path, pin, d, what);
 	e = errno;
 	close(src);
 	errno = e;
@@ -200,7 +212,7 @@ main(void)
 	ok(fd != -1 && memcmp(got, d1, 32) == 0, "a hit, with p1's digest");
 	if (fd != -1)
 		close(fd);
-	fd = imgcache_get(&c, -1, &(struct stat){0}, NULL, got, &what);
+	fd = imgcache_get(&c, -1, &(struct stat){0}, "x", NULL, got, &what);
 	ok(fd == -1, "an unknown identity with no source: no image");
 
 	/* What is refused, and never enters the cache. */
@@ -243,20 +255,23 @@ main(void)
 		struct dirent *e;
 		DIR *dp = opendir(cdir);
 		char path[700], hex[SHA256_HEX_LEN + 1], h4[SHA256_HEX_LEN + 1];
+		char want[80], forged[80];
 		int done = 0;
 
 		sha256_hex(d1, hex);
 		sha256_hex(d4, h4);
+		snprintf(want, sizeof(want), "p4-%s\n", h4);
+		snprintf(forged, sizeof(forged), "p1-%s\n", hex);
 		while (dp != NULL && (e = readdir(dp)) != NULL) {
 			int ifd, fl = 0;
-			char buf[65];
+			char buf[80];
 
 			if (strncmp(e->d_name, "i-", 2) != 0)
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", cdir, e->d_name);
 			ifd = open(path, O_RDONLY | O_CLOEXEC);
-			if (ifd == -1 || pread(ifd, buf, 64, 0) != 64 ||
-			    memcmp(buf, h4, 64) != 0) {
+			if (ifd == -1 || pread(ifd, buf, 68, 0) != 68 ||
+			    memcmp(buf, want, 68) != 0) {
 				if (ifd != -1)
 					close(ifd);
 				continue;
@@ -266,7 +281,7 @@ main(void)
 			ioctl(ifd, FS_IOC_SETFLAGS, &fl);
 			close(ifd);
 			ifd = open(path, O_WRONLY | O_CLOEXEC);
-			done = ifd != -1 && pwrite(ifd, hex, 64, 0) == 64;
+			done = ifd != -1 && pwrite(ifd, forged, 68, 0) == 68;
 			if (ifd != -1)
 				close(ifd);
 		}
@@ -331,6 +346,25 @@ main(void)
 	fd = fill(&c, pw, NULL, got, &what);
 	ok(fd != -1 && memcmp(got, dr, 32) == 0, "the same bytes again: the "
 	    "existing image is used");
+	if (fd != -1)
+		close(fd);
+
+	/* An image's name: the source's base name, made plain, then the
+	 * digest. */
+	mkprog(".we ird\nname", 4 * 1024, 5, pw, sizeof(pw), got);
+	fd = fill(&c, pw, NULL, other, &what);
+	{
+		char link[100], want[400], hex[SHA256_HEX_LEN + 1];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = fd == -1 ? -1 : readlink(link, pw, sizeof(pw) - 1);
+		pw[n > 0 ? n : 0] = '\0';
+		sha256_hex(got, hex);
+		snprintf(want, sizeof(want), "%s/_we_ird_name-%s", cdir, hex);
+		is_str(pw, want, "a base name outside [A-Za-z0-9._+-] is made "
+		    "plain");
+	}
 	if (fd != -1)
 		close(fd);
 
