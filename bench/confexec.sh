@@ -122,10 +122,19 @@ measure() {
 			args="$args --prepare $(q "$prep")"
 			cmds="$cmds $(q "$cmd")"
 		done <"$TMP/order"
-		eval env -i PATH=/usr/bin:/bin hyperfine --style none --warmup 3 --runs "$RUNS" \
-		    --export-json "$TMP/r.json" $args $cmds \
-		    >"$TMP/hf.log" 2>&1 || { echo "bench: hyperfine failed" \
-		    "($1):" >&2; tail -n 5 "$TMP/hf.log" >&2; exit 1; }
+		# A failed run (another test on a shared machine can get in
+		# the way) is named and its round run again, once.
+		try=0
+		until eval env -i PATH=/usr/bin:/bin hyperfine --style none \
+		    --show-output --warmup 3 --runs "$RUNS" \
+		    --export-json "$TMP/r.json" $args $cmds >"$TMP/hf.log" 2>&1
+		do
+			echo "bench: a run failed ($1, round $r):" >&2
+			grep -E '^(confexec|bwrap|Error):' "$TMP/hf.log" |
+			    head -n 3 >&2
+			try=$((try + 1))
+			[ "$try" -lt 2 ] || exit 1
+		done
 		i=0
 		while IFS="$(printf '\t')" read -r label cmd prep; do
 			jq -r --argjson i "$i" --arg l "$label" \

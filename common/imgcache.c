@@ -266,13 +266,13 @@ entry_ok(int fd, mode_t mode, off_t size, struct stat *out)
 	return 0;
 }
 
-/* Open the image named hex and check it; fd or -1 (ENOENT). */
+/* Open the image called name and check it; fd or -1 (ENOENT). */
 static int
-image_open(struct imgcache *c, const char *hex, off_t size)
+image_open(struct imgcache *c, const char *name, off_t size)
 {
 	int fd;
 
-	fd = openat(c->dirfd, hex, OPEN_RO);
+	fd = openat(c->dirfd, name, OPEN_RO);
 	if (fd == -1) {
 		errno = ENOENT;
 		return -1;
@@ -627,7 +627,6 @@ imgcache_fill(struct imgcache *c, int src, const struct stat *st,
 {
 	char img[IDX_MAX + 1], name[NAME_MAX_ID];
 	struct timespec now;
-	struct stat ts;
 	size_t n;
 	int tmp, fd, r, e;
 
@@ -651,8 +650,6 @@ imgcache_fill(struct imgcache *c, int src, const struct stat *st,
 	img_name(img, path, digest);
 	r = link_entry(c, tmp, img, IMG_MODE, st->st_size);
 	if (r == -1 || (r == 0 && seal_entry(c, tmp, img) == -1))
-		goto fail;
-	if (fstat(tmp, &ts) == -1)
 		goto fail;
 	close(tmp);
 	tmp = -1;
