@@ -116,8 +116,15 @@ void
 die_getopt(int code, const struct usage_opt *tab, int c, char *const argv[])
 {
 	const struct usage_opt *o = opt_by_val(tab, optopt);
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const char *arg = "";
 	char e[ESC_SIZE(64)], a[64];
+	int i;
+
+	/* The word getopt_long stopped at.  musl leaves optind past the end
+	 * of argv after a short option's missing value, so find the end
+	 * rather than trust optind - 1 to be within argv. */
+	for (i = 0; i < optind && argv[i] != NULL; i++)
+		arg = argv[i];
 
 	/* The word as typed, up to any "=VALUE", escaped: it may be
 	 * anything, pasted from anywhere. */
