@@ -126,7 +126,7 @@ measure() {
 		# the way) is named and its round run again, once.
 		try=0
 		until eval env -i PATH=/usr/bin:/bin hyperfine --style none \
-		    --show-output --warmup 3 --runs "$RUNS" \
+		    --output inherit --warmup 3 --runs "$RUNS" \
 		    --export-json "$TMP/r.json" $args $cmds >"$TMP/hf.log" 2>&1
 		do
 			echo "bench: a run failed ($1, round $r):" >&2
