@@ -503,7 +503,7 @@ check_copy(int tmp, off_t size, const uint8_t *pin, uint8_t digest[32],
 struct ent {
 	struct timespec atime;
 	uint64_t bytes;
-	int image;		/* 1: an image, 0: an index entry */
+	int image;		/* 1: an image (or a stray), 0: an index entry */
 	char name[NAME_MAX_ID];
 };
 
@@ -519,8 +519,8 @@ by_atime(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Entries (images and index entries) of the directory, newest excluded
- * from eviction by keep.  Returns the count, *total their bytes. */
+/* The directory's entries (images, index entries, strays) and *total
+ * their bytes on disk.  Returns the count, or -1. */
 static ssize_t
 list(int dirfd, struct ent **out, uint64_t *total)
 {
@@ -540,9 +540,11 @@ list(int dirfd, struct ent **out, uint64_t *total)
 		return -1;
 	}
 	while ((d = readdir(dp)) != NULL) {
-		image = img_digest(d->d_name, dg) == 0;
-		if ((!image && strncmp(d->d_name, "i-", 2) != 0) ||
-		    strlen(d->d_name) >= NAME_MAX_ID ||
+		/* A name neither kind has (another version's, or planted)
+		 * counts and goes like an image. */
+		image = img_digest(d->d_name, dg) == 0 ||
+		    strncmp(d->d_name, "i-", 2) != 0;
+		if (d->d_name[0] == '.' || strlen(d->d_name) >= NAME_MAX_ID ||
 		    fstatat(dirfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		if (n == cap) {
