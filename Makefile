@@ -144,13 +144,19 @@ static: $(MUSL_PREFIX)/.done
 # ---- VM tier: the static build on Debian's own kernels, in qemu ----
 # tests/vm/kernels.sh fetches each series' kernel image (never installed),
 # tests/vm/run.sh boots it on a busybox initramfs with a pure cgroup v2
-# hierarchy and writes the guest's TAP to .build/vm/SERIES.tap.
+# hierarchy, runs tests/vm/guest-tests.sh and the host suites listed in
+# tests/vm/guest.list, and writes one TAP file per suite to
+# .build/vm/linux-SERIES/tap/; prove judges them here, then the counts per
+# suite and series are printed.
 VM_KERNELS ?= 6.1 6.12
+VM_TAP = $(VM_KERNELS:%=.build/vm/linux-%/tap/*.tap)
 check-vm: static
 	@sh contrib/install-deps.sh vm
 	sh tests/vm/kernels.sh .build/vm $(VM_KERNELS)
 	@set -e; for k in $(VM_KERNELS); do sh tests/vm/run.sh .build/vm $$k; done
-	$(PROVE) $(PROVE_FLAGS) -e cat $(VM_KERNELS:%=.build/vm/%.tap)
+	@rc=0; $(PROVE) $(PROVE_FLAGS) -e cat $(VM_TAP) || rc=$$?; \
+	    echo "== VM tier, per suite"; \
+	    cat $(VM_KERNELS:%=.build/vm/linux-%/summary); exit $$rc
 
 # ---- fuzzing (clang libFuzzer + ASan + UBSan) ----
 FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -g -O1 \

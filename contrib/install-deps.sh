@@ -12,7 +12,8 @@ set_check="$set_build clang libclang-rt-14-dev perl attr libcap2-bin jq strace u
 	bubblewrap docker.io busybox-static"
 set_static="musl-tools musl-dev gperf m4 dpkg-dev autoconf automake libtool \
 	linux-libc-dev file"
-set_vm="qemu-system-x86 seabios busybox-static cpio gzip file binutils coreutils"
+set_vm="qemu-system-x86 seabios busybox-static cpio gzip file binutils coreutils \
+	jq strace util-linux"
 set_bench="hyperfine jq openssl coreutils findutils"
 
 what=${1:-all}

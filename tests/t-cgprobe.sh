@@ -48,16 +48,22 @@ t_eq "clone3(CLONE_INTO_CGROUP) usable" "$(key cgroup2.clone_into_cgroup)" yes
 # cgroup.kill: make a child cgroup (after the probe ran) and look.
 child=$dir/borne-t-cgprobe.$$
 mkdir "$child" && at_exit "rmdir '$child' 2>/dev/null || :"
-if [ -e "$child/cgroup.kill" ]; then k=yes; else k=no; fi
-t_eq "cgroup2.kill matches a real child cgroup ($k)" "$(key cgroup2.kill)" "$k"
+if [ -e "$child/cgroup.kill" ]; then cgkill=yes; else cgkill=no; fi
+t_eq "cgroup2.kill matches a real child cgroup ($cgkill)" "$(key cgroup2.kill)" "$cgkill"
 "$CG" >"$TMP/kv2"
 t_grep "with a child present, the evidence is the child" \
     '^cgroup2.kill_evidence=child$' "$TMP/kv2"
 rmdir "$child"
 
 # memfd, seccomp, caller.
-t_eq "memfd.noexec is vm.memfd_noexec" "$(key memfd.noexec)" \
-    "$(cat /proc/sys/vm/memfd_noexec)"
+# vm.memfd_noexec came with MFD_EXEC (Linux 6.3); before, cgprobe says -1.
+if [ -e /proc/sys/vm/memfd_noexec ]; then
+	noexec=$(cat /proc/sys/vm/memfd_noexec) mfd_exec=yes
+else
+	noexec=-1 mfd_exec=no
+fi
+t_eq "memfd.noexec is vm.memfd_noexec ($noexec)" "$(key memfd.noexec)" "$noexec"
+t_eq "memfd.exec_flag is $mfd_exec" "$(key memfd.exec_flag)" "$mfd_exec"
 avail=" $(cat /proc/sys/kernel/seccomp/actions_avail) "
 for a in kill_process kill_thread trap errno user_notif trace log; do
 	case $avail in *" $a "*) want=yes ;; *) want=no ;; esac
@@ -117,15 +123,74 @@ for n in docker containerd podman buildkit libvirt libvirt-ro dbus-system \
 done
 t_eq "every key is in cgprobe(1)" "$missing" ""
 
-# --require
-t_exit 1 "--require memory fails on this host" "$CG" --require memory
-t_grep "names memory and why" "^cgprobe: memory: not enforceable: .*memory controller" "$ERR"
-t_eq "nothing on stdout with --require" "$(cat "$OUT")" ""
+# --require.  What a controller needs (cgprobe(1)): the caller's cgroup
+# writable and the controller in its cgroup.controllers, read here from
+# the files; a cgroup two levels below ours, to which nothing is
+# delegated, shows the refusal on every host.
+ctl_want() { # ctl_want CTL: the exit status --require CTL must have
+	if [ -w "$dir" ] && grep -qw -- "$1" "$dir/cgroup.controllers"; then
+		echo 0
+	else
+		echo 1
+	fi
+}
+for c in memory pids cpu; do
+	w=$(ctl_want $c)
+	t_exit "$w" "--require $c is $w: $c is $([ "$w" = 0 ] || echo "not ")in $dir/cgroup.controllers" \
+	    "$CG" --require $c
+	t_eq "--require $c: nothing on stdout" "$(cat "$OUT")" ""
+	if [ "$w" = 0 ]; then
+		t_eq "--require $c: silent on success" "$(cat "$ERR")" ""
+	else
+		t_grep "names $c and why" \
+		    "^cgprobe: $c: not enforceable: .*$c controller" "$ERR"
+	fi
+done
+noctl=$dir/t-cgprobe-noctl.$$
+mkdir "$noctl" "$noctl/leaf" &&
+    at_exit "rmdir '$noctl/leaf' '$noctl' 2>/dev/null || :"
+in_noctl() { sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh \
+    "$noctl/leaf" "$@"; }
+t_exit 0 "in a cgroup with nothing delegated: runs" in_noctl "$CG"
+t_grep "its cgroup2.self is that cgroup" \
+    "^cgroup2.self=${self%/}/t-cgprobe-noctl.$$/leaf\$" "$OUT"
+t_grep "no controller available there" '^cgroup2.controllers.available=$' \
+    "$OUT"
+t_exit 1 "there, --require memory,pids,cpu is 1" in_noctl "$CG" \
+    --require memory,pids,cpu
+t_eq "one line each, naming the missing controller" \
+    "$(sed -n 's/^cgprobe: \([a-z]*\): not enforceable: .* has no \1 controller$/\1/p' "$ERR" |
+    paste -sd, -)" memory,pids,cpu
 t_exit 0 "--require landlock,seccomp succeeds" "$CG" --require landlock,seccomp
 t_eq "silent on success" "$(cat "$OUT" "$ERR")" ""
-t_exit 1 "one missing among several" "$CG" --require landlock,pids,seccomp,memory
-t_eq "one line per missing mechanism" "$(cut -d: -f2 "$ERR" | tr -d ' ' | paste -sd,)" "pids,memory"
-t_exit 0 "landlock-log at ABI 7" "$CG" --require landlock-log,landlock-scope,landlock-tcp,cgroup-kill,clone-into-cgroup,close-range,execveat,memfd-exec
+# Several mechanisms, some missing: subuid made missing (an empty
+# /etc/subuid), memory and pids as this host has them.
+miss=
+for c in pids memory; do [ "$(ctl_want $c)" = 0 ] || miss=$miss$c,; done
+miss=${miss}subuid
+t_exit 1 "one missing among several ($miss)" unshare -m \
+    --propagation private sh -c 'mount --bind "$1" /etc/subuid &&
+    exec "$2" --require landlock,pids,seccomp,memory,subuid' sh \
+    "$TMP/empty" "$CG"
+t_eq "one line per missing mechanism, in order" \
+    "$(cut -d: -f2 "$ERR" | tr -d ' ' | paste -sd, -)" "$miss"
+# What this kernel offers, from the probes above: Landlock levels from
+# the landlock-abi helper, cgroup.kill from the child cgroup, MFD_EXEC
+# with vm.memfd_noexec.
+req=clone-into-cgroup,close-range,execveat
+[ "$cgkill" = yes ] && req=$req,cgroup-kill
+[ "$mfd_exec" = yes ] && req=$req,memfd-exec
+for f in refer:2 truncate:3 tcp:4 ioctl-dev:5 scope:6 log:7; do
+	[ "$abi" -ge "${f#*:}" ] && req=$req,landlock-${f%:*}
+done
+t_exit 0 "--require what this kernel offers ($req)" "$CG" --require "$req"
+if [ "$abi" -lt 7 ]; then
+	t_exit 1 "--require landlock-log at ABI $abi is 1" "$CG" \
+	    --require landlock-log
+	t_grep "names the ABI needed" \
+	    "^cgprobe: landlock-log: not enforceable: needs Landlock ABI 7, kernel has $abi" \
+	    "$ERR"
+fi
 t_exit 2 "unknown mechanism is 2" "$CG" --require landlock,frobnicate
 t_grep "unknown name named" "unknown mechanism: frobnicate" "$ERR"
 t_exit 2 "empty list is 2" "$CG" --require ""

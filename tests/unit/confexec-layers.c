@@ -72,8 +72,9 @@ test_seccomp(void)
 	unsigned v;
 
 	for (v = 0; v < SF_NVARIANTS; v++) {
+		err[0] = '\0';
 		is_int(sf_compile(v, &a, err, sizeof(err)), 0,
-		    "variant %u compiles (%s)", v, err);
+		    "variant %u compiles%s%s", v, err[0] ? ": " : "", err);
 		is_int(sf_build(v, &b, err, sizeof(err)), 0,
 		    "variant %u is built in", v);
 		ok(a.len == b.len && a.len > 0 &&

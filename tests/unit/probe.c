@@ -51,8 +51,7 @@ test_daemons(void)
 	if (geteuid() != 0 || unshare(CLONE_NEWNS) == -1 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
 	    mount("tmpfs", "/run", "tmpfs", 0, "mode=0755") == -1) {
-		printf("ok %d # SKIP daemons: needs root for a mount "
-		    "namespace\n", ++tap_n);
+		skip("daemons", "needs root for a mount namespace");
 		return;
 	}
 	unsetenv("XDG_RUNTIME_DIR");
