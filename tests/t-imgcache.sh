@@ -326,7 +326,11 @@ exec 9>/run/lock/borne-subid.lock
 if flock -w 300 9; then
 	cp -p /etc/subuid "$TMP/subuid.bak"
 	cp -p /etc/subgid "$TMP/subgid.bak"
-	at_exit "cat '$TMP/subuid.bak' >/etc/subuid; cat '$TMP/subgid.bak' >/etc/subgid"
+	# Restored at exit only while the lock is held: later, the files are
+	# another holder's.
+	SUBID_HELD=1
+	at_exit "[ -z \"\$SUBID_HELD\" ] || { cat '$TMP/subuid.bak' >/etc/subuid;
+	    cat '$TMP/subgid.bak' >/etc/subgid; }"
 	echo "root:100000:65536" >>/etc/subuid
 	echo "root:100000:65536" >>/etc/subgid
 	plan --uid 100000 --gid 100000 -- "$D/prog" >"$TMP/p.uid"
@@ -335,6 +339,7 @@ if flock -w 300 9; then
 	t_eq "A's bytes, from the cache" "$(cat "$OUT")" "$da $C/prog-$da"
 	cat "$TMP/subuid.bak" >/etc/subuid
 	cat "$TMP/subgid.bak" >/etc/subgid
+	SUBID_HELD=
 	flock -u 9
 else
 	skip "a uid-switched payload runs the cached image" "subid lock busy"
