@@ -8,7 +8,9 @@
 #            the least any supervisor that is its own binary costs);
 #            confexec, dynamic and static builds (STATIC_BIN, default the
 #            musl build .build/static/bin; left out when missing), the
-#            static one also without the image cache; bwrap --unshare-all
+#            static one also without the image cache; confexec --control
+#            (the socket made, served by the loop, removed; no client);
+#            bwrap --unshare-all
 #   large    gcc's cc1 (33 MB; CC1, default `gcc -print-prog-name=cc1`)
 #            bare, and under confexec: first launch (a fresh image cache
 #            before every run: copy, hash, fill) and cached (a hit)
@@ -87,6 +89,12 @@ if static_ok; then
 	add launch "confexec, static" "$STATIC_BIN/confexec $CACHE <$TMP/plan"
 	add launch "confexec, static, no cache" \
 	    "$STATIC_BIN/confexec --no-image-cache <$TMP/plan"
+fi
+if "$BIN/confexec" $CACHE --control "$TMP/ctl.sock" <"$TMP/plan"; then
+	add launch "confexec --control" \
+	    "$BIN/confexec $CACHE --control $TMP/ctl.sock <$TMP/plan"
+else
+	echo "bench: the plan does not run with --control" >&2
 fi
 add launch "bwrap --unshare-all" "bwrap --ro-bind / / --unshare-all /bin/true"
 

@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/securebits.h>
 
@@ -90,41 +91,34 @@ creds_switch(int has_uid, uid_t uid, int has_gid, gid_t gid)
 	return 0;
 }
 
-int
-caps_clear(void)
+cap_t
+caps_empty(void)
 {
-	cap_t c;
-	int rc;
+	return cap_init();	/* all three sets clear */
+}
 
-	c = cap_init();		/* all three sets clear */
-	if (c == NULL)
-		return -1;
-	rc = cap_set_proc(c);
-	cap_free(c);
-	return rc;
+int
+caps_clear(cap_t empty)
+{
+	return cap_set_proc(empty);
 }
 
 int
 caps_verify_empty(int bounding)
 {
-	cap_t c, z;
-	int cmp;
+	/* capget(2) into the stack: cap_get_proc() would allocate. */
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
 	cap_value_t v, max;
+	int i;
 
-	c = cap_get_proc();
-	z = cap_init();
-	if (c == NULL || z == NULL) {
-		cap_free(c);
-		cap_free(z);
+	if (syscall(SYS_capget, &h, d) == -1)
 		return -1;
-	}
-	cmp = cap_compare(c, z);
-	cap_free(c);
-	cap_free(z);
-	if (cmp != 0) {
-		errno = EPERM;
-		return -1;
-	}
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (d[i].effective || d[i].permitted || d[i].inheritable) {
+			errno = EPERM;
+			return -1;
+		}
 	max = (cap_value_t)cap_max_bits();
 	for (v = 0; v < max; v++) {
 		if (cap_get_ambient(v) > 0 ||

@@ -13,12 +13,16 @@
  *  2. caps_drop_bounding: PR_CAPBSET_DROP for 0..cap_max_bits()-1 (read
  *     at run time), and the ambient set cleared.  Needs CAP_SETPCAP.
  *  3. creds_switch: setgroups(0), setresgid, setresuid; verified.
- *  4. caps_clear: permitted, effective, inheritable emptied; verified.
+ *  4. caps_clear: permitted, effective, inheritable emptied (a cap_t
+ *     built in the parent by caps_empty(), applied with cap_set_proc,
+ *     which allocates nothing); verified with capget(2) into a buffer on
+ *     the stack.
  * A caller holding no capability at all (not root) cannot and need not
  * do 1 and 2: with no_new_privs set later, exec cannot raise any. */
 #ifndef BORNE_CAPS_H
 #define BORNE_CAPS_H
 
+#include <sys/capability.h>
 #include <sys/types.h>
 
 /* 1 when the calling process holds CAP_SETPCAP in its effective set. */
@@ -28,11 +32,15 @@ int caps_have_setpcap(void);
 int caps_lock_securebits(void);
 int caps_drop_bounding(void);
 int creds_switch(int has_uid, uid_t uid, int has_gid, gid_t gid);
-int caps_clear(void);
+int caps_clear(cap_t empty);
+
+/* In the parent: a cap_t with every set clear for caps_clear() (NULL with
+ * errno on failure; cap_free() it after the child is gone). */
+cap_t caps_empty(void);
 
 /* 0 when the effective, permitted, inheritable and ambient sets are all
  * empty (and, when bounding is set, the bounding set too); -1 with errno
- * EPERM otherwise. */
+ * EPERM otherwise.  Allocates nothing. */
 int caps_verify_empty(int bounding);
 
 #endif

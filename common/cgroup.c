@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* cgroup: per-run cgroup v2 lifecycle. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,6 +14,8 @@
 #include "cgroup.h"
 #include "err.h"
 #include "scan.h"
+
+#define PREFIX "borne-"
 
 static int
 write_file(int dirfd, const char *name, const char *val)
@@ -52,6 +55,18 @@ read_file(int dirfd, const char *name, char *buf, size_t size)
 	}
 	buf[r] = '\0';
 	return r;
+}
+
+static void
+close_all(struct cg *cg)
+{
+	if (cg->dirfd != -1)
+		close(cg->dirfd);
+	if (cg->killfd != -1)
+		close(cg->killfd);
+	if (cg->eventsfd != -1)
+		close(cg->eventsfd);
+	cg->dirfd = cg->killfd = cg->eventsfd = -1;
 }
 
 int
@@ -95,12 +110,12 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen)
 {
 	static unsigned seq;
-	struct timespec ts;
-	char name[64], val[64];
+	unsigned long long start;
+	char name[80], val[64];
 	const char *what = NULL;
 	int pfd = -1, e, n;
 
-	cg->dirfd = -1;
+	cg->dirfd = cg->killfd = cg->eventsfd = -1;
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1)
 		return err_set_sys(err, errlen, "cgroup: %s", parent_dir);
@@ -112,10 +127,17 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		errno = e;
 		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (cg_proc_start(getpid(), &start) == -1) {
+		e = errno;
+		close(pfd);
+		snprintf(err, errlen, "cgroup: /proc/self/stat: %s",
+		    strerror(e));
+		errno = e;
+		return -1;
+	}
 	for (n = 0; n < 100; n++) {
-		snprintf(name, sizeof(name), "borne-%ld-%lx%u", (long)getpid(),
-		    (unsigned long)ts.tv_nsec, seq++);
+		snprintf(name, sizeof(name), "borne-%ld-t%llu-%u",
+		    (long)getpid(), start, seq++);
 		if (mkdirat(pfd, name, 0755) == 0)
 			break;
 		if (errno != EEXIST) {
@@ -141,6 +163,15 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		what = "open";
 		goto fail;
 	}
+	what = "cgroup.kill";
+	cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	if (cg->killfd == -1)
+		goto fail;
+	what = "cgroup.events";
+	cg->eventsfd = openat(cg->dirfd, "cgroup.events", O_RDONLY |
+	    O_CLOEXEC);
+	if (cg->eventsfd == -1)
+		goto fail;
 	/* Limits before any process is inside. */
 	if (lim->mem_max) {
 		what = "memory.max";
@@ -174,9 +205,7 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 fail:
 	err_set_sys(err, errlen, "cgroup: %s: %s", cg->path, what);
 	e = errno;
-	if (cg->dirfd != -1)
-		close(cg->dirfd);
-	cg->dirfd = -1;
+	close_all(cg);
 	unlinkat(pfd, name, AT_REMOVEDIR);
 	close(pfd);
 	errno = e;
@@ -221,7 +250,13 @@ cg_is_member(const struct cg *cg)
 int
 cg_kill(const struct cg *cg)
 {
-	return write_file(cg->dirfd, "cgroup.kill", "1");
+	ssize_t w = pwrite(cg->killfd, "1", 1, 0);
+
+	if (w == 1)
+		return 0;
+	if (w >= 0)
+		errno = EIO;
+	return -1;
 }
 
 static int
@@ -247,20 +282,13 @@ cg_wait_empty(const struct cg *cg, int timeout_ms)
 {
 	struct timespec t0, t;
 	struct pollfd pfd;
-	int fd, p, left, e;
+	int fd = cg->eventsfd, p, left;
 
-	fd = openat(cg->dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		p = populated(fd);
-		if (p <= 0) {
-			e = errno;
-			close(fd);
-			errno = e;
+		if (p <= 0)
 			return p;
-		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 +
 					  (t.tv_nsec - t0.tv_nsec) / 1000000);
@@ -274,7 +302,6 @@ cg_wait_empty(const struct cg *cg, int timeout_ms)
 		    errno != EINTR)
 			break;
 	}
-	close(fd);
 	errno = ETIMEDOUT;
 	return -1;
 }
@@ -323,9 +350,7 @@ cg_remove(struct cg *cg)
 {
 	int i;
 
-	if (cg->dirfd != -1)
-		close(cg->dirfd);
-	cg->dirfd = -1;
+	close_all(cg);
 	/* rmdir can race the last exit notification: retry briefly. */
 	for (i = 0; i < 50; i++) {
 		if (rmdir(cg->path) == 0 || errno == ENOENT)
@@ -335,4 +360,174 @@ cg_remove(struct cg *cg)
 		usleep(2000);
 	}
 	return -1;
+}
+
+int
+cg_proc_start(pid_t pid, unsigned long long *start)
+{
+	char path[64], buf[1024], *p, *tok, *save = NULL;
+	ssize_t r;
+	int fd, e, i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	r = read(fd, buf, sizeof(buf) - 1);
+	e = errno;
+	close(fd);
+	if (r <= 0) {
+		errno = r == 0 ? ESRCH : e;
+		return -1;
+	}
+	buf[r] = '\0';
+	/* The command name may hold anything but its last ')'; field 3
+	 * (the state) follows it, starttime is field 22. */
+	p = strrchr(buf, ')');
+	if (p == NULL)
+		goto bad;
+	tok = strtok_r(p + 1, " ", &save);
+	for (i = 3; tok != NULL && i < 22; i++)
+		tok = strtok_r(NULL, " ", &save);
+	if (tok == NULL)
+		goto bad;
+	if (scan_u64(tok, 0, UINT64_MAX, (uint64_t *)start) == -1)
+		goto bad;
+	return 0;
+bad:
+	errno = EPROTO;
+	return -1;
+}
+
+/* 1 when the run cgroup called name has no live supervisor, 0 when it
+ * has (or may have), -1 when the name is not a run cgroup's. */
+static int
+is_stale(const char *name)
+{
+	unsigned long long pid, start, now;
+	const char *p = name + sizeof(PREFIX) - 1;
+	char *end, path[48];
+
+	errno = 0;
+	pid = strtoull(p, &end, 10);
+	if (end == p || *end != '-' || errno != 0 || pid == 0 ||
+	    pid > INT32_MAX)
+		return -1;
+	p = end + 1;
+	if (*p == 't') {
+		/* borne-PID-tSTART-N: alive iff that pid has that start. */
+		start = strtoull(p + 1, &end, 10);
+		if (end == p + 1 || *end != '-')
+			return -1;
+		if (cg_proc_start((pid_t)pid, &now) == -1)
+			return errno == ENOENT || errno == ESRCH;
+		return now != start;
+	}
+	/* An older name (borne-PID-HEX): stale only when no process has
+	 * that pid at all (a reused pid keeps it, conservatively). */
+	snprintf(path, sizeof(path), "/proc/%llu", pid);
+	return access(path, F_OK) == -1 && errno == ENOENT;
+}
+
+/* rmdir a cgroup and its children (depth-first, bounded depth). */
+static int
+rmdir_tree(int pfd, const char *name, int depth)
+{
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	if (depth > 16) {
+		errno = ELOOP;
+		return -1;
+	}
+	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return errno == ENOENT ? 0 : -1;
+	dir = fdopendir(fd);
+	if (dir == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_type == DT_DIR && strcmp(d->d_name, ".") != 0 &&
+		    strcmp(d->d_name, "..") != 0)
+			rmdir_tree(dirfd(dir), d->d_name, depth + 1);
+	closedir(dir);
+	if (unlinkat(pfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		return 0;
+	return -1;
+}
+
+/* Kill what is left in a stale cgroup, wait up to wait_ms for it to
+ * empty, remove it.  *was_populated says whether anything was inside. */
+static int
+reap_one(int pfd, const char *name, int wait_ms, int *was_populated)
+{
+	struct cg cg;
+	int i, p;
+
+	memset(&cg, 0, sizeof(cg));
+	cg.killfd = cg.eventsfd = -1;
+	cg.dirfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg.dirfd == -1)
+		return errno == ENOENT ? 0 : -1;
+	cg.eventsfd = openat(cg.dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+	cg.killfd = openat(cg.dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	p = cg.eventsfd == -1 ? 1 : populated(cg.eventsfd);
+	*was_populated = p != 0;
+	if (p != 0 && cg.killfd != -1) {
+		cg_kill(&cg);
+		if (wait_ms > 0 && cg.eventsfd != -1)
+			cg_wait_empty(&cg, wait_ms);
+	}
+	close_all(&cg);
+	for (i = 0; i < (wait_ms > 0 ? 50 : 3); i++) {
+		if (rmdir_tree(pfd, name, 0) == 0)
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		usleep(2000);
+	}
+	return -1;
+}
+
+int
+cg_reap(const char *parent_dir, int wait_ms,
+    void (*fn)(void *arg, const struct cg_reaped *rp), void *arg)
+{
+	struct cg_reaped rp;
+	struct dirent *d;
+	DIR *dir;
+	int pfd, n = 0, failed = 0;
+
+	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd == -1)
+		return -1;
+	dir = fdopendir(pfd);
+	if (dir == NULL) {
+		close(pfd);
+		return -1;
+	}
+	while ((d = readdir(dir)) != NULL) {
+		if (strncmp(d->d_name, PREFIX, sizeof(PREFIX) - 1) != 0 ||
+		    is_stale(d->d_name) != 1)
+			continue;
+		memset(&rp, 0, sizeof(rp));
+		snprintf(rp.path, sizeof(rp.path), "%s/%s", parent_dir,
+		    d->d_name);
+		rp.removed = reap_one(dirfd(dir), d->d_name, wait_ms,
+		    &rp.populated) == 0;
+		rp.err = rp.removed ? 0 : errno;
+		failed += !rp.removed;
+		n++;
+		if (fn != NULL)
+			fn(arg, &rp);
+	}
+	closedir(dir);
+	if (failed) {
+		errno = EBUSY;
+		return -1;
+	}
+	return n;
 }

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct cg_limits {
 	uint64_t mem_max;	/* memory.max bytes; 0: not written */
@@ -22,13 +23,18 @@ struct cg {
 	char path[PATH_MAX];	/* absolute directory of the run's cgroup */
 	char rel[PATH_MAX];	/* as /proc/self/cgroup shows it: "/name" */
 	int dirfd;		/* O_PATH|O_DIRECTORY|O_CLOEXEC, for clone3 */
+	int killfd;		/* cgroup.kill, open for writing */
+	int eventsfd;		/* cgroup.events, open for reading */
 };
 
-/* Create parent_dir/borne-<pid>-<n> (parent_rel is the caller's cgroup as
+/* Create parent_dir/borne-<pid>-t<start>-<n> (start: the supervisor's
+ * start time, field 22 of /proc/PID/stat, so that the name proves which
+ * process made it: cg_reap) (parent_rel is the caller's cgroup as
  * /proc/self/cgroup names it), enable in parent_dir/cgroup.subtree_control
- * the controllers the limits need, write them, and open the directory fd.
- * Returns 0, or -1 with errno and err set; on failure the directory is
- * removed again. */
+ * the controllers the limits need, write them, and open the directory,
+ * cgroup.kill and cgroup.events: ending the run (cg_kill, cg_wait_empty)
+ * then needs no new descriptor.  Returns 0, or -1 with errno and err set;
+ * on failure the directory is removed again. */
 int cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen);
 
@@ -37,11 +43,13 @@ int cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 int cg_is_member(const struct cg *cg);
 
 /* Kill every process in the cgroup (cgroup.kill, SIGKILL to the whole
- * tree, escaped setsid grandchildren included).  Returns 0 or -1. */
+ * tree, escaped setsid grandchildren included), through the descriptor
+ * cg_create opened: no allocation, no new descriptor.  Returns 0 or -1. */
 int cg_kill(const struct cg *cg);
 
 /* Wait until cgroup.events says "populated 0", at most timeout_ms
- * (poll on the events file).  Returns 0, or -1 with errno ETIMEDOUT. */
+ * (poll on the events descriptor).  Returns 0, or -1 with errno
+ * ETIMEDOUT (or the read error). */
 int cg_wait_empty(const struct cg *cg, int timeout_ms);
 
 /* CPU time used by the run (cpu.stat usage_usec, always present in v2).
@@ -60,8 +68,33 @@ int cg_oom_kills(const struct cg *cg, uint64_t *n);
  * blanks.  0 otherwise, and for an empty word or one holding a blank. */
 int cg_list_has(const char *list, const char *word);
 
-/* Close the fd and rmdir the cgroup.  Returns 0, or -1 with errno when
+/* Close the descriptors and rmdir the cgroup.  Returns 0, or -1 with errno when
  * the directory stays (a residue the caller reports). */
 int cg_remove(struct cg *cg);
+
+/* The start time of a process (field 22 of /proc/PID/stat, clock ticks
+ * since boot).  Returns 0, or -1 with errno (ENOENT: no such process). */
+int cg_proc_start(pid_t pid, unsigned long long *start);
+
+/* One run cgroup found stale by cg_reap. */
+struct cg_reaped {
+	char path[PATH_MAX];
+	int populated;	/* processes were still inside (killed) */
+	int removed;	/* rmdir succeeded */
+	int err;	/* errno when not removed */
+};
+
+/* Find the run cgroups under parent_dir whose supervisor is gone and
+ * remove them: whatever is inside killed (cgroup.kill), waited for at
+ * most wait_ms (0: not at all; a populated one then stays for the next
+ * reaper), each removed with its children.  A run cgroup is stale when
+ * its name's pid has another start time or no process (borne-PID-tSTART-N;
+ * a pid reused by another process has another start time), or, for the
+ * older names borne-PID-HEX, when no process has that pid.  A live
+ * run's cgroup is never touched.  fn (may be NULL) is called for each.
+ * Returns how many were found stale, or -1 with errno (EBUSY: some
+ * could not be removed). */
+int cg_reap(const char *parent_dir, int wait_ms,
+    void (*fn)(void *arg, const struct cg_reaped *rp), void *arg);
 
 #endif

@@ -269,10 +269,11 @@ commit(int fd, const char *path, uint64_t size, const char *buf, size_t len,
 	return 0;
 }
 
-int
-journal_append_canon(const char *path, const char *const *events,
-    const size_t *lens, size_t n, struct journal_head *head,
-    enum journal_status *status, char *err, size_t errlen)
+/* journal_append_canon, and *out (if out is not NULL) the bytes written. */
+static int
+append_canon(const char *path, const char *const *events, const size_t *lens,
+    size_t n, struct journal_head *head, enum journal_status *status,
+    char **out, size_t *outlen, char *err, size_t errlen)
 {
 	enum journal_status st = JOURNAL_OK;
 	struct journal_head h;
@@ -305,6 +306,11 @@ journal_append_canon(const char *path, const char *const *events,
 	}
 	if (head != NULL)
 		*head = h;
+	if (out != NULL) {
+		*out = buf;
+		*outlen = n > 0 ? len : 0;
+		buf = NULL;
+	}
 	r = 0;
 out:
 	e = errno;
@@ -315,36 +321,90 @@ out:
 }
 
 int
-journal_append(const char *path, const char *const *payloads, size_t n,
+journal_append_canon(const char *path, const char *const *events,
+    const size_t *lens, size_t n, struct journal_head *head,
+    enum journal_status *status, char *err, size_t errlen)
+{
+	return append_canon(path, events, lens, n, head, status, NULL, NULL,
+	    err, errlen);
+}
+
+/* Canonical forms of n payloads, in malloc'ed arrays (free_canon). */
+static int
+canon_all(const char *const *payloads, size_t n, char ***ev, size_t **lens,
     char *err, size_t errlen)
 {
-	char **ev, msg[160];
-	size_t *lens, i;
-	int r = -1, e;
+	char msg[160];
+	size_t i;
 
-	ev = calloc(n ? n : 1, sizeof(*ev));
-	lens = calloc(n ? n : 1, sizeof(*lens));
-	if (ev == NULL || lens == NULL) {
-		err_set(err, errlen, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
+	*ev = calloc(n ? n : 1, sizeof(**ev));
+	*lens = calloc(n ? n : 1, sizeof(**lens));
+	if (*ev == NULL || *lens == NULL)
+		return err_set(err, errlen, "out of memory");
+	for (i = 0; i < n; i++)
 		if (journal_event_canon(payloads[i], strlen(payloads[i]),
-		    &ev[i], &lens[i], msg, sizeof(msg)) == -1) {
-			err_set(err, errlen, "payload %zu: %s", i + 1, msg);
-			goto out;
-		}
-	}
-	r = journal_append_canon(path, (const char *const *)ev, lens, n, NULL,
-	    NULL, err, errlen);
-out:
-	e = errno;
+		    &(*ev)[i], &(*lens)[i], msg, sizeof(msg)) == -1)
+			return err_set(err, errlen, "payload %zu: %s", i + 1,
+			    msg);
+	return 0;
+}
+
+static void
+free_canon(char **ev, size_t *lens, size_t n)
+{
+	size_t i;
+	int e = errno;
+
 	for (i = 0; ev != NULL && i < n; i++)
 		free(ev[i]);
 	free(ev);
 	free(lens);
 	errno = e;
+}
+
+int
+journal_append_out(const char *path, const char *const *payloads, size_t n,
+    char **out, size_t *outlen, char *err, size_t errlen)
+{
+	char **ev = NULL;
+	size_t *lens = NULL;
+	int r = -1;
+
+	if (out != NULL) {
+		*out = NULL;
+		*outlen = 0;
+	}
+	if (canon_all(payloads, n, &ev, &lens, err, errlen) == 0)
+		r = append_canon(path, (const char *const *)ev, lens, n, NULL,
+		    NULL, out, outlen, err, errlen);
+	free_canon(ev, lens, n);
 	return r;
+}
+
+int
+journal_build(struct journal_head *head, const char *const *payloads,
+    size_t n, char **out, size_t *outlen, char *err, size_t errlen)
+{
+	char **ev = NULL;
+	size_t *lens = NULL;
+	int r = -1;
+
+	*out = NULL;
+	*outlen = 0;
+	if (canon_all(payloads, n, &ev, &lens, err, errlen) == 0) {
+		*out = build((const char *const *)ev, lens, n, head, outlen,
+		    err, errlen);
+		r = *out == NULL ? -1 : 0;
+	}
+	free_canon(ev, lens, n);
+	return r;
+}
+
+int
+journal_append(const char *path, const char *const *payloads, size_t n,
+    char *err, size_t errlen)
+{
+	return journal_append_out(path, payloads, n, NULL, NULL, err, errlen);
 }
 
 int

@@ -134,4 +134,16 @@ int journal_recover(const char *path, uint64_t *dropped, char *err,
 /* Parse "SEQ:HEX64" into *h.  Returns 0, or -1 with errno EINVAL. */
 int journal_head_parse(const char *s, struct journal_head *h);
 
+/* As journal_append; on success *out (if out is not NULL) gets a
+ * malloc'ed copy of the record lines written, *outlen their length. */
+int journal_append_out(const char *path, const char *const *payloads,
+    size_t n, char **out, size_t *outlen, char *err, size_t errlen);
+
+/* The record lines for n payloads on top of *head (updated), built in
+ * memory only, as journal_append would write them (a journal of its own
+ * from a zeroed head).  Returns 0 with a malloc'ed *out of *outlen bytes,
+ * or -1 with errno (EINVAL, ENOMEM) and err. */
+int journal_build(struct journal_head *head, const char *const *payloads,
+    size_t n, char **out, size_t *outlen, char *err, size_t errlen);
+
 #endif

@@ -290,6 +290,24 @@ sf_load(const struct sock_fprog *prog)
 	return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog);
 }
 
+int
+sf_load_listener(const struct sock_fprog *prog)
+{
+	long fd;
+
+	/* WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor has received
+	 * a notification, only a fatal signal interrupts the waiting call,
+	 * so a signal handler cannot make the payload restart (and the
+	 * supervisor act twice on) a call under review. */
+	fd = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER |
+	    SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, prog);
+	if (fd == -1 && errno == EINVAL)
+		fd = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
+	return (int)fd;
+}
+
 void
 sf_free(struct sock_fprog *prog)
 {

@@ -69,6 +69,14 @@ int sf_build(unsigned variant, struct sock_fprog *prog, char *err,
  * needs no_new_privs or CAP_SYS_ADMIN.  Returns 0 or -1 with errno. */
 int sf_load(const struct sock_fprog *prog);
 
+/* The same, with a user-notification listener: the filter is loaded
+ * with SECCOMP_FILTER_FLAG_NEW_LISTENER, and with
+ * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV where the kernel accepts it
+ * (5.19; retried without it on EINVAL).  Returns the listener fd
+ * (close-on-exec), or -1 with errno.  Only system calls: usable between
+ * clone and exec. */
+int sf_load_listener(const struct sock_fprog *prog);
+
 void sf_free(struct sock_fprog *prog);
 
 #endif

@@ -6,6 +6,7 @@
 #define BORNE_UAPI_H
 
 #include <stdint.h>
+#include <linux/ioctl.h>
 #include <linux/types.h>
 #include <linux/landlock.h>
 #include <linux/sched.h>
@@ -82,6 +83,14 @@ struct borne_clone_args {
 	uint64_t set_tid_size;
 	uint64_t cgroup;
 };
+
+/* ---- seccomp ---- */
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)	/* Linux 5.0 */
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)	/* Linux 5.19 */
+#endif
 
 /* ---- memfd and seals (Linux 3.17; MFD_EXEC 6.3) ---- */
 #ifndef MFD_CLOEXEC
@@ -219,5 +228,14 @@ struct borne_mount_attr {
 	uint64_t propagation;
 	uint64_t userns_fd;
 };
+
+
+/* ---- the control socket's peers (Linux 6.5, 6.11) ---- */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+#ifndef PIDFD_GET_PID_NAMESPACE
+#define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5)
+#endif
 
 #endif

@@ -93,6 +93,21 @@ CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
 	head -n 1)
 SELF=$(sed -n 's/^0:://p' /proc/self/cgroup)
 CGDIR=$CG2${SELF%/}
+# Where no memory, pids or cpu controller is there to pass on, this file
+# runs in a cgroup of its own: the run cgroups it counts are its alone,
+# whatever other runs on the machine make or leave meanwhile.  (A cgroup
+# that holds processes cannot give those controllers to its children, so
+# where the host has them the file stays where it was started.)
+if ! grep -qwE 'memory|pids|cpu' "$CGDIR/cgroup.controllers" 2>/dev/null; then
+	ORIG=$CGDIR
+	SELF=${SELF%/}/bornetest-confexec-$$
+	CGDIR=$ORIG/bornetest-confexec-$$
+	mkdir "$CGDIR" && echo $$ >"$CGDIR/cgroup.procs" || {
+		echo "Bail out! cannot make a cgroup of this test's own: $CGDIR"
+		exit 1
+	}
+	at_exit "echo \$\$ >'$ORIG/cgroup.procs'; rmdir '$CGDIR' 2>/dev/null"
+fi
 # NOCTL: a cgroup below ours whose leaf gets no controller: there memory
 # and pids cannot be enforced on any host, so the refusals are shown on
 # every host (cgprobe agrees, asserted below).  in_noctl CMD runs CMD there.
@@ -320,10 +335,16 @@ t_eq "securebits locked (0xef)" "$(cat "$OUT")" "securebits 0xef"
 sleep 30 &
 SPID=$!
 at_exit "kill $SPID 2>/dev/null"
-t_exit 0 "signal a process outside the domain" cxp -- "$E" signal "$SPID"
-t_eq "SIGTERM to an outside process (same uid 0): EPERM from the scope" \
-	"$(cat "$OUT")" EPERM
+# The payload runs in its own pid namespace: a host pid names nothing
+# there (ESRCH).  Its init (pid 1) is visible but outside the payload's
+# Landlock domain: the scope answers EPERM (without it, pid 1 would
+# silently ignore the signal: kill would return 0).
+t_exit 0 "signal a host process by pid" cxp -- "$E" signal "$SPID"
+t_eq "SIGTERM to a host pid: ESRCH (pid namespace)" "$(cat "$OUT")" ESRCH
 ok "the outside process is alive" kill -0 "$SPID"
+t_exit 0 "signal the run's init (pid 1)" cxp -- "$E" signal 1
+t_eq "SIGTERM to init, outside the domain: EPERM from the scope" \
+	"$(cat "$OUT")" EPERM
 kill "$SPID" 2>/dev/null
 
 # ---- uid/gid switch ------------------------------------------------------

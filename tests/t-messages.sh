@@ -10,8 +10,11 @@ ESCS=$(printf 'a\033[2J\rb')
 
 # one_line DESC TOOL: $ERR holds exactly one line, starting "TOOL: ", with
 # no control byte but its final newline, and no forged line.
+# one_line DESC TOOL: one message line (a usage error adds exactly the
+# hint line "try 'TOOL --help'" after it, nothing else).
 one_line() {
-	t_eq "$1: exactly one line on stderr" "$(wc -l <"$ERR" | tr -d ' ')" 1
+	sed "/^try '$2 --help'\$/d" "$ERR" >"$ERR.msg"
+	t_eq "$1: exactly one line on stderr" "$(wc -l <"$ERR.msg" | tr -d ' ')" 1
 	t_nogrep "$1: no forged line" '^[a-z]+: forged' "$ERR"
 	t_eq "$1: no control byte" \
 	    "$(tr -d '\n' <"$ERR" | LC_ALL=C tr -d '[:print:]' | wc -c | tr -d ' ')" 0

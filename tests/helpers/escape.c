@@ -22,9 +22,21 @@
  *   escape listen FILE | unix-bind PATH | unix-listen PATH
  *                                            fixtures (outside confexec)
  *   escape unix-connect PATH                 connect to a unix socket
+ *   escape unix-request PATH LINE [GO]       (once the file GO exists)
+ *                                            connect, send LINE and a
+ *                                            newline (then create
+ *                                            GO.sent), read the answer:
+ *                                            "socket:E", "connect:E",
+ *                                            "write:E", "read:E", "eof"
+ *                                            or "answer:TEXT"
  *   escape readfd N                          read an inherited fd
  *   escape grandchild[-sleep] PIDFILE        setsid child that sleeps
- *                                            (-sleep: the parent too)
+ *                                            (-sleep: the parent too);
+ *                                            PIDFILE gets its pid as the
+ *                                            host sees it (/proc/self)
+ *   escape session                           "leader" or "member", then
+ *                                            the errno of open(/dev/tty)
+ *   escape pid                               getpid(), getppid()
  *   escape signal PID                        SIGTERM to another process
  *   escape kill SIG | exit N | sleep SEC */
 #include <errno.h>
@@ -64,7 +76,8 @@ static const struct {
 	{EEXIST, "EEXIST"}, {ENOEXEC, "ENOEXEC"}, {EOPNOTSUPP, "EOPNOTSUPP"},
 	{ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT"}, {EPROTOTYPE, "EPROTOTYPE"},
 	{EADDRINUSE, "EADDRINUSE"}, {ENOTDIR, "ENOTDIR"}, {EROFS, "EROFS"},
-	{EFAULT, "EFAULT"}, {ECHILD, "ECHILD"},
+	{EFAULT, "EFAULT"}, {ECHILD, "ECHILD"}, {ENXIO, "ENXIO"},
+	{ECONNRESET, "ECONNRESET"}, {EPIPE, "EPIPE"},
 };
 
 static int
@@ -174,6 +187,20 @@ status_lines(void)
 	return 0;
 }
 
+/* Our pid in the pid namespace of /proc's mount (the host's): the
+ * payload's own getpid() is its namespace's. */
+static long
+host_pid(void)
+{
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return (long)getpid();
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -236,6 +263,49 @@ main(int argc, char *argv[])
 			return report(-1);
 		for (;;)
 			pause();
+	}
+	if (strcmp(c, "unix-request") == 0 && (argc == 4 || argc == 5)) {
+		/* A control socket's client, from inside. */
+		struct sockaddr_un u;
+		char ans[4096];
+		int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		size_t len = strlen(argv[3]);
+
+		if (l == -1) {
+			printf("socket:");
+			return report(-1);
+		}
+		memset(&u, 0, sizeof(u));
+		u.sun_family = AF_UNIX;
+		snprintf(u.sun_path, sizeof(u.sun_path), "%s", argv[2]);
+		for (n = 0; argc == 5 && access(argv[4], F_OK) == -1 &&
+		     n < 3000; n++)
+			usleep(10000);
+		if (connect(l, (struct sockaddr *)&u, sizeof(u)) == -1) {
+			printf("connect:");
+			return report(-1);
+		}
+		if (send(l, argv[3], len, MSG_NOSIGNAL) != (ssize_t)len ||
+		    send(l, "\n", 1, MSG_NOSIGNAL) != 1) {
+			printf("write:");
+			return report(-1);
+		}
+		if (argc == 5) {
+			snprintf(ans, sizeof(ans), "%s.sent", argv[4]);
+			close(open(ans, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		}
+		n = read(l, ans, sizeof(ans) - 1);
+		if (n < 0) {
+			printf("read:");
+			return report(-1);
+		}
+		if (n == 0) {
+			puts("eof");
+			return 0;
+		}
+		ans[n] = '\0';
+		printf("answer:%s", ans);
+		return 0;
 	}
 	if (strcmp(c, "unix-bind") == 0 && argc == 3) {
 		/* Test fixture: leave a unix socket inode at PATH. */
@@ -456,7 +526,7 @@ main(int argc, char *argv[])
 			f = fopen(tmp, "w");
 			if (f == NULL)
 				_exit(1);
-			fprintf(f, "%ld\n", (long)getpid());
+			fprintf(f, "%ld\n", host_pid());
 			if (fclose(f) != 0 || rename(tmp, argv[2]) != 0)
 				_exit(1);
 			for (;;)
@@ -471,6 +541,16 @@ main(int argc, char *argv[])
 		if (strcmp(c, "grandchild-sleep") == 0)
 			for (;;)
 				pause();
+		return 0;
+	}
+	if (strcmp(c, "session") == 0) {
+		int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+
+		printf("%s ", getsid(0) == getpid() ? "leader" : "member");
+		return report(fd);
+	}
+	if (strcmp(c, "pid") == 0) {
+		printf("%ld %ld\n", (long)getpid(), (long)getppid());
 		return 0;
 	}
 	if (strcmp(c, "signal") == 0 && argc == 3)

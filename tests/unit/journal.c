@@ -598,6 +598,48 @@ main(void)
 	test_agreement_matrix(path2);
 	test_separator(path2);
 
+	/* journal_append_out: the bytes written, exactly; journal_build:
+	 * the same records in memory, a journal of their own. */
+	{
+		const char *ev[2] = {"{\"b\":1,\"a\":[true]}", "{\"x\":\"y\"}"};
+		struct journal_head h;
+		struct journal_verdict v;
+		char *out = NULL, *mem = NULL, *whole;
+		size_t outlen = 0, memlen = 0, before = 0, wlen = 0;
+		int rc;
+
+		/* ok() evaluates its condition twice: no calls inside. */
+		unlink(path);
+		rc = journal_append(path, ev, 1, err, sizeof(err));
+		ok(rc == 0, "a first record");
+		free(slurp(path, &before));
+		rc = journal_append_out(path, ev, 2, &out, &outlen, err,
+		    sizeof(err));
+		ok(rc == 0, "append_out: two records");
+		whole = slurp(path, &wlen);
+		ok(whole != NULL && wlen == before + outlen &&
+		    memcmp(whole + before, out, outlen) == 0,
+		    "append_out returns the bytes appended, exactly");
+		ok(out != NULL && memcmp(out, "{\"seq\":2,", 9) == 0 &&
+		    strstr(out, "\"event\":{\"a\":[true],\"b\":1}}\n") != NULL,
+		    "in canonical form, on top of the file's head");
+		free(whole);
+		memset(&h, 0, sizeof(h));
+		rc = journal_build(&h, ev, 2, &mem, &memlen, err, sizeof(err));
+		ok(rc == 0 && h.seq == 2, "build: two records from a zeroed "
+		    "head");
+		journal_verify_buf(mem, memlen, JOURNAL_DEEP, NULL, &v);
+		ok(v.status == JOURNAL_OK && v.count == 2 &&
+		    memcmp(v.head.hash, h.hash, sizeof(h.hash)) == 0,
+		    "built records verify as a journal; the head follows");
+		free(mem);
+		rc = journal_build(&h, (const char *[]){"[1]"}, 1, &mem,
+		    &memlen, err, sizeof(err));
+		ok(rc == -1 && mem == NULL && h.seq == 2, "build refuses a "
+		    "payload that is not an object, head kept");
+		free(out);
+	}
+
 	unlink(path);
 	unlink(path2);
 	rmdir(dir);

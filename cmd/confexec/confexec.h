@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec's internal contract: the run (everything prepared in the
+ * parent), the layers, the child's report, and the modules that share
+ * them.  Not a common/ module: only cmd/confexec/ includes it.
+ *
+ *   confexec.c  main(), options, run(): the narrowing steps in SPEC order
+ *   layers.c    what the plan asks for against what the host can enforce
+ *               (verdicts only: run() refuses and journals)
+ *   child.c     init and the payload between clone3 and execveat (no
+ *               allocation)
+ *   events.c    one builder per journal event type, and the append
+ *   end.c       ending the run: kill, reap, drain, remove, end record
+ *   loop.c      the supervisor's event loop over its sources (loop.h)
+ *   src_*.c     one source each: pidfd, signals, timer, parent, and the
+ *               control socket (src_control.c, confexec-control(5))
+ *   control.c   the control socket's clients: requests and answers
+ *               (control.h) */
+#ifndef CONFEXEC_H
+#define CONFEXEC_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "caps.h"
+#include "cgroup.h"
+#include "fd.h"
+#include "hash.h"
+#include "journal.h"
+#include "plan.h"
+#include "probe.h"
+#include "sysfilter.h"
+#include "uapi.h"
+
+/* ---- layers ---- */
+
+enum verdict { V_ENFORCE, V_DEGRADE, V_REFUSE };
+
+struct layer {
+	const char *name;	/* as printed and journaled */
+	const char *mech;	/* probe_can() mechanism */
+	int soft;		/* may be dropped in degrade mode */
+	int wanted;		/* requested by this plan */
+	enum verdict v;
+	char why[640];
+};
+
+enum {
+	L_CGROUP, L_KILL, L_INTO, L_MEMORY, L_PIDS, L_CPU, L_LANDLOCK,
+	L_TRUNCATE, L_TCP, L_SCOPE, L_SECCOMP, L_KILLPROC, L_NNP, L_EXECVEAT,
+	L_PIDFD, L_PIDNS, L_NPROC, L_NLAYERS
+};
+
+/* Degrade-mode warnings, printed and journaled with the start record. */
+#define MAX_WARN 24
+#define WARN_LEN 320
+
+/* ---- the child's report ---- */
+
+/* The stages of the two processes between clone3 and execveat (child.c):
+ * the run's init (pid 1 of its pid namespace), then the payload it
+ * starts.  Each can fail once, reported by name. */
+enum stage {
+	/* init */
+	S_PDEATHSIG, S_USERNS, S_CGROUP, S_SPAWN, S_INITFDS,
+	/* the payload */
+	S_SETSID, S_SIGNALS, S_SECUREBITS, S_BOUNDING, S_CREDS, S_STDIN,
+	S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
+	S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
+};
+extern const char *const stage_name[S_NSTAGES];
+
+/* Messages on the report channel (a SOCK_SEQPACKET socketpair, one
+ * message per send):
+ *   MSG_FAIL      a stage failed (init or payload); nothing runs
+ *   MSG_LISTENER  the seccomp listener, as SCM_RIGHTS (payload)
+ *   MSG_READY     the payload executed (init)
+ *   MSG_STATUS    the payload ended: code and status as waitid gives
+ *                 them (init, which then exits) */
+enum { MSG_FAIL = 1, MSG_LISTENER, MSG_READY, MSG_STATUS };
+struct report {
+	int kind;	/* MSG_* */
+	int stage;	/* MSG_FAIL: enum stage */
+	int err;	/* MSG_FAIL: errno */
+	int fd;		/* S_FDVERIFY: the fd found open */
+	int code;	/* MSG_STATUS: si_code (CLD_EXITED, CLD_KILLED, ...) */
+	int status;	/* MSG_STATUS: si_status */
+};
+
+/* ---- the run ---- */
+
+#define CANCEL_LEN 32
+
+/* What the control socket reports (inspect, heartbeat). */
+enum run_state { ST_STARTING, ST_RUNNING, ST_ENDING, ST_ENDED };
+
+/* The run's event log, with --control: the exact bytes of its journal
+ * records from its start record on (the journal's, or without --journal
+ * those of a journal of its own, built in memory from seq 1).  At most
+ * LOG_MAX bytes: the start record (at most JOURNAL_RECORD_MAX), at most
+ * CTL_REFUSALS_LOGGED refusals, the end record. */
+#define LOG_MAX (4u << 20)
+struct runlog {
+	char *buf;
+	size_t len, cap;
+	int on;			/* from the start record on */
+	struct journal_head head;	/* without --journal */
+};
+
+/* Everything prepared in the parent for the child: the child only does
+ * syscalls (and libcap calls that do not allocate) on these. */
+struct run {
+	struct plan p;
+	struct probe pr;
+	const char *journal;
+	const char *imgcache;	/* the image cache, or NULL */
+	char plan_hex[SHA256_HEX_LEN + 1];
+	char prog_hex[SHA256_HEX_LEN + 1];
+	uint8_t prog_digest[SHA256_LEN];
+	struct layer layers[L_NLAYERS];
+	char warnings[MAX_WARN][WARN_LEN];
+	size_t nwarnings;
+	char refusal[1024];	/* a plan-level refusal (not a layer) */
+	struct cg cg;
+	int have_cg;
+	int imgfd;
+	int stdinfd;
+	int rulesetfd;
+	int abi;
+	struct sock_fprog filter;
+	cap_t caps_empty;	/* every set clear, for caps_clear() */
+	struct fdset keep;
+	char **envp;
+	int root;		/* holds CAP_SETPCAP: lock and drop */
+	sigset_t oldmask;
+	int sock[2];		/* report channel: [0] parent, [1] child */
+	int userns;		/* not root: the pid namespace needs a user
+				 * namespace, mapped to the caller's ids */
+	char uid_map[32];	/* "UID UID 1\n", written by init */
+	char gid_map[32];
+	struct fdset init_keep;	/* what init holds once the payload runs */
+	void *stacks;		/* init's and the payload's, CHILD_STACK each */
+	struct borne_clone_args payload_ca;	/* init's clone3 */
+	int payload_failed;	/* set by the payload in init's memory */
+	int want_notify;	/* load the filter with a notify listener */
+	int notifyfd;		/* the listener, received from the child */
+	uid_t final_uid;
+	gid_t final_gid;
+	pid_t parent;
+	pid_t pid;		/* init, the child of confexec */
+	int pidfd;		/* init's */
+	int outlive_caller;	/* --outlive-caller: no parent source */
+	int reap_only;		/* --reap */
+	struct timespec t0;
+	int started;		/* the start record was journaled */
+	/* How the supervision ended (set by the sources). */
+	int exited;		/* the payload exited */
+	int timed_out;
+	char cancel[CANCEL_LEN];	/* "signal 15", "parent", ... or "" */
+	int failed;		/* the supervisor itself failed */
+	/* --control (src_control.c) */
+	const char *control;	/* the socket's path, or NULL */
+	enum run_state state;
+	uint64_t start_real_ns;	/* CLOCK_REALTIME at r->t0 */
+	struct runlog log;
+	uid_t caller_uid;	/* served, with root */
+	int have_pidns;		/* the run's pid namespace: 1 recorded, 0
+				 * not yet (never ran), -1 unknown */
+	dev_t pidns_dev;
+	ino_t pidns_ino;
+};
+
+/* What the end record says. */
+struct outcome {
+	int code;		/* confexec's exit status */
+	int have_status;	/* the payload was waited for */
+	siginfo_t si;
+	const char *refused;	/* why the run ended before execveat */
+	uint64_t wall_ns;
+	uint64_t cpu_usec;
+	int residue;
+	int have_oom;
+	uint64_t oom;
+};
+
+uint64_t now_ns(clockid_t c);
+
+/* layers.c */
+void layers_init(struct run *r);
+void select_layers(struct run *r);
+int any_refused(const struct run *r, char *msg, size_t len);
+void loud(struct run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void warn_degraded(struct run *r);
+int layer_on(const struct run *r, int i);
+int dry_run(struct run *r);
+
+/* events.c */
+json_t *ev_start(const struct run *r);
+json_t *ev_end(const struct run *r, const struct outcome *o);
+json_t *ev_reaped(const struct cg_reaped *rp);
+json_t *ev_control_refused(uid_t uid, pid_t pid, const char *why);
+json_t *layers_json(const struct run *r, enum verdict v);
+int journal_events(struct run *r, json_t **ev, size_t n, const char *what);
+int log_wanted(const struct run *r);
+
+/* src_control.c: the run's pid namespace, recorded once init runs (its
+ * processes are never served). */
+void control_running(struct run *r);
+
+/* child.c */
+#define CHILD_STACK (1u << 20)
+long clone3_run(void *ca, void (*fn)(void *), void *arg);
+_Noreturn void init(void *arg);
+
+/* confexec.c */
+int recv_report(struct run *r, struct report *rep, int flags);
+
+/* end.c */
+void end_kill(struct run *r);
+int end_run(struct run *r);
+int end_child_failed(struct run *r, const struct report *rep);
+_Noreturn void end_early(struct run *r, int code, const char *msg);
+
+#endif

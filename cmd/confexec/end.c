@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec: ending a run.  Killing needs only what was opened before the
+ * clone (cgroup.kill, cgroup.events, the pidfd): no new descriptor, no
+ * allocation until the tree is gone.  Then the exit code, the messages
+ * and the end record (one builder, events.c). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "confexec.h"
+#include "err.h"
+#include "loop.h"
+#include "uapi.h"
+
+/* How long the end of a run may take: cgroup.kill to "populated 0". */
+#define DRAIN_MS 5000
+
+/* SIGKILL to the whole tree: cgroup.kill, and init's pidfd as well: its
+ * death ends its pid namespace, which reaches every process of the run
+ * even where the cgroup cannot (no cgroup, or moved out of it). */
+void
+end_kill(struct run *r)
+{
+	if (r->have_cg && cg_kill(&r->cg) == -1) {
+		warning_sys("cgroup.kill %s", r->cg.path);
+		r->failed = 1;
+	}
+	if (r->pidfd >= 0 && syscall(__NR_pidfd_send_signal, r->pidfd,
+		SIGKILL, NULL, 0) == -1 && errno != ESRCH) {
+		warning_sys("pidfd_send_signal");
+		r->failed = 1;
+	}
+}
+
+/* Reap init; the payload's status is what init relayed (MSG_STATUS),
+ * else init's own (killed before it could say). */
+static void
+reap(struct run *r, struct outcome *o)
+{
+	struct report rep;
+
+	memset(&o->si, 0, sizeof(o->si));
+	while (waitid(P_PIDFD, (id_t)r->pidfd, &o->si, WEXITED) == -1)
+		if (errno != EINTR) {
+			warning_sys("waitid");
+			r->failed = 1;
+			return;
+		}
+	o->have_status = 1;
+	while (recv_report(r, &rep, MSG_DONTWAIT) == 1)
+		if (rep.kind == MSG_STATUS) {
+			o->si.si_code = rep.code;
+			o->si.si_status = rep.status;
+			break;
+		}
+}
+
+/* Whatever is left in the cgroup killed, waited for, reaped; the
+ * cgroup removed, or o->residue set. */
+static void
+drain(struct run *r, struct outcome *o)
+{
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+	if (!r->have_cg)
+		return;
+	if (cg_kill(&r->cg) == -1) {
+		warning_sys("cgroup.kill %s", r->cg.path);
+		r->failed = 1;
+	}
+	for (;;) {
+		if (cg_wait_empty(&r->cg, 20) == 0)
+			break;
+		if (now_ns(CLOCK_MONOTONIC) - t0 > DRAIN_MS * 1000000ull) {
+			warning("residue: cgroup %s still populated after "
+				"%d ms", r->cg.path, DRAIN_MS);
+			o->residue = 1;
+			return;
+		}
+	}
+	/* cpu.stat: only the journal's end record reports it.  OOM kills
+	 * are read before the cgroup goes (unreadable without the memory
+	 * controller). */
+	if (log_wanted(r) && cg_cpu_usec(&r->cg, &o->cpu_usec) == -1)
+		o->cpu_usec = 0;
+	o->have_oom = cg_oom_kills(&r->cg, &o->oom) == 0;
+	if (cg_remove(&r->cg) == -1) {
+		warning_sys("residue: cgroup %s", r->cg.path);
+		o->residue = 1;
+	}
+	r->have_cg = 0;
+}
+
+/* The end record, when a start was journaled.  A failed write is an
+ * error: a run that succeeded then exits 125 (confexec(1), EXIT
+ * STATUS); a failing payload keeps its code. */
+static int
+journal_end(struct run *r, struct outcome *o)
+{
+	json_t *ev;
+
+	if (!log_wanted(r) || !r->started)
+		return o->code;
+	ev = ev_end(r, o);
+	if (journal_events(r, &ev, 1, "end record") == 0)
+		return o->code;
+	return o->code == EXIT_OK ? EXIT_FAIL : o->code;
+}
+
+static int
+status_code(const struct outcome *o)
+{
+	if (!o->have_status)
+		return EXIT_FAIL;
+	switch (o->si.si_code) {
+	case CLD_EXITED:
+		return o->si.si_status;
+	case CLD_KILLED:
+	case CLD_DUMPED:
+		return 128 + o->si.si_status;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
+static void
+say_oom(const struct run *r, const struct outcome *o)
+{
+	if (!o->have_oom || o->oom == 0)
+		return;
+	if (layer_on(r, L_MEMORY))
+		warning("the OOM killer killed %llu process%s of the run "
+			"(memory.max %llu)", (unsigned long long)o->oom,
+		    o->oom > 1 ? "es" : "", (unsigned long long)r->p.mem_max);
+	else
+		warning("the OOM killer killed %llu process%s of the run",
+		    (unsigned long long)o->oom, o->oom > 1 ? "es" : "");
+}
+
+/* After the loop: the payload exited, timed out, was cancelled, or the
+ * supervisor failed.  Returns confexec's exit status. */
+int
+end_run(struct run *r)
+{
+	struct outcome o;
+	int sig;
+
+	memset(&o, 0, sizeof(o));
+	/* init alive and the cgroup empty: someone moved the run out of
+	 * it; the pid namespace still ends it (the kill below is real). */
+	if (!r->exited && r->have_cg && cg_wait_empty(&r->cg, 0) == 0)
+		warning("the run had left its cgroup %s (moved by a user who "
+			"can write its parent); ending it through its pid "
+			"namespace", r->cg.path);
+	if (!r->exited)
+		end_kill(r);
+	reap(r, &o);
+	drain(r, &o);
+	o.wall_ns = now_ns(CLOCK_MONOTONIC) - ((uint64_t)r->t0.tv_sec *
+	    1000000000u + (uint64_t)r->t0.tv_nsec);
+	say_oom(r, &o);
+	o.code = status_code(&o);
+	if (r->failed)		/* said already, in one line */
+		o.code = EXIT_FAIL;
+	else if (r->timed_out) {
+		warning("timed out after %llu ms; the run's tree was killed",
+		    (unsigned long long)r->p.timeout_ms);
+		o.code = EXIT_TIMEOUT;
+	} else if (r->cancel[0] != '\0') {
+		warning("cancelled by %s; the run's tree was killed",
+		    r->cancel);
+		o.code = sscanf(r->cancel, "signal %d", &sig) == 1 ?
+		    128 + sig : 128 + SIGHUP;
+	}
+	return journal_end(r, &o);
+}
+
+/* After a child report (or none): reap it, end its cgroup, name the
+ * stage, journal the end.  Returns confexec's exit status. */
+int
+end_child_failed(struct run *r, const struct report *rep)
+{
+	struct outcome o;
+	char why[256];
+
+	memset(&o, 0, sizeof(o));
+	end_kill(r);
+	reap(r, &o);
+	drain(r, &o);
+	o.have_status = 0;
+	if ((rep->stage < 0 || rep->stage >= S_NSTAGES) && rep->err != 0)
+		snprintf(why, sizeof(why), "child: reading its report: %s",
+		    strerror(rep->err));
+	else if (rep->stage < 0 || rep->stage >= S_NSTAGES)
+		snprintf(why, sizeof(why), "child: init ended without a "
+		    "report");
+	else if (rep->stage == S_FDVERIFY && rep->fd >= 0)
+		snprintf(why, sizeof(why), "child: %s: fd %d is still open",
+		    stage_name[rep->stage], rep->fd);
+	else
+		snprintf(why, sizeof(why), "child: %s: %s",
+		    stage_name[rep->stage], strerror(rep->err));
+	warning("%s", why);
+	o.code = EXIT_FAIL;
+	if (rep->stage == S_EXEC)
+		o.code = rep->err == ENOENT ? EXIT_NOTFOUND :
+		    (rep->err == EACCES || rep->err == ENOEXEC) ?
+		    EXIT_NOEXEC : EXIT_FAIL;
+	o.refused = why;
+	return journal_end(r, &o);
+}
+
+/* A run that ends before execveat, after the plan decoded: the cgroup
+ * removed, one line on stderr, a start/end pair in the journal (unless
+ * the start is already there), exit code. */
+_Noreturn void
+end_early(struct run *r, int code, const char *msg)
+{
+	struct outcome o;
+	json_t *ev[2];
+	size_t n = 0;
+
+	memset(&o, 0, sizeof(o));
+	if (r->have_cg) {
+		if (cg_remove(&r->cg) == -1)
+			warning_sys("residue: cgroup %s", r->cg.path);
+		r->have_cg = 0;
+	}
+	o.code = code;
+	o.refused = msg;
+	if (log_wanted(r)) {
+		if (!r->started)
+			ev[n++] = ev_start(r);
+		ev[n++] = ev_end(r, &o);
+		journal_events(r, ev, n, n == 2 ? "start and end records" :
+		    "end record");
+	}
+	/* The control socket (if made) serves its last answers and goes. */
+	r->state = ST_ENDED;
+	loop_close(r);
+	if (code == EXIT_FAIL)
+		die(code, "refusing: %s", msg);
+	die(code, "%s", msg);
+}

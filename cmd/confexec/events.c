@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec: one builder per journal event type (start, end, reaped,
+ * control_refused) and the append.  No records are built without
+ * --journal or --control (the callers check, log_wanted); with --control
+ * every record from the start record on is kept in the run's log. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "confexec.h"
+#include "err.h"
+#include "journal.h"
+
+static json_t *
+u64_string(uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return json_string(buf);
+}
+
+json_t *
+layers_json(const struct run *r, enum verdict v)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < L_NLAYERS; i++)
+		if (r->layers[i].wanted && r->layers[i].v == v)
+			json_array_append_new(a,
+			    json_string(r->layers[i].name));
+	return a;
+}
+
+/* "start": the plan, the program, the credentials, the mode; "layers"
+ * lists only what was applied, "degraded" and "refused" what was not. */
+json_t *
+ev_start(const struct run *r)
+{
+	json_t *o = json_object(), *w;
+	size_t i;
+
+	json_object_set_new(o, "event", json_string("start"));
+	json_object_set_new(o, "plan", json_string(r->plan_hex));
+	json_object_set_new(o, "program", json_string(r->p.program));
+	json_object_set_new(o, "program_sha256",
+	    r->prog_hex[0] ? json_string(r->prog_hex) : json_null());
+	json_object_set_new(o, "uid", u64_string(r->final_uid));
+	json_object_set_new(o, "gid", u64_string(r->final_gid));
+	json_object_set_new(o, "mode", json_string(r->p.mode == PLAN_DEGRADE ?
+		"degrade" : "strict"));
+	json_object_set_new(o, "layers", layers_json(r, V_ENFORCE));
+	json_object_set_new(o, "degraded", layers_json(r, V_DEGRADE));
+	json_object_set_new(o, "refused", layers_json(r, V_REFUSE));
+	w = json_array();
+	for (i = 0; i < r->nwarnings; i++)
+		json_array_append_new(w, json_string(r->warnings[i]));
+	json_object_set_new(o, "warnings", w);
+	json_object_set_new(o, "cgroup",
+	    r->have_cg ? json_string(r->cg.path) : json_null());
+	json_object_set_new(o, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));
+	return o;
+}
+
+/* "end", for every run that journaled a start: the same keys whether
+ * the payload ran or not; "refused" only when the run ended before
+ * execveat (the reason). */
+json_t *
+ev_end(const struct run *r, const struct outcome *o)
+{
+	json_t *ev = json_object();
+	int exited = o->have_status && o->si.si_code == CLD_EXITED;
+
+	json_object_set_new(ev, "event", json_string("end"));
+	json_object_set_new(ev, "plan", json_string(r->plan_hex));
+	json_object_set_new(ev, "exit", json_integer(o->code));
+	json_object_set_new(ev, "status", o->have_status && exited ?
+	    json_integer(o->si.si_status) : json_null());
+	json_object_set_new(ev, "signal", o->have_status && !exited ?
+	    json_integer(o->si.si_status) : json_null());
+	json_object_set_new(ev, "timeout", json_boolean(r->timed_out));
+	json_object_set_new(ev, "cancel",
+	    r->cancel[0] ? json_string(r->cancel) : json_null());
+	json_object_set_new(ev, "wall_ns", u64_string(o->wall_ns));
+	json_object_set_new(ev, "cpu_usec", u64_string(o->cpu_usec));
+	json_object_set_new(ev, "residue",
+	    o->residue ? json_string(r->cg.path) : json_null());
+	json_object_set_new(ev, "oom_kill",
+	    o->have_oom ? json_integer((json_int_t)o->oom) : json_null());
+	if (o->refused != NULL)
+		json_object_set_new(ev, "refused", json_string(o->refused));
+	json_object_set_new(ev, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));
+	return ev;
+}
+
+/* Records built for this run: the journal's, or the control socket's
+ * log. */
+int
+log_wanted(const struct run *r)
+{
+	return r->journal != NULL || r->control != NULL;
+}
+
+/* The records' bytes kept in the run's log (--control). */
+static void
+log_add(struct run *r, const char *buf, size_t len)
+{
+	struct runlog *l = &r->log;
+	size_t cap;
+	char *p;
+
+	if (l->len + len > LOG_MAX) {
+		warning("control: the run's log is full (%u bytes); a record "
+			"is not in it", LOG_MAX);
+		return;
+	}
+	if (l->len + len > l->cap) {
+		cap = l->cap ? l->cap : 16384;
+		while (cap < l->len + len)
+			cap *= 2;
+		p = realloc(l->buf, cap);
+		if (p == NULL) {
+			warning("control: the run's log: out of memory");
+			return;
+		}
+		l->buf = p;
+		l->cap = cap;
+	}
+	memcpy(l->buf + l->len, buf, len);
+	l->len += len;
+}
+
+/* Append events (consumed) in one write: to the journal, and with
+ * --control to the run's log (the exact bytes written, or without
+ * --journal records built in memory).  Returns 0, or -1 with the reason
+ * printed (one line, naming what: "end record"). */
+int
+journal_events(struct run *r, json_t **ev, size_t n, const char *what)
+{
+	char *txt[2] = {NULL, NULL}, err[256], *out = NULL;
+	int keep = r->control != NULL && r->log.on;
+	size_t i, outlen = 0;
+	int rc = -1;
+
+	if ((r->journal == NULL && !keep) || n > 2) {
+		for (i = 0; i < n; i++)
+			json_decref(ev[i]);
+		return n > 2 ? -1 : 0;
+	}
+	for (i = 0; i < n; i++) {
+		txt[i] = json_dumps(ev[i], JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(ev[i]);
+	}
+	for (i = 0; i < n; i++)
+		if (txt[i] == NULL) {
+			warning("journal: %s: cannot encode it", what);
+			goto out;
+		}
+	if (r->journal == NULL) {
+		if (journal_build(&r->log.head, (const char *const *)txt, n,
+			&out, &outlen, err, sizeof(err)) == 0)
+			rc = 0;
+		else
+			warning("control: the run's log: %s: %s", what, err);
+	} else if (journal_append_out(r->journal, (const char *const *)txt,
+		       n, keep ? &out : NULL, &outlen, err,
+		       sizeof(err)) == 0)
+		rc = 0;
+	else
+		warning("journal %s: %s: %s", r->journal, what, err);
+	if (rc == 0 && keep)
+		log_add(r, out, outlen);
+out:
+	free(out);
+	free(txt[0]);
+	free(txt[1]);
+	return rc;
+}
+
+/* "control_refused": a peer of the control socket closed unread (not
+ * root nor the caller, or one of the run's own processes). */
+json_t *
+ev_control_refused(uid_t uid, pid_t pid, const char *why)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "event", json_string("control_refused"));
+	json_object_set_new(o, "uid", u64_string(uid));
+	json_object_set_new(o, "pid", u64_string((uint64_t)pid));
+	json_object_set_new(o, "reason", json_string(why));
+	json_object_set_new(o, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));
+	return o;
+}
+
+/* "reaped": a stale run cgroup (its supervisor gone) that this confexec
+ * found, emptied and removed (or could not). */
+json_t *
+ev_reaped(const struct cg_reaped *rp)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "event", json_string("reaped"));
+	json_object_set_new(o, "residue", json_string(rp->path));
+	json_object_set_new(o, "populated", json_boolean(rp->populated));
+	json_object_set_new(o, "removed", json_boolean(rp->removed));
+	json_object_set_new(o, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));
+	return o;
+}

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec: what the plan asks for, checked against the probe.  Verdicts
+ * only: nothing here refuses, prints a refusal or journals; run() does,
+ * after the dry-run branch. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "confexec.h"
+#include "err.h"
+
+/* Hard layers are never dropped: without them there is no boundary (or
+ * no way to end the run's tree).  Soft ones may be, in degrade mode, with
+ * a warning.  The cgroup is soft only because the pid namespace (hard)
+ * still ends the whole tree without it.  A NULL mechanism is judged
+ * here, not by the probe. */
+static const struct layer template[L_NLAYERS] = {
+	[L_CGROUP] = {"cgroup", "cgroup2", 1, 1, V_ENFORCE, ""},
+	[L_KILL] = {"cgroup-kill", "cgroup-kill", 1, 1, V_ENFORCE, ""},
+	[L_INTO] = {"clone-into-cgroup", "clone-into-cgroup", 1, 1, V_ENFORCE,
+	    ""},
+	[L_MEMORY] = {"memory", "memory", 1, 0, V_ENFORCE, ""},
+	[L_PIDS] = {"pids", "pids", 1, 0, V_ENFORCE, ""},
+	[L_CPU] = {"cpu", "cpu", 1, 0, V_ENFORCE, ""},
+	[L_LANDLOCK] = {"landlock", "landlock", 0, 1, V_ENFORCE, ""},
+	[L_TRUNCATE] = {"landlock-truncate", "landlock-truncate", 1, 1,
+	    V_ENFORCE, ""},
+	[L_TCP] = {"landlock-tcp", "landlock-tcp", 1, 0, V_ENFORCE, ""},
+	[L_SCOPE] = {"landlock-scope", "landlock-scope", 1, 0, V_ENFORCE, ""},
+	[L_SECCOMP] = {"seccomp", "seccomp", 0, 1, V_ENFORCE, ""},
+	[L_KILLPROC] = {"seccomp-kill-process", "seccomp-kill-process", 0, 1,
+	    V_ENFORCE, ""},
+	[L_NNP] = {"no-new-privs", "no-new-privs", 0, 1, V_ENFORCE, ""},
+	[L_EXECVEAT] = {"execveat", "execveat", 0, 1, V_ENFORCE, ""},
+	[L_PIDFD] = {"pidfd", "pidfd", 0, 1, V_ENFORCE, ""},
+	[L_PIDNS] = {"pid-namespace", NULL, 0, 1, V_ENFORCE, ""},
+	[L_NPROC] = {"rlimit-nproc", NULL, 1, 0, V_ENFORCE, ""},
+};
+
+void
+layers_init(struct run *r)
+{
+	memcpy(r->layers, template, sizeof(template));
+}
+
+/* 1 when layer i is requested and enforced. */
+int
+layer_on(const struct run *r, int i)
+{
+	return r->layers[i].wanted && r->layers[i].v == V_ENFORCE;
+}
+
+/* Record a degrade-mode warning (printed and journaled by run()). */
+void
+loud(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nwarnings >= MAX_WARN)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->warnings[r->nwarnings++], WARN_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/* A plan-level refusal (the first one wins), kept for run(). */
+static void
+refusal(struct run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void
+refusal(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->refusal[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->refusal, sizeof(r->refusal), fmt, ap);
+	va_end(ap);
+}
+
+static void
+probe_layers(struct run *r)
+{
+	const struct plan *p = &r->p;
+	size_t i;
+	int c;
+
+	r->layers[L_MEMORY].wanted = p->mem_max != 0;
+	r->layers[L_PIDS].wanted = p->pids_max != 0;
+	r->layers[L_CPU].wanted = p->cpu_quota_us != 0;
+	r->layers[L_TCP].wanted = (p->sock & PLAN_SOCK_TCP) != 0;
+	r->layers[L_SCOPE].wanted = (p->sock & PLAN_SOCK_UNIX) != 0;
+	for (i = 0; i < L_NLAYERS; i++) {
+		struct layer *l = &r->layers[i];
+
+		if (!l->wanted || l->mech == NULL)
+			continue;
+		c = probe_can(&r->pr, l->mech, l->why, sizeof(l->why));
+		if (c == 1)
+			l->v = V_ENFORCE;
+		else if (l->soft && p->mode == PLAN_DEGRADE)
+			l->v = V_DEGRADE;
+		else
+			l->v = V_REFUSE;
+		if (c == -1)
+			snprintf(l->why, sizeof(l->why),
+			    "the probe does not know %s", l->mech);
+	}
+	/* Below Landlock ABI 3 the seccomp program stands in for the
+	 * truncate right (sf_variant: truncate(2), O_TRUNC opens without
+	 * write access, openat2), so the layer is enforced, by seccomp. */
+	if (r->layers[L_TRUNCATE].v != V_ENFORCE && r->pr.landlock_abi >= 1) {
+		r->layers[L_TRUNCATE].name = "seccomp-truncate";
+		r->layers[L_TRUNCATE].v = V_ENFORCE;
+	}
+}
+
+/* Read a small /proc/sys number; -1 when absent. */
+static long
+sysctl_num(const char *path)
+{
+	char buf[32];
+	FILE *f = fopen(path, "re");
+	long v = -1;
+
+	if (f == NULL)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) != NULL)
+		v = strtol(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* The pid namespace: root creates one; anyone else inside a user
+ * namespace, which the host may forbid (the answer here is the sysctls;
+ * a clone3 that still fails refuses the run at the clone). */
+static void
+judge_pidns(struct run *r)
+{
+	struct layer *l = &r->layers[L_PIDNS];
+
+	l->v = V_ENFORCE;
+	if (access("/proc/self/ns/pid", F_OK) == -1) {
+		snprintf(l->why, sizeof(l->why), "no pid namespaces (%s)",
+		    strerror(errno));
+		l->v = V_REFUSE;
+	} else if (geteuid() != 0 &&
+	    (sysctl_num("/proc/sys/user/max_user_namespaces") == 0 ||
+		sysctl_num("/proc/sys/kernel/unprivileged_userns_clone") == 0 ||
+		sysctl_num("/proc/sys/kernel/"
+			   "apparmor_restrict_unprivileged_userns") == 1)) {
+		snprintf(l->why, sizeof(l->why), "this host forbids user "
+		    "namespaces to uid %lu (run as root)",
+		    (unsigned long)geteuid());
+		l->v = V_REFUSE;
+	}
+}
+
+/* The cgroup layers, for a caller that cannot create one: the fix in
+ * the reason; dropped in degrade mode only when the pid namespace ends
+ * the tree instead. */
+static void
+judge_cgroup(struct run *r)
+{
+	const struct probe *pr = &r->pr;
+	struct layer *l;
+	size_t i;
+	static const int cg[] = {L_CGROUP, L_KILL, L_INTO};
+
+	for (i = 0; i < 3; i++) {
+		l = &r->layers[cg[i]];
+		if (l->v == V_DEGRADE && r->layers[L_PIDNS].v != V_ENFORCE)
+			l->v = V_REFUSE;
+		if (l->v == V_ENFORCE || !pr->cg2 || pr->cg2_dir[0] == '\0' ||
+		    pr->cg2_writable)
+			continue;
+		snprintf(l->why, sizeof(l->why), "uid %lu cannot create a "
+		    "cgroup under %.200s: run as root, or have root delegate "
+		    "it (chown %lu %.200s and its cgroup.procs, cgroup.threads "
+		    "and cgroup.subtree_control)", (unsigned long)geteuid(),
+		    pr->cg2_dir, (unsigned long)geteuid(), pr->cg2_dir);
+	}
+}
+
+/* RLIMIT_NPROC binds nothing for a uid-0 payload (the kernel exempts
+ * INIT_USER in copy_process), and without a pids controller nothing
+ * else bounds the process count. */
+static void
+judge_nproc(struct run *r)
+{
+	struct layer *l = &r->layers[L_NPROC];
+	size_t i;
+
+	for (i = 0; i < r->p.nrlim; i++)
+		if (r->p.rlim[i].resource == RLIMIT_NPROC)
+			l->wanted = 1;
+	if (!l->wanted || r->final_uid != 0)
+		return;
+	snprintf(l->why, sizeof(l->why), "the kernel does not enforce "
+	    "RLIMIT_NPROC for a uid-0 payload (switch uid, or bound the run "
+	    "with a pids limit where the pids controller exists)");
+	l->v = r->p.mode == PLAN_DEGRADE ? V_DEGRADE : V_REFUSE;
+}
+
+/* The caller's cgroup, where the run's is made: another uid that can
+ * write it (or its cgroup.procs) can move the payload out of the run's
+ * cgroup, away from its limits and cgroup.kill. */
+static void
+judge_cgroup_owner(struct run *r)
+{
+	static const char *const what[] = {"", "/cgroup.procs"};
+	char path[PATH_MAX + 16];
+	struct stat st;
+	size_t i;
+
+	if (!layer_on(r, L_CGROUP))
+		return;
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s%s", r->pr.cg2_dir, what[i]);
+		if (stat(path, &st) == -1)
+			continue;
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			break;
+		if (st.st_mode & (S_IWGRP | S_IWOTH))
+			break;
+	}
+	if (i == 2)
+		return;
+	if (r->p.mode == PLAN_DEGRADE)
+		loud(r, "%s is writable by uid %lu%s: that user can move the "
+			"payload out of the run's cgroup", path,
+		    (unsigned long)st.st_uid,
+		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
+	else
+		refusal(r, "%s is writable by uid %lu%s: that user could move "
+			   "the payload out of the run's cgroup (fix the "
+			   "owner, or use --degrade)", path,
+		    (unsigned long)st.st_uid,
+		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
+}
+
+/* Trust handoff (seeds/003): Landlock up to ABI 7 cannot stop connect()
+ * to a pathname unix socket. */
+static void
+check_daemons(struct run *r)
+{
+	const struct plan *p = &r->p;
+	struct daemon_hit hits[16];
+	size_t i, j, n;
+	int acked;
+
+	if (probe_daemons(r->final_uid, r->final_gid, hits, 16, &n) == -1) {
+		refusal(r, "daemon inventory: %s", strerror(errno));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (!hits[i].connectable)
+			continue;
+		for (acked = 0, j = 0; j < p->nack; j++)
+			if (strcmp(p->ack_daemons[j], hits[i].name) == 0)
+				acked = 1;
+		if (acked)
+			continue;
+		if (p->mode != PLAN_DEGRADE)
+			refusal(r, "plan grants AF_UNIX and the %s socket %s "
+				   "is connectable for uid %lu (acknowledge "
+				   "with --ack-daemon %s, or use --degrade)",
+			    hits[i].name, hits[i].path,
+			    (unsigned long)r->final_uid, hits[i].name);
+		else
+			loud(r, "plan grants AF_UNIX and the %s socket %s is "
+				"connectable: the payload can talk to that "
+				"privileged daemon",
+			    hits[i].name, hits[i].path);
+	}
+}
+
+/* Step 2: every layer's verdict, the final credentials, and r->refusal
+ * for a refusal that is not a missing layer. */
+void
+select_layers(struct run *r)
+{
+	const struct plan *p = &r->p;
+
+	probe_layers(r);
+	judge_pidns(r);
+	judge_cgroup(r);
+	r->final_uid = p->has_uid ? p->uid : geteuid();
+	r->final_gid = p->has_gid ? p->gid : getegid();
+	judge_nproc(r);
+	judge_cgroup_owner(r);
+	/* A uid switch is an authorisation, not a host feature: outside
+	 * the caller's subordinate ranges it is refused in both modes. */
+	if (p->has_uid && !probe_subuid_ok(&r->pr, p->uid))
+		refusal(r, "uid %lu is not in the caller's subordinate uid "
+			   "ranges (/etc/subuid)", (unsigned long)p->uid);
+	if (p->has_gid && !probe_subgid_ok(&r->pr, p->gid))
+		refusal(r, "gid %lu is not in the caller's subordinate gid "
+			   "ranges (/etc/subgid)", (unsigned long)p->gid);
+	if (p->sock & PLAN_SOCK_UNIX)
+		check_daemons(r);
+}
+
+/* What a layer is, for the refusal line ("memory limit requested"). */
+static const char *
+layer_what(size_t i)
+{
+	switch (i) {
+	case L_MEMORY:
+	case L_PIDS:
+	case L_CPU:
+		return " limit";
+	case L_TCP:
+		return " (TCP port rules)";
+	case L_SCOPE:
+		return " (abstract unix and signal scoping)";
+	case L_TRUNCATE:
+		return " (truncate right)";
+	default:
+		return "";
+	}
+}
+
+/* Every refusal in one line: the plan-level one, else every refused
+ * layer ("a requested but why; b requested but why (use --degrade
+ * ...)").  Returns how many. */
+int
+any_refused(const struct run *r, char *msg, size_t len)
+{
+	size_t i, o = 0;
+	int n = 0, hard = 0;
+
+	msg[0] = '\0';
+	if (r->refusal[0] != '\0') {
+		snprintf(msg, len, "%s", r->refusal);
+		return 1;
+	}
+	for (i = 0; i < L_NLAYERS; i++) {
+		const struct layer *l = &r->layers[i];
+
+		if (!l->wanted || l->v != V_REFUSE)
+			continue;
+		/* Without the cgroup, its kill and placement say nothing
+		 * more. */
+		if ((i == L_KILL || i == L_INTO) &&
+		    r->layers[L_CGROUP].v == V_REFUSE)
+			continue;
+		if (o < len)
+			o += (size_t)snprintf(msg + o, len - o,
+			    "%s%s%s requested but %s", n ? "; " : "", l->name,
+			    layer_what(i), l->why[0] ? l->why : "unavailable");
+		hard |= !l->soft;
+		n++;
+	}
+	if (n && !hard && o < len)
+		snprintf(msg + o, len - o, " (use --degrade to run without %s)",
+		    n > 1 ? "them" : "it");
+	return n;
+}
+
+/* One warning per degraded layer, after the plan-level ones. */
+void
+warn_degraded(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < L_NLAYERS; i++) {
+		if (!r->layers[i].wanted || r->layers[i].v != V_DEGRADE)
+			continue;
+		if ((i == L_KILL || i == L_INTO) &&
+		    r->layers[L_CGROUP].v == V_DEGRADE)
+			continue;	/* said with the cgroup */
+		loud(r, "running without %s: %s", r->layers[i].name,
+		    r->layers[i].why);
+	}
+	if (r->layers[L_CGROUP].v == V_DEGRADE)
+		loud(r, "no cgroup: the run's tree ends with its pid "
+			"namespace; no memory, pids or cpu limit applies");
+}
+
+/* Step 6: the plan and the verdicts on stdout; nothing created, nothing
+ * journaled.  125 when strict mode would refuse. */
+int
+dry_run(struct run *r)
+{
+	const char *vs[] = {"enforce", "degrade", "refuse"};
+	json_t *o, *a, *l;
+	char msg[1024];
+	size_t i;
+	int refused;
+
+	o = json_object();
+	json_object_set_new(o, "plan", plan_to_json(&r->p));
+	a = json_array();
+	for (i = 0; i < L_NLAYERS; i++) {
+		if (!r->layers[i].wanted)
+			continue;
+		l = json_object();
+		json_object_set_new(l, "layer",
+		    json_string(r->layers[i].name));
+		json_object_set_new(l, "verdict",
+		    json_string(vs[r->layers[i].v]));
+		if (r->layers[i].v != V_ENFORCE)
+			json_object_set_new(l, "why",
+			    json_string(r->layers[i].why));
+		json_array_append_new(a, l);
+	}
+	json_object_set_new(o, "layers", a);
+	refused = any_refused(r, msg, sizeof(msg));
+	json_object_set_new(o, "would_run", json_boolean(!refused));
+	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) == -1 ||
+	    putchar('\n') == EOF || fflush(stdout) == EOF)
+		die_sys(EXIT_FAIL, "writing the dry run");
+	json_decref(o);
+	for (i = 0; i < r->nwarnings; i++)
+		warning("WARNING: %s", r->warnings[i]);
+	if (refused)
+		warning("strict mode would refuse: %s", msg);
+	return refused ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,425 @@
+#!/bin/sh
+# confexec --control PATH: the control socket (confexec-control(5)).
+# Clients are socat (as a shell user would) and, where timing or many
+# connections matter, small python3 programs; the payload's own attempt
+# is the escape helper's unix-request, from inside.
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_landlock 4
+need_cgroup2
+need_cmd socat
+need_cmd jq
+need_cmd setpriv
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip_all "needs /usr/bin/python3"
+
+CX=$BIN/confexec
+E=$HELP/escape
+PE=$BIN/planenc
+chmod 700 "$TMP"
+S=$TMP/ctl.sock
+BASEP="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc --rox $HELP \
+	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+
+# req LINE: one request through socat, the answer on stdout.
+req() { printf '%s\n' "$1" | socat - "UNIX-CONNECT:$S"; }
+# jget FILTER: jq -r on the answer kept in $A.
+A=$TMP/answer
+jget() { jq -r "$1" <"$A"; }
+# other_uid CMD...: CMD as uid 65534 that may still reach a 0600 root
+# socket (CAP_DAC_OVERRIDE): only the peer check can refuse it.
+other_uid() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    --inh-caps=+dac_override --ambient-caps=+dac_override "$@"
+}
+# start_run PLANENC-ARGS...: confexec in the background (pid in CXPID,
+# status later by wait_run), journal $J, socket $S.
+J=$TMP/run.jnl
+start_run() {
+	# shellcheck disable=SC2086
+	"$PE" $BASEP "$@" >"$TMP/plan" || { fail "planenc $*"; return 1; }
+	rm -f "$J"
+	"$CX" --journal "$J" --control "$S" <"$TMP/plan" >"$TMP/cx.out" \
+	    2>"$TMP/cx.err" &
+	CXPID=$!
+	for i in $(seq 200); do [ -S "$S" ] && return 0; sleep 0.02; done
+	return 1
+}
+wait_run() { wait "$CXPID" 2>/dev/null; RC=$?; }
+# run_log: this run's records in the journal, from its start record (a
+# start may reap others' stale cgroups first, journaled before it).
+run_log() { sed -n '/"event":"start"/,$p' "$J"; }
+at_exit 'kill -9 $CXPID 2>/dev/null'
+
+# ---- the socket: where, how, and who may replace it --------------------
+start_run --timeout 30s -- /bin/sleep 30
+t_eq "the socket is there before the payload runs, mode 0600, root's" \
+	"$(stat -c '%F %a %U' "$S")" "socket 600 root"
+req '{"v":1,"op":"heartbeat"}' >"$A"
+t_eq "heartbeat: ok, running" "$(jget '[.v,.ok,.state] | join(" ")')" \
+	"1 true running"
+ok "heartbeat: elapsed_ms is a number" \
+	test "$(jget '.elapsed_ms | type')" = number
+
+# inspect, field by field, against what the host and the journal say.
+req '{"v":1,"op":"inspect"}' >"$A"
+t_eq "inspect: state running" "$(jget .state)" running
+P=$(jget .pid)
+t_eq "inspect: pid is the run's init, a child of confexec" \
+	"$(awk '{ print $4 }' "/proc/$P/stat" 2>/dev/null)" "$CXPID"
+CG=$(jget .cgroup)
+ok "inspect: cgroup exists and holds the pid" grep -qx "$P" "$CG/cgroup.procs"
+t_eq "inspect: plan digest = the start record's" "$(jget .plan_sha256)" \
+	"$(run_log | head -n 1 | jq -r .event.plan)"
+t_eq "inspect: program digest = sha256 of /bin/sleep" \
+	"$(jget .program_sha256)" "$(sha256sum </bin/sleep | cut -d' ' -f1)"
+t_eq "inspect: layers as journaled, nothing degraded" \
+	"$(jget '[.layers, .degraded] | tostring')" \
+	"$(run_log | head -n 1 | jq -r '[.event.layers, .event.degraded] | tostring')"
+t_eq "inspect: limits (only the timeout asked)" \
+	"$(jget '.limits | tostring')" \
+	'{"cpu_period_us":null,"cpu_quota_us":null,"memory_max":null,"pids_max":null,"timeout_ms":30000}'
+ok "inspect: timeout left within (29000, 30000]" \
+	test "$(jget .timeout_left_ms)" -gt 29000 -a \
+	"$(jget .timeout_left_ms)" -le 30000
+ok "inspect: start time within 10 s of now" test $(( $(date +%s) - \
+	$(jget .start_time_ns) / 1000000000 )) -le 10
+ok "inspect: cpu_usec and elapsed_ms are numbers" \
+	test "$(jget '[.cpu_usec, .elapsed_ms] | map(type) | join(",")')" \
+	= number,number
+t_eq "inspect: log_bytes = the size of the run's records" \
+	"$(jget .log_bytes)" "$(run_log | wc -c | tr -d ' ')"
+
+# A second confexec on a live socket refuses it, and leaves it alone.
+"$PE" $BASEP -- /bin/true >"$TMP/plan2"
+t_exit 125 "a live run's socket: refused (125)" \
+	"$CX" --control "$S" <"$TMP/plan2"
+t_grep "naming it" "control: .*ctl.sock is in use" "$ERR"
+req '{"v":1,"op":"heartbeat"}' >"$A"
+t_eq "and the first run is still served" "$(jget .state)" running
+
+# ---- malformed input: one error line, closed, the run goes on --------
+req 'garbage' >"$A"
+t_eq "garbage: one line, ok false, not JSON" \
+	"$(wc -l <"$A" | tr -d ' ') $(jget '[.v, .ok, (.error | startswith("not JSON"))] | join(" ")')" \
+	"1 1 false true"
+printf 'garbage\n{"v":1,"op":"heartbeat"}\n' | socat - "UNIX-CONNECT:$S" >"$A"
+t_eq "after the error the connection closes: the next line is unanswered" \
+	"$(wc -l <"$A" | tr -d ' ')" 1
+req '{"v":2,"op":"inspect"}' >"$A"
+t_eq "wrong version: error and the versions served" \
+	"$(jget '[.v, .ok, .error, (.versions | tostring)] | join(" ")')" \
+	"1 false unsupported protocol version [1]"
+req '{"v":1,"op":"inspect","op":"cancel"}' >"$A"
+t_grep "duplicate keys refused" '"error":"not JSON: duplicate object key' "$A"
+req '{"v":1,"op":"reboot"}' >"$A"
+t_grep "unknown op refused" '"error":"unknown op: reboot"' "$A"
+req '{"v":1,"op":"heartbeat","x":1}' >"$A"
+t_grep "unknown key refused" '"error":"unknown key: x"' "$A"
+"$PY" - "$S" >"$A" 2>"$ERR" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b'{"v":1,"op":"heartbeat","pad":"' + b'x' * 70000 + b'"}\n')
+data = b''
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        data += b
+except ConnectionResetError:
+    pass
+sys.stdout.write(data.decode())
+EOF
+t_eq "oversize line (70000 bytes): one error line, closed" \
+	"$(wc -l <"$A" | tr -d ' ') $(jget .error)" \
+	"1 request longer than 65536 bytes"
+req '{"v":1,"op":"heartbeat"}' >"$A"
+t_eq "the run goes on after every bad line" "$(jget .state)" running
+
+# ---- bounds: 16 clients ------------------------------------------------
+"$PY" - "$S" >"$A" 2>"$ERR" <<'EOF'
+import socket, sys, time
+held = []
+for i in range(16):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    s.sendall(b'{"v":1,"op":"heartbeat"}\n')
+    s.recv(4096)                      # served: the slot is taken
+    held.append(s)
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+print(s.recv(4096).decode().strip())
+h = held[0]
+h.sendall(b'{"v":1,"op":"heartbeat"}\n')
+print(h.recv(4096).decode().strip())
+EOF
+t_grep "a 17th client is told so" '"error":"too many clients \(16\)"' "$A"
+t_grep "the 16 held ones are still served" '"state":"running"' "$A"
+
+# ---- authentication first ----------------------------------------------
+# confexec is stopped while a uid-65534 client (which may open the 0600
+# socket: CAP_DAC_OVERRIDE) connects and sends a cancel, so the bytes
+# are queued before confexec accepts.  Linux reports ECONNRESET to a
+# unix stream peer only when the other end was closed with unread data
+# in its receive queue (af_unix, unix_release_sock): the read shows the
+# bytes were never consumed.  A root client in the same position gets
+# its answer: the contrast shows the test can tell the two apart.
+kill -STOP "$CXPID"
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+    --inh-caps=+dac_override --ambient-caps=+dac_override \
+    "$E" unix-request "$S" '{"v":1,"op":"cancel"}' >"$TMP/o1" &
+OPID=$!
+"$E" unix-request "$S" '{"v":1,"op":"heartbeat"}' >"$TMP/o2" &
+RPID=$!
+sleep 0.5
+kill -CONT "$CXPID"
+wait "$OPID" "$RPID"
+t_eq "uid 65534: closed unread (ECONNRESET: its bytes still queued)" \
+	"$(cat "$TMP/o1")" read:ECONNRESET
+t_grep "root, queued alike, is answered" '^answer:.*"ok":true' "$TMP/o2"
+t_grep "the refusal is in the run's log: uid 65534, the client's pid" \
+	"\"event\":\\{\"event\":\"control_refused\",\"pid\":\"$OPID\",\"reason\":\"uid\",.*\"uid\":\"65534\"" "$J"
+req '{"v":1,"op":"heartbeat"}' >"$A"
+t_eq "its cancel never reached the run" "$(jget .state)" running
+for i in 1 2 3; do other_uid "$E" unix-request "$S" x >/dev/null; done
+
+# ---- subscribe: random pages reassemble the log ------------------------
+# Then a follower from where the pages stopped; a cancel ends the run;
+# the follower's stream ends with the end record, and pages + stream are
+# the journal's bytes exactly.
+cat >"$TMP/sub.py" <<'EOF'
+import json, random, socket, sys, threading, time
+path, out, follow_out = sys.argv[1], sys.argv[2], sys.argv[3]
+def ask(req):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.sendall((json.dumps(req) + '\n').encode())
+    f = s.makefile('rb')
+    return s, f
+random.seed(int(time.time()))
+off, pages, log = 0, 0, b''
+while True:
+    lim = random.randint(200, 900)
+    s, f = ask({"v": 1, "op": "subscribe", "offset": off, "limit": lim})
+    a = json.loads(f.readline())
+    s.close()
+    if not a["ok"]:
+        assert "is less than the record" in a["error"], a
+        continue
+    data = ''.join(a["records"]).encode()
+    assert a["offset"] == off and a["next"] == off + len(data) and len(data) <= lim
+    pages += 1
+    log += data
+    if not data:
+        break
+    off = a["next"]
+open(out, 'wb').write(log)
+# follow from the end of the pages, until the end record
+s, f = ask({"v": 1, "op": "subscribe", "offset": off, "follow": True})
+c = socket.socket(socket.AF_UNIX)
+c.connect(path)
+c.sendall(b'{"v":1,"op":"cancel"}\n')
+cancel = json.loads(c.makefile('rb').readline())
+stream, ends = b'', 0
+for line in f:
+    a = json.loads(line)
+    assert a["ok"] and a["offset"] == off, a
+    stream += ''.join(a["records"]).encode()
+    off = a["next"]
+    ends += a["end"]
+open(follow_out, 'wb').write(stream)
+print(pages, cancel["result"], ends)
+EOF
+"$PY" "$TMP/sub.py" "$S" "$TMP/pages" "$TMP/stream" >"$A" 2>"$TMP/py.err"
+wait_run
+diag_file "$TMP/py.err"
+set -- $(cat "$A") x x x
+ok "pages of random sizes, over reconnects ($1 pages)" test "$1" -ge 3
+t_eq "the cancel during the follow is delivered" "$2" delivered
+t_eq "the follower's stream ends with one end:true" "$3" 1
+cat "$TMP/pages" "$TMP/stream" >"$TMP/log"
+run_log >"$TMP/jlog"
+ok "pages + stream = the run's journal records, byte for byte" \
+	cmp "$TMP/log" "$TMP/jlog"
+t_eq "the stream's last record is the end record, cancel control" \
+	"$(tail -n 1 "$TMP/stream" | jq -r '[.event.event, .event.cancel] | join(" ")')" \
+	"end control"
+t_eq "confexec exits 129 on a control cancel" "$RC" 129
+ok "the socket is removed when the run ends" test ! -e "$S"
+t_eq "4 refusals of uid 65534 logged (1 + 3)" \
+	"$(grep -c '"event":"control_refused",.*"reason":"uid"' "$J")" 4
+
+# ---- cancel kills the tree, a setsid grandchild included ---------------
+MARK=$TMP/marker-$$-$(date +%s%N)
+start_run --rw "$TMP" -- "$E" grandchild-sleep "$MARK.pid"
+for i in $(seq 200); do [ -s "$MARK.pid" ] && break; sleep 0.02; done
+GC=$(cat "$MARK.pid")
+marked() { pgrep -f -- "$MARK" | wc -l | tr -d ' '; }
+t_eq "payload and its setsid grandchild run (by the marker)" "$(marked)" 2
+ok "the grandchild is alive" kill -0 "$GC"
+req '{"v":1,"op":"cancel"}' >"$A"
+t_eq "cancel: delivered" "$(jget '[.ok, .result] | join(" ")')" \
+	"true delivered"
+wait_run
+t_eq "exit status 129" "$RC" 129
+t_eq "no process carries the marker any more" "$(marked)" 0
+ok "the grandchild is gone" sh -c '! kill -0 "$1" 2>/dev/null' sh "$GC"
+t_eq "end record: cancel control, exit 129" \
+	"$(tail -n 1 "$J" | jq -r '[.event.cancel, .event.exit] | join(" ")')" \
+	"control 129"
+ok "socket removed after the cancel" test ! -e "$S"
+
+# ---- 8 concurrent cancels: exactly one delivered ------------------------
+start_run -- /bin/sleep 30
+"$PY" - "$S" >"$A" 2>"$ERR" <<'EOF'
+import socket, sys, threading
+socks = []
+for i in range(8):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    socks.append(s)
+go = threading.Barrier(8)
+res = [None] * 8
+def one(i):
+    go.wait()
+    socks[i].sendall(b'{"v":1,"op":"cancel"}\n')
+    res[i] = socks[i].makefile('rb').readline().decode()
+ts = [threading.Thread(target=one, args=(i,)) for i in range(8)]
+for t in ts: t.start()
+for t in ts: t.join()
+for r in res: print(r.strip())
+EOF
+wait_run
+t_eq "8 answers: 1 delivered, 7 already_delivered" \
+	"$(jq -r .result <"$A" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+	" 7 already_delivered; 1 delivered;"
+t_eq "one end record, cancel control" \
+	"$(grep -c '"event":"end"' "$J") $(tail -n 1 "$J" | jq -r .event.cancel)" \
+	"1 control"
+
+# ---- the payload cannot use the socket ----------------------------------
+# Landlock does not govern connect(2) to a path, and the payload may hold
+# the caller's uid: what stops it is seccomp without a unix grant, and
+# with one, the peer check (its pid namespace is the run's).
+rm -f "$J"
+"$PE" $BASEP -- "$E" unix-request "$S" '{"v":1,"op":"cancel"}' >"$TMP/plan"
+t_exit 0 "payload without a unix grant" \
+	"$CX" --journal "$J" --control "$S" <"$TMP/plan"
+t_eq "its socket(AF_UNIX): EPERM (seccomp)" "$(cat "$OUT")" socket:EPERM
+# With the grant: confexec is stopped while the payload connects and
+# sends (it waits for $TMP/go, then creates $TMP/go.sent), so its bytes
+# are queued before the peer check; it may write $TMP for these flags.
+rm -f "$J" "$TMP/go" "$TMP/go.sent"
+"$PE" $BASEP --unix --rw "$TMP" -- "$E" unix-request "$S" \
+	'{"v":1,"op":"cancel"}' "$TMP/go" >"$TMP/plan"
+"$CX" --journal "$J" --control "$S" <"$TMP/plan" >"$TMP/payload.out" \
+    2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
+req '{"v":1,"op":"heartbeat"}' >"$A"
+kill -STOP "$CXPID"
+touch "$TMP/go"
+for i in $(seq 300); do [ -e "$TMP/go.sent" ] && break; sleep 0.01; done
+kill -CONT "$CXPID"
+wait_run
+t_eq "payload with a unix grant runs to its end (not cancelled)" "$RC" 0
+t_eq "it connects but is closed unread: ECONNRESET" \
+	"$(cat "$TMP/payload.out")" read:ECONNRESET
+t_eq "refused as one of the run's (uid 0, reason run)" \
+	"$(run_log | sed -n 2p | jq -r '[.event.event, .event.reason, .event.uid] | join(" ")')" \
+	"control_refused run 0"
+t_eq "the end record: no cancel" "$(tail -n 1 "$J" | jq -r .event.cancel)" null
+
+# ---- without --journal: the log is kept in memory, a journal of its own
+"$PE" $BASEP -- /bin/sleep 30 >"$TMP/plan"
+"$CX" --control "$S" <"$TMP/plan" 2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
+"$PY" "$TMP/sub.py" "$S" "$TMP/pages" "$TMP/stream" >"$A" 2>"$TMP/py.err"
+wait_run
+diag_file "$TMP/py.err"
+cat "$TMP/pages" "$TMP/stream" >"$TMP/mem.jnl"
+t_eq "in memory: start and end records, the end cancel control" \
+	"$(jq -r .event.event <"$TMP/mem.jnl" | tr '\n' ' ')$(tail -n 1 "$TMP/mem.jnl" | jq -r .event.cancel)" \
+	"start end control"
+t_exit 0 "and they chain from seq 1 (journalchain verify)" \
+	"$BIN/journalchain" verify "$TMP/mem.jnl"
+
+# ---- a stuck client never delays supervision ---------------------------
+# It asks for pages and never reads: its buffer fills, it is dropped;
+# the 1 s timeout still ends the run on time.
+"$PE" $BASEP --timeout 1s -- /bin/sleep 30 >"$TMP/plan"
+T0=$(date +%s%N)
+"$CX" --control "$S" <"$TMP/plan" 2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
+"$PY" - "$S" >"$TMP/stuck" 2>"$TMP/py.err" <<'EOF' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.setblocking(False)
+req = b'{"v":1,"op":"subscribe"}\n' * 2000
+sent = 0
+t = time.time() + 3
+while time.time() < t:
+    try:
+        sent += s.send(req[sent % len(req):])
+    except BlockingIOError:
+        time.sleep(0.01)
+    except (BrokenPipeError, ConnectionResetError):
+        print("dropped")
+        break
+time.sleep(5)
+EOF
+SPID=$!
+wait_run
+MS=$(( ($(date +%s%N) - T0) / 1000000 ))
+t_eq "timeout exit 124 with a stuck client" "$RC" 124
+ok "on time: ${MS} ms (< 2500)" test "$MS" -lt 2500
+wait "$SPID"
+t_eq "the stuck client was dropped" "$(cat "$TMP/stuck")" dropped
+
+# ---- refusals before anything runs --------------------------------------
+"$PE" $BASEP -- /bin/true >"$TMP/plan"
+mkdir -m 1777 "$TMP/pub"
+t_exit 125 "a directory others can write: refused" \
+	"$CX" --control "$TMP/pub/s" <"$TMP/plan"
+t_grep "naming it" "directory $TMP/pub is writable by others \(mode 1777\)" "$ERR"
+ok "nothing made there" test ! -e "$TMP/pub/s"
+mkdir -m 700 "$TMP/theirs"
+chown 65534 "$TMP/theirs"
+t_exit 125 "a directory of another uid: refused" \
+	"$CX" --control "$TMP/theirs/s" <"$TMP/plan"
+t_grep "naming it" "directory $TMP/theirs is owned by uid 65534" "$ERR"
+echo keep >"$TMP/file"
+t_exit 125 "an existing file: refused" "$CX" --control "$TMP/file" <"$TMP/plan"
+t_eq "and left intact" "$(cat "$TMP/file")" keep
+"$E" unix-bind "$TMP/stale" >/dev/null
+ok "a stale socket (bound, no listener) is there" test -S "$TMP/stale"
+t_exit 0 "the stale socket of a dead run is replaced" \
+	"$CX" --control "$TMP/stale" <"$TMP/plan"
+ok "and removed at the end" test ! -e "$TMP/stale"
+start_run -- /bin/sleep 30
+kill -KILL "$CXPID"
+wait_run
+ok "a confexec killed by SIGKILL leaves its socket" test -S "$S"
+"$PE" $BASEP -- /bin/sh -c 'echo next' >"$TMP/plan2"
+t_exit 0 "the next run replaces it (stale: nobody listens)" \
+	"$CX" --control "$S" <"$TMP/plan2"
+t_eq "and runs" "$(cat "$OUT")" next
+ok "and removes it" test ! -e "$S"
+chown 65534 "$TMP/theirs"
+"$E" unix-bind "$TMP/theirs/x" >/dev/null
+mv "$TMP/theirs/x" "$TMP/stale2"
+chown 65534 "$TMP/stale2"
+t_exit 125 "a stale socket of another uid: refused" \
+	"$CX" --control "$TMP/stale2" <"$TMP/plan"
+ok "and left there" test -S "$TMP/stale2"
+t_exit 125 "a failure after the socket is made (journal unwritable)" \
+	"$CX" --journal "$TMP" --control "$S" <"$TMP/plan"
+ok "removes it" test ! -e "$S"
+
+done_testing
