@@ -14,6 +14,11 @@
 #   large    gcc's cc1 (33 MB; CC1, default `gcc -print-prog-name=cc1`)
 #            bare, and under confexec: first launch (a fresh image cache
 #            before every run: copy, hash, fill) and cached (a hit)
+#   metadata tar x (modes, times, owner) of NFILES files into a --rw
+#            directory, the caller root and no uid switch (every chmod,
+#            chown and utimensat is a seccomp notification confexec
+#            answers), against the same tar x bare; MRUNS runs each, one
+#            round
 # The confexec plan, pre-encoded once: cgroup, sealed image with a pinned
 # SHA-256 (from the image cache in $TMP), uid/gid switch (temporary
 # /etc/subuid and /etc/subgid entries, restored on exit), fds closed and
@@ -25,7 +30,8 @@
 # only), so that bare and confined programs do the same work (a locale in
 # the environment costs cc1 milliseconds).
 #   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1,
-#   BENCH_GROUPS (default "launch large")
+#   NFILES (10000), MRUNS (default 5),
+#   BENCH_GROUPS (default "launch large metadata")
 # To add a line: `add GROUP LABEL COMMAND [PREPARE]` below; ratios are
 # printed for every label of the group.
 set -eu
@@ -36,7 +42,9 @@ RUNS=${RUNS:-40}
 STATIC_BIN=${STATIC_BIN:-$TOP/.build/static/bin}
 FLOOR=${FLOOR:-$TOP/.build/bench/floor}
 CC1=${CC1:-$(gcc -print-prog-name=cc1 2>/dev/null || true)}
-BENCH_GROUPS=${BENCH_GROUPS:-launch large}
+BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata}
+NFILES=${NFILES:-10000}
+MRUNS=${MRUNS:-5}
 for c in hyperfine jq bwrap chattr; do
 	command -v "$c" >/dev/null || { echo "bench: needs $c" >&2; exit 1; }
 done
@@ -114,13 +122,32 @@ else
 	echo "bench: no cc1 (gcc -print-prog-name=cc1); large not measured" >&2
 fi
 
+case " $BENCH_GROUPS " in *" metadata "*)
+	mkdir "$TMP/src" "$TMP/x"
+	seq -f "$TMP/src/f%05g" "$NFILES" | xargs touch
+	chmod 640 "$TMP"/src/f0*
+	tar -cf "$TMP/t.tar" -C "$TMP/src" .
+	rm -rf "$TMP/src"
+	"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro "$TMP/t.tar" \
+	    --rw "$TMP/x" -- /usr/bin/tar -xpf "$TMP/t.tar" -C "$TMP/x" \
+	    >"$TMP/tarplan"
+	"$BIN/confexec" $CACHE <"$TMP/tarplan" || {
+		echo "bench: tar x does not run" >&2; exit 1; }
+	xprep="rm -rf $TMP/x && mkdir $TMP/x"
+	add metadata "bare tar x, $NFILES files" \
+	    "tar -xpf $TMP/t.tar -C $TMP/x" "$xprep"
+	add metadata "confexec tar x (--rw dir)" \
+	    "$BIN/confexec $CACHE <$TMP/tarplan" "$xprep"
+esac
+
 # q STRING: STRING quoted for eval.
 q() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
-# measure GROUP: ROUNDS hyperfine runs, the command order rotated.
+# measure GROUP RUNS ROUNDS WARMUP: ROUNDS hyperfine runs, the command
+# order rotated.
 measure() {
 	n=$(wc -l <"$TMP/group.$1")
 	r=0
-	while [ "$r" -lt "$ROUNDS" ]; do
+	while [ "$r" -lt "$3" ]; do
 		k=$((r % n))
 		{ tail -n "+$((k + 1))" "$TMP/group.$1"
 		  head -n "$k" "$TMP/group.$1"; } >"$TMP/order"
@@ -134,7 +161,7 @@ measure() {
 		# the way) is named and its round run again, once.
 		try=0
 		until eval env -i PATH=/usr/bin:/bin hyperfine --style none \
-		    --output inherit --warmup 3 --runs "$RUNS" \
+		    --output inherit --warmup "$4" --runs "$2" \
 		    --export-json "$TMP/r.json" $args $cmds >"$TMP/hf.log" 2>&1
 		do
 			echo "bench: a run failed ($1, round $r):" >&2
@@ -171,8 +198,12 @@ report() {
 uptime
 for g in $BENCH_GROUPS; do
 	[ -f "$TMP/group.$g" ] || continue
-	measure "$g"
-	echo "$g: $((ROUNDS * RUNS)) runs per command ($ROUNDS rounds)," \
+	case $g in
+	metadata) set -- "$MRUNS" 1 1 ;;
+	*) set -- "$RUNS" "$ROUNDS" 3 ;;
+	esac
+	measure "$g" "$@"
+	echo "$g: $(($1 * $2)) runs per command ($2 rounds)," \
 	    "median wall time, x the first line:"
 	report "$g"
 done

@@ -3,36 +3,50 @@
  * parent and exported to a BPF program the child loads with seccomp(2)
  * (only a syscall after clone).  Nothing here prints.
  *
- * The filter (x86_64 only):
+ * The policy is one table, table[] in sysfilter.c: each call, its rule
+ * and why.  In short (x86_64 only):
  *  - any other architecture (i386 int 0x80) and every x32 syscall number
- *    (nr | 0x40000000) kill the process: libseccomp's x86_64 filter sends
- *    x32 numbers to the bad-architecture action, set to KILL_PROCESS;
- *  - syscall numbers 0..SF_NR_MAX are allowed except those below; numbers
- *    above (syscalls newer than this table) get EPERM;
- *  - EPERM: ptrace, process_vm_readv/writev, pidfd_getfd, unshare, setns,
- *    clone with a CLONE_NEW* flag, io_uring_setup/enter/register, and
- *    (defence in depth; capabilities are dropped anyway) kexec_load,
- *    kexec_file_load, init_module, finit_module, delete_module, bpf,
- *    perf_event_open, keyctl, add_key, request_key, userfaultfd, mount,
- *    umount2, pivot_root, open_by_handle_at, fsopen, fsmount, fsconfig,
- *    move_mount, open_tree, mount_setattr, swapon, swapoff, reboot,
- *    acct, quotactl;
- *  - ENOSYS: clone3 (its flags live in memory the filter cannot read, so
- *    libcs fall back to clone, whose flags it can);
+ *    (nr | 0x40000000) kill the process;
+ *  - numbers 0..SF_NR_KNOWN outside the table are allowed; numbers above
+ *    (syscalls newer than this table) get EPERM;
+ *  - EPERM: calls that reach other processes (ptrace, process_vm_*,
+ *    pidfd_getfd, kcmp, process_madvise, process_mrelease), new or other
+ *    namespaces, io_uring, the mount API, keyrings, SysV IPC, POSIX
+ *    message queues, fanotify, statmount/listmount, syslog, and (defence
+ *    in depth) module, kexec, bpf, perf, swap, reboot, acct, quota;
+ *  - pid-taking calls act on the caller only: prlimit64 (pid 0 or no new
+ *    limit), setpriority and ioprio_set (process or own process group,
+ *    who 0), sched_setaffinity/setscheduler/setparam/setattr,
+ *    migrate_pages, move_pages, get_robust_list (pid 0); EPERM else;
+ *  - ENOSYS: clone3 and openat2 (their flags live in memory the filter
+ *    cannot read; libcs fall back to clone and openat);
+ *  - EACCES: open/openat with access mode 3 (ioctls and leases without a
+ *    read or write check); EPERM: a setuid or setgid mode at creation
+ *    (open/openat with O_CREAT or O_TMPFILE, creat, mknod, mknodat: the
+ *    chmod rule of notify.h), fcntl F_SETLEASE, the MSG_FASTOPEN bit
+ *    on sendto/sendmsg/sendmmsg, setsockopt TCP_FASTOPEN_CONNECT,
+ *    SO_PASSCRED and SO_PASSPIDFD (they autobind abstract unix names),
+ *    seccomp(2) with SECCOMP_FILTER_FLAG_NEW_LISTENER (its listener would
+ *    answer our notifications), and ioctls that change a terminal (TCSETS*,
+ *    TIOCSWINSZ, TIOCEXCL, TIOCSTI, TCFLSH, TCXONC, ...) or inode
+ *    metadata Landlock does not see (FS_IOC_SETVERSION, encryption
+ *    policy, verity);
+ *  - user notification (SECCOMP_RET_USER_NOTIF, answered by the
+ *    supervisor, notify.h): the chmod, chown, set/remove xattr and times
+ *    families, file_setattr, ioctl FS_IOC_SETFLAGS/FSSETXATTR,
+ *    inotify_add_watch, bind and listen (in every variant: an inherited
+ *    socket is one the plan did not grant).  The program must be loaded with sf_load_listener: without a
+ *    listener those calls fail with ENOSYS;
+ *  - clone with a CLONE_NEW* flag: EPERM;
  *  - socket/socketpair: EPERM unless the plan grants the shape: AF_UNIX
  *    with SOCK_STREAM/SOCK_DGRAM/SOCK_SEQPACKET and protocol 0 (unix), or
  *    AF_INET/AF_INET6 with SOCK_STREAM and protocol 0 or IPPROTO_TCP
- *    (tcp; socketpair never takes AF_INET).  SOCK_NONBLOCK/SOCK_CLOEXEC
- *    are masked out of the type; only the low 32 bits of each argument
- *    are compared (the kernel reads them as int);
+ *    (tcp; socketpair never takes AF_INET).  Only the low 32 bits of int
+ *    arguments are compared (the kernel reads them as int);
  *  - with SF_DENY_TRUNCATE (Landlock ABI < 3, which has no truncate
- *    right): truncate(2) answers EACCES; open/openat with O_TRUNC answer
- *    EACCES unless the access mode is O_WRONLY or O_RDWR (Landlock's
- *    write_file check at open covers those; O_RDONLY|O_TRUNC and access
- *    mode 3 with O_TRUNC truncate without any Landlock write check);
- *    openat2 answers ENOSYS (its flags are in memory the filter cannot
- *    read; libcs fall back to openat).  ftruncate(2) needs a descriptor
- *    open for writing, which Landlock's write_file right bounds. */
+ *    right): truncate(2) and O_RDONLY|O_TRUNC opens answer EACCES
+ *    (Landlock's write_file check at open covers O_WRONLY and O_RDWR).
+ *    ftruncate(2) needs a descriptor open for writing. */
 #ifndef BORNE_SYSFILTER_H
 #define BORNE_SYSFILTER_H
 
@@ -40,6 +54,7 @@
 #include <linux/filter.h>
 
 #define SF_NR_MAX 511	/* x86_64 numbers below the x32 region */
+#define SF_NR_KNOWN 469	/* file_setattr: the newest call judged here */
 
 /* A program variant: the plan's socket grants (PLAN_SOCK_* bits 0..1)
  * plus SF_DENY_TRUNCATE, the stand-in for Landlock's truncate right. */
@@ -76,6 +91,12 @@ int sf_load(const struct sock_fprog *prog);
  * (close-on-exec), or -1 with errno.  Only system calls: usable between
  * clone and exec. */
 int sf_load_listener(const struct sock_fprog *prog);
+
+/* 1 if variant answers syscall nr by user notification. */
+int sf_is_notified(int nr, unsigned variant);
+
+/* The table's reason for nr, or NULL when nr is allowed plainly. */
+const char *sf_why(int nr);
 
 void sf_free(struct sock_fprog *prog);
 

@@ -238,4 +238,23 @@ struct borne_mount_attr {
 #define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5)
 #endif
 
+/* ---- seccomp user notification handling (notify.c) ---- */
+#ifndef __NR_file_getattr
+#define __NR_file_getattr 468
+#endif
+#ifndef __NR_file_setattr
+#define __NR_file_setattr 469
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD 0200	/* O_EXCL: a pidfd for one thread (6.9) */
+#endif
+/* file_getattr/file_setattr's argument (FILE_ATTR_SIZE_VER0). */
+struct borne_file_attr {
+	uint64_t fa_xflags;
+	uint32_t fa_extsize;
+	uint32_t fa_nextents;
+	uint32_t fa_projid;
+	uint32_t fa_cowextsize;
+};
+
 #endif

@@ -372,7 +372,7 @@ fault "dropping capabilities" 125 'child: dropping capabilities' \
 	fi_ 2 capset 1 1
 fault "no_new_privs" 125 'child: no_new_privs' fi_ 2 prctl:38 1 22
 fault "landlock" 125 'child: landlock' fi_ 2 landlock_restrict_self 1 1
-fault "seccomp" 125 'child: seccomp: Invalid argument' fi_ 2 seccomp 1 22
+fault "seccomp" 125 'child: seccomp: Cannot allocate memory' fi_ 2 seccomp 1 12
 # the supervisor itself (strace: these calls are confexec's own)
 fault "report channel" 125 'refusing: report channel' st_ socketpair EIO 1
 fault "epoll" 125 'refusing: supervisor: epoll' st_ epoll_create1 EIO 1

@@ -30,6 +30,7 @@
 #include "fd.h"
 #include "hash.h"
 #include "journal.h"
+#include "notify.h"
 #include "plan.h"
 #include "probe.h"
 #include "sysfilter.h"
@@ -147,6 +148,7 @@ struct run {
 	int payload_failed;	/* set by the payload in init's memory */
 	int want_notify;	/* load the filter with a notify listener */
 	int notifyfd;		/* the listener, received from the child */
+	struct notify_stats notify;	/* what src_notify answered */
 	uid_t final_uid;
 	gid_t final_gid;
 	pid_t parent;

@@ -63,6 +63,18 @@ ev_start(const struct run *r)
 	return o;
 }
 
+/* What the supervisor answered for the payload's notified calls. */
+static json_t *
+notify_json(const struct notify_stats *st)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "allowed", u64_string(st->allowed));
+	json_object_set_new(o, "denied", u64_string(st->denied));
+	json_object_set_new(o, "failed", u64_string(st->failed));
+	return o;
+}
+
 /* "end", for every run that journaled a start: the same keys whether
  * the payload ran or not; "refused" only when the run ended before
  * execveat (the reason). */
@@ -88,6 +100,7 @@ ev_end(const struct run *r, const struct outcome *o)
 	    o->residue ? json_string(r->cg.path) : json_null());
 	json_object_set_new(ev, "oom_kill",
 	    o->have_oom ? json_integer((json_int_t)o->oom) : json_null());
+	json_object_set_new(ev, "notify", notify_json(&r->notify));
 	if (o->refused != NULL)
 		json_object_set_new(ev, "refused", json_string(o->refused));
 	json_object_set_new(ev, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));

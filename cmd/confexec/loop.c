@@ -16,6 +16,7 @@ static const struct source_ops *const table[] = {
 	&src_timer,
 	&src_parent,
 	&src_control,
+	&src_notify,
 };
 #define NSRC (sizeof(table) / sizeof(table[0]))
 

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: ISC */
+/* notify: the supervisor's answer to the payload's seccomp user
+ * notifications (the calls sysfilter.h lists as notified).  The
+ * supervisor performs each call itself, on the inode or socket it
+ * checked, and answers with the result; it never lets the payload's own
+ * call continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which another thread
+ * could race.
+ *
+ * For each notification: a pidfd of the calling thread (its pid comes
+ * in the notification), then SECCOMP_IOCTL_NOTIF_ID_VALID, so that the
+ * pidfd, /proc/PID and the memory read are the caller's; path strings
+ * and structs are copied from its memory once (process_vm_readv); the
+ * id is checked again before acting.
+ *
+ * Metadata (chmod, chown, xattr and times families, file_setattr, ioctl
+ * FS_IOC_SETFLAGS/FSSETXATTR): the target is resolved by the supervisor
+ * (the caller's descriptor through pidfd_getfd, its cwd through
+ * /proc/PID/cwd, openat2 with RESOLVE_NO_MAGICLINKS and O_NOFOLLOW for
+ * the l* and AT_SYMLINK_NOFOLLOW forms) into one descriptor; the change
+ * is made only when that inode lies beneath a --rw rule: the kernel's
+ * path of the descriptor (/proc/self/fd/N, the path Landlock also walks:
+ * same mounts, same dentries) equals a rw rule's path or lies below it,
+ * and that path, opened again beneath the rule's own descriptor
+ * (RESOLVE_BENEATH, no symlinks), is the same inode (so a descriptor
+ * from another mount namespace whose path merely looks alike fails).
+ * A non-directory with more than one link is refused (a host file
+ * hard-linked into the work tree; Landlock's REFER keeps the payload
+ * from making one), and so is a device node (EPERM: --rw /dev/null
+ * grants writing to it, not its mode).  Then what a capability-less caller could do itself:
+ * mode and times (other than "now") and flags by the owner only, no
+ * setuid or setgid bit (a planted setuid file is itself the hazard),
+ * no mode change or chgrp of a sticky directory (a shared /tmp),
+ * chown to no other uid and to the caller's groups only, xattrs in the
+ * user. and system.posix_acl_* namespaces by the owner only, no
+ * immutable or append-only flag, no project id change.  Refused:
+ * EACCES outside the rules, EPERM for what the owner rule forbids.
+ *
+ * inotify_add_watch: the watched inode must lie beneath any rule of the
+ * plan and be readable by the caller's credentials (mode bits).
+ *
+ * bind: an AF_UNIX autobind or abstract name is refused
+ * (EPERM); a pathname is bound by the supervisor on the fetched socket,
+ * in the parent directory it resolved beneath a --rw rule, under the
+ * caller's fsuid/fsgid (the name is then relative: getsockname shows the
+ * last component).  An inet bind is performed when the port is one of
+ * the plan's bind-tcp ports and not below ip_unprivileged_port_start
+ * (the supervisor has CAP_NET_BIND_SERVICE and no Landlock domain);
+ * EACCES otherwise.
+ * listen: an inet socket still on port 0 (listen would
+ * autobind an ephemeral port on every address) is refused with EACCES;
+ * otherwise listen() is performed on the fetched socket.
+ *
+ * The supervisor must be single-threaded while notify_handle runs (a
+ * unix bind changes the cwd for an instant). */
+#ifndef BORNE_NOTIFY_H
+#define BORNE_NOTIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct plan;
+
+struct notify_policy {
+	char **rw;		/* --rw rule paths, as the kernel names them */
+	int *rwfd;		/* each opened O_PATH (-1: missing) */
+	size_t nrw;
+	char **any;		/* every rule path: ro, rw and rox */
+	int *anyfd;
+	size_t nany;
+	const uint16_t *bind_tcp; /* sorted, as in the plan */
+	size_t nbind;
+	unsigned port_floor;	/* net.ipv4.ip_unprivileged_port_start */
+	uid_t uid;		/* the payload's credentials */
+	gid_t gid;
+	gid_t *groups;		/* its supplementary groups */
+	size_t ngroups;
+};
+
+/* What the supervisor did, for the run's end record. */
+struct notify_stats {
+	uint64_t allowed;	/* performed (whatever the kernel answered) */
+	uint64_t denied;	/* refused by the policy (EACCES, EPERM) */
+	uint64_t failed;	/* could not resolve or act (the caller gets
+				 * the errno, e.g. ENOENT, EFAULT) */
+};
+
+/* The policy for plan p run as uid/gid; groups: the caller's own when
+ * keep_groups (no uid switch), none otherwise.  Returns 0, or -1 with
+ * errno and err set. */
+int notify_policy_init(struct notify_policy *np, const struct plan *p,
+    uid_t uid, gid_t gid, int keep_groups, char *err, size_t errlen);
+void notify_policy_free(struct notify_policy *np);
+
+/* Receive and answer one notification from listenfd (call when it polls
+ * readable; blocks otherwise).  Returns 0 (answered, or the caller is
+ * gone), or -1 with errno when the listener itself fails. */
+int notify_handle(int listenfd, const struct notify_policy *np,
+    struct notify_stats *st);
+
+#endif

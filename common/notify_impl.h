@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: ISC */
+/* notify_impl: internals shared by notify.c (receiving, resolving,
+ * checking, answering) and notify_ops.c (the calls performed).  Not a
+ * contract: notify.h is the module's. */
+#ifndef BORNE_NOTIFY_IMPL_H
+#define BORNE_NOTIFY_IMPL_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <linux/seccomp.h>
+
+#include "notify.h"
+
+/* One notification being answered. */
+struct call {
+	const struct seccomp_notif *n;
+	const struct notify_policy *np;
+	int listenfd;
+	int pidfd;		/* the calling thread */
+};
+
+/* The answer: a value, or an errno and whether the policy refused. */
+enum verdict { ALLOWED, DENIED, FAILED };
+struct answer {
+	int64_t val;
+	int err;
+	enum verdict k;
+};
+
+#define ARG(c, i) ((c)->n->data.args[i])
+#define IARG(c, i) ((int)(uint32_t)ARG(c, i))
+
+#define T_NOFOLLOW 1u	/* l* forms, AT_SYMLINK_NOFOLLOW */
+#define T_EMPTY 2u	/* AT_EMPTY_PATH */
+#define T_NULLPATH 4u	/* a NULL path names dfd (utimensat) */
+
+void nt_deny(struct answer *a, int e);
+void nt_fail(struct answer *a, int e);
+void nt_done(struct answer *a, long r);
+int nt_still_valid(const struct call *c, struct answer *a);
+
+/* The caller's memory, read once (EFAULT; toolong when no NUL fits). */
+int nt_mem_read(const struct call *c, uint64_t addr, void *buf, size_t len);
+int nt_mem_str(const struct call *c, uint64_t addr, char *buf, size_t size,
+    int toolong);
+
+/* Descriptors in the supervisor: the caller's fd (pidfd_getfd), a path
+ * resolved as the caller would (O_PATH), -1 with errno. */
+int nt_fetch_fd(const struct call *c, int fd);
+int nt_resolve_str(const struct call *c, int dfd, const char *path,
+    unsigned tf);
+int nt_resolve(const struct call *c, int dfd, uint64_t upath, unsigned tf);
+int nt_at_flags(uint64_t fl, unsigned allowed, unsigned *tf);
+void nt_fdpath(int fd, char *p, size_t n);
+
+/* The rule checks (notify.h). */
+int nt_beneath(int fd, char *const *rules, const int *rfd, size_t n);
+int nt_check_rw(const struct call *c, int fd, struct stat *st,
+    struct answer *a);
+int nt_in_groups(const struct notify_policy *np, gid_t g);
+int nt_dac_allows(const struct notify_policy *np, const struct stat *st,
+    mode_t other);
+int nt_check_owner(const struct call *c, const struct stat *st,
+    struct answer *a);
+
+/* The calls (notify_ops.c). */
+void nt_meta_call(const struct call *c, int nr, struct answer *a);
+void nt_do_ioctl(const struct call *c, struct answer *a);
+void nt_watch_call(const struct call *c, struct answer *a);
+void nt_bind_call(const struct call *c, struct answer *a);
+void nt_listen_call(const struct call *c, struct answer *a);
+
+#endif

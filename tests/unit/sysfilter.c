@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: ISC */
+/* Unit tests of the seccomp table (common/sysfilter.c): what the built-in
+ * programs answer, asked through a classic-BPF evaluator, for each rule
+ * added against issue 10: pid-taking calls, IPC, flag bits, socket
+ * options, ioctl requests (with high bits set too), the notified calls,
+ * and numbers past the table. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/fs.h>
+#include <linux/seccomp.h>
+
+#include "plan.h"
+#include "sysfilter.h"
+#include "tap.h"
+#include "uapi.h"
+
+struct sdata {
+	int32_t nr;
+	uint32_t arch;
+	uint64_t ip;
+	uint64_t args[6];
+};
+
+/* The opcodes libseccomp emits (and the join's JA).  Unknown: -1. */
+static long long
+bpf_run(const struct sock_fprog *p, const struct sdata *d)
+{
+	uint32_t a = 0, w;
+	unsigned pc = 0, steps = 0;
+
+	while (pc < p->len && steps++ < 100000) {
+		const struct sock_filter *f = &p->filter[pc];
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			if (f->k + 4 > sizeof(*d))
+				return -1;
+			memcpy(&w, (const char *)d + f->k, 4);
+			a = w;
+			pc++;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= f->k;
+			pc++;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += 1 + f->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += 1 + (a == f->k ? f->jt : f->jf);
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += 1 + (a > f->k ? f->jt : f->jf);
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += 1 + (a >= f->k ? f->jt : f->jf);
+			break;
+		case BPF_RET | BPF_K:
+			return f->k;
+		default:
+			return -1;
+		}
+	}
+	return -1;
+}
+
+#define X86_64 0xc000003eu
+#define ERR(e) (0x00050000u | (e))
+#define ALLOW 0x7fff0000u
+#define NOTIF 0x7fc00000u
+#define HI 0xffffffff00000000ull
+
+static struct sock_fprog progs[SF_NVARIANTS];
+
+static long long
+ask6(unsigned v, int32_t nr, uint64_t a0, uint64_t a1, uint64_t a2,
+    uint64_t a3)
+{
+	struct sdata d;
+
+	memset(&d, 0, sizeof(d));
+	d.nr = nr;
+	d.arch = X86_64;
+	d.args[0] = a0;
+	d.args[1] = a1;
+	d.args[2] = a2;
+	d.args[3] = a3;
+	return bpf_run(&progs[v], &d);
+}
+#define ask(v, nr, a0, a1, a2) ask6(v, nr, a0, a1, a2, 0)
+
+static void
+test_processes(void)
+{
+	is_int(ask(0, __NR_prlimit64, 1234, RLIMIT_NOFILE, 0x1000), ERR(EPERM),
+	    "prlimit64 of another pid with a new limit: EPERM");
+	is_int(ask(0, __NR_prlimit64, 1234, RLIMIT_NOFILE, 0), ALLOW,
+	    "prlimit64 of another pid, reading only: allowed");
+	is_int(ask(0, __NR_prlimit64, 0, RLIMIT_NOFILE, 0x1000), ALLOW,
+	    "prlimit64 of itself: allowed");
+	is_int(ask(0, __NR_prlimit64, HI, RLIMIT_NOFILE, 0x1000), ALLOW,
+	    "prlimit64: high bits of the pid ignored, as the kernel does");
+	is_int(ask(0, __NR_setpriority, PRIO_PROCESS, 0, 19), ALLOW,
+	    "setpriority(PRIO_PROCESS, 0): allowed");
+	is_int(ask(0, __NR_setpriority, PRIO_PGRP, 0, 19), ALLOW,
+	    "setpriority(PRIO_PGRP, 0): its own group, allowed");
+	is_int(ask(0, __NR_setpriority, PRIO_USER, 0, 19), ERR(EPERM),
+	    "setpriority(PRIO_USER, 0): EPERM");
+	is_int(ask(0, __NR_setpriority, PRIO_PROCESS, 1, 19), ERR(EPERM),
+	    "setpriority of pid 1: EPERM");
+	is_int(ask(0, __NR_ioprio_set, 3, 0, 0), ERR(EPERM),
+	    "ioprio_set(IOPRIO_WHO_USER): EPERM");
+	is_int(ask(0, __NR_ioprio_set, 1, 0, 0), ALLOW,
+	    "ioprio_set(IOPRIO_WHO_PROCESS, 0): allowed");
+	is_int(ask(0, __NR_sched_setaffinity, 77, 8, 0), ERR(EPERM),
+	    "sched_setaffinity of another pid: EPERM");
+	is_int(ask(0, __NR_sched_setattr, 0, 0, 0), ALLOW,
+	    "sched_setattr of itself: allowed");
+	is_int(ask(0, __NR_kcmp, 0, 0, 0), ERR(EPERM), "kcmp: EPERM");
+	is_int(ask(0, 440, 0, 0, 0), ERR(EPERM), "process_madvise: EPERM");
+	is_int(ask(0, __NR_get_robust_list, 0, 0, 0), ALLOW,
+	    "get_robust_list of itself: allowed");
+}
+
+static void
+test_ipc_and_kernel(void)
+{
+	static const int perm[] = {__NR_shmget, __NR_shmat, __NR_shmctl,
+	    __NR_shmdt, __NR_msgget, __NR_msgsnd, __NR_msgrcv, __NR_msgctl,
+	    __NR_semget, __NR_semop, __NR_semtimedop, __NR_semctl,
+	    __NR_mq_open, __NR_mq_unlink, __NR_mq_timedsend,
+	    __NR_mq_timedreceive, __NR_mq_notify, __NR_mq_getsetattr,
+	    __NR_keyctl, __NR_add_key, __NR_request_key, __NR_fanotify_init,
+	    __NR_fanotify_mark, 457, 458, 460, __NR_syslog};
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(perm) / sizeof(perm[0]); i++)
+		is_int(ask(3, perm[i], 0, 0, 0), ERR(EPERM),
+		    "syscall %d EPERM (%s)", perm[i], sf_why(perm[i]));
+	is_int(ask(0, 459, 0, 0, 0), ALLOW, "lsm_get_self_attr allowed");
+	is_int(ask(0, 462, 0, 0, 0), ALLOW, "mseal allowed");
+	is_int(ask(0, 468, 0, 0, 0), ALLOW, "file_getattr allowed");
+	for (n = SF_NR_KNOWN + 1; n <= SF_NR_MAX; n += 7)
+		is_int(ask(0, n, 0, 0, 0), ERR(EPERM),
+		    "syscall %d beyond the table: EPERM", n);
+	is_int(ask(0, __NR_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER, 0), ERR(EPERM),
+	    "seccomp with a listener of its own: EPERM");
+	is_int(ask(0, __NR_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER | HI, 0), ERR(EPERM),
+	    "... high bits of the flags ignored");
+	is_int(ask(0, __NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, 0), ALLOW,
+	    "seccomp, a filter of its own without a listener: allowed");
+	is_int(ask(0, __NR_openat2, 0, 0, 0), ERR(ENOSYS), "openat2: ENOSYS");
+	is_int(ask(0, __NR_open, 0, 3, 0), ERR(EACCES),
+	    "open, access mode 3: EACCES");
+	is_int(ask(0, __NR_openat, 0, 0, 3 | O_CLOEXEC), ERR(EACCES),
+	    "openat, access mode 3: EACCES");
+	is_int(ask(0, __NR_openat, 0, 0, O_RDWR | O_CREAT), ALLOW,
+	    "openat O_RDWR: allowed");
+	is_int(ask6(0, __NR_openat, 0, 0, O_WRONLY | O_CREAT, 04755),
+	    ERR(EPERM), "openat O_CREAT with a setuid mode: EPERM");
+	is_int(ask6(0, __NR_openat, 0, 0, O_RDWR | O_TMPFILE, 02700),
+	    ERR(EPERM), "openat O_TMPFILE with a setgid mode: EPERM");
+	is_int(ask6(0, __NR_openat, 0, 0, O_WRONLY | O_CREAT, 0755), ALLOW,
+	    "openat O_CREAT 0755: allowed");
+	is_int(ask6(0, __NR_openat, 0, 0, O_RDONLY, 04755), ALLOW,
+	    "openat without O_CREAT: its mode argument is not read");
+	is_int(ask(0, __NR_open, 0, O_WRONLY | O_CREAT, 04755), ERR(EPERM),
+	    "open O_CREAT setuid: EPERM");
+	is_int(ask(0, __NR_creat, 0, 02755, 0), ERR(EPERM),
+	    "creat setgid: EPERM");
+	is_int(ask(0, __NR_creat, 0, 0644, 0), ALLOW, "creat 0644: allowed");
+	is_int(ask(0, __NR_mknodat, 0, 0, 0100000 | 04755), ERR(EPERM),
+	    "mknodat S_IFREG setuid: EPERM");
+	is_int(ask(0, __NR_fcntl, 3, F_SETLEASE, F_RDLCK), ERR(EPERM),
+	    "fcntl F_SETLEASE: EPERM");
+	is_int(ask(0, __NR_fcntl, 3, HI | F_SETLEASE, F_RDLCK), ERR(EPERM),
+	    "fcntl F_SETLEASE, high bits: EPERM");
+	is_int(ask(0, __NR_fcntl, 3, F_SETFL, 0), ALLOW, "fcntl F_SETFL allowed");
+}
+
+static void
+test_sockets(void)
+{
+	const unsigned T = PLAN_SOCK_TCP, U = PLAN_SOCK_UNIX;
+
+	is_int(ask6(T, __NR_sendto, 3, 0, 1, MSG_FASTOPEN), ERR(EPERM),
+	    "sendto MSG_FASTOPEN: EPERM");
+	is_int(ask6(T, __NR_sendto, 3, 0, 1, MSG_FASTOPEN | MSG_NOSIGNAL |
+	    HI), ERR(EPERM), "sendto MSG_FASTOPEN among flags: EPERM");
+	is_int(ask6(T, __NR_sendto, 3, 0, 1, MSG_NOSIGNAL), ALLOW,
+	    "sendto without it: allowed");
+	is_int(ask(T, __NR_sendmsg, 3, 0, MSG_FASTOPEN), ERR(EPERM),
+	    "sendmsg MSG_FASTOPEN: EPERM");
+	is_int(ask6(T, __NR_sendmmsg, 3, 0, 1, MSG_FASTOPEN), ERR(EPERM),
+	    "sendmmsg MSG_FASTOPEN: EPERM");
+	is_int(ask(T, __NR_setsockopt, 3, IPPROTO_TCP, 30), ERR(EPERM),
+	    "TCP_FASTOPEN_CONNECT: EPERM");
+	is_int(ask(U, __NR_setsockopt, 3, SOL_SOCKET, SO_PASSCRED), ERR(EPERM),
+	    "SO_PASSCRED: EPERM");
+	is_int(ask(U, __NR_setsockopt, 3, SOL_SOCKET, SO_REUSEADDR), ALLOW,
+	    "SO_REUSEADDR: allowed");
+	is_int(ask(U, __NR_bind, 3, 0, 2), NOTIF, "unix grant: bind notified");
+	is_int(ask(T, __NR_bind, 3, 0, 16), NOTIF,
+	    "tcp only: bind notified too (an inherited unix socket)");
+	is_int(ask(0, __NR_bind, 3, 0, 2), NOTIF,
+	    "no socket grant: bind notified (inherited sockets)");
+	is_int(ask(T, __NR_listen, 3, 1, 0), NOTIF, "tcp grant: listen notified");
+	is_int(ask(0, __NR_listen, 3, 1, 0), NOTIF,
+	    "no grant: listen notified (an inherited TCP socket)");
+	ok(sf_is_notified(__NR_bind, 0) && sf_is_notified(__NR_listen, U),
+	    "sf_is_notified agrees for bind and listen");
+}
+
+static void
+test_ioctl_and_meta(void)
+{
+	static const uint32_t tty[] = {TCSETS, TCSETSW, TCSETSF, TIOCSWINSZ,
+	    TIOCEXCL, TIOCSTI, TCFLSH, TCXONC, TIOCSETD, 0x402c542b};
+	static const int meta[] = {__NR_chmod, __NR_fchmod, __NR_fchmodat,
+	    __NR_fchmodat2, __NR_chown, __NR_fchown, __NR_lchown,
+	    __NR_fchownat, __NR_setxattr, __NR_lsetxattr, __NR_fsetxattr,
+	    __NR_setxattrat, __NR_removexattr, __NR_lremovexattr,
+	    __NR_fremovexattr, __NR_removexattrat, __NR_utime, __NR_utimes,
+	    __NR_futimesat, __NR_utimensat, 469, __NR_inotify_add_watch};
+	size_t i;
+	unsigned v;
+	int nr, agree = 1;
+
+	for (i = 0; i < sizeof(tty) / sizeof(tty[0]); i++) {
+		is_int(ask(0, __NR_ioctl, 0, tty[i], 0), ERR(EPERM),
+		    "ioctl 0x%x on any fd: EPERM", tty[i]);
+		is_int(ask(0, __NR_ioctl, 0, HI | tty[i], 0), ERR(EPERM),
+		    "ioctl 0x%x with high bits (musl's int): EPERM", tty[i]);
+	}
+	is_int(ask(0, __NR_ioctl, 0, TCGETS, 0), ALLOW, "TCGETS allowed");
+	is_int(ask(0, __NR_ioctl, 1, TCSBRK, 0), ERR(EPERM),
+	    "TCSBRK 0 (a break): EPERM");
+	is_int(ask(0, __NR_ioctl, 1, TCSBRK, 1), ALLOW,
+	    "TCSBRK 1 (tcdrain): allowed");
+	is_int(ask(0, __NR_ioctl, 0, TIOCGWINSZ, 0), ALLOW,
+	    "TIOCGWINSZ allowed");
+	is_int(ask(0, __NR_ioctl, 3, FS_IOC_SETFLAGS, 0), NOTIF,
+	    "FS_IOC_SETFLAGS notified");
+	is_int(ask(0, __NR_ioctl, 3, HI | FS_IOC_SETFLAGS, 0), NOTIF,
+	    "FS_IOC_SETFLAGS with high bits notified");
+	is_int(ask(0, __NR_ioctl, 3, FS_IOC_FSSETXATTR, 0), NOTIF,
+	    "FS_IOC_FSSETXATTR notified");
+	is_int(ask(0, __NR_ioctl, 3, FS_IOC_GETFLAGS, 0), ALLOW,
+	    "FS_IOC_GETFLAGS allowed");
+	is_int(ask(0, __NR_ioctl, 3, FS_IOC_SETVERSION, 0), ERR(EPERM),
+	    "FS_IOC_SETVERSION EPERM");
+	is_int(ask(0, __NR_ioctl, 3, 0x50009417 /* BTRFS_IOC_SNAP_CREATE_V2 */,
+	    0), ERR(EOPNOTSUPP), "btrfs snapshot: EOPNOTSUPP");
+	is_int(ask(0, __NR_ioctl, 3, 0x40049409 /* FICLONE */, 0),
+	    ERR(EOPNOTSUPP), "FICLONE: EOPNOTSUPP (cp copies instead)");
+	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
+		is_int(ask(0, meta[i], 0, 0, 0), NOTIF,
+		    "metadata call %d notified", meta[i]);
+	/* The table and the programs agree, in every variant. */
+	for (v = 0; v < SF_NVARIANTS; v++)
+		for (nr = 0; nr <= SF_NR_KNOWN; nr++)
+			if (sf_is_notified(nr, v) &&
+			    ask(v, nr, 0, 0, 0) != NOTIF)
+				agree = 0;
+	ok(agree, "every call sf_is_notified names is notified");
+}
+
+int
+main(void)
+{
+	char err[256];
+	unsigned v;
+
+	for (v = 0; v < SF_NVARIANTS; v++)
+		if (sf_build(v, &progs[v], err, sizeof(err)) == -1) {
+			printf("Bail out! %s\n", err);
+			return 1;
+		}
+	test_processes();
+	test_ipc_and_kernel();
+	test_sockets();
+	test_ioctl_and_meta();
+	for (v = 0; v < SF_NVARIANTS; v++)
+		sf_free(&progs[v]);
+	return done_testing();
+}
