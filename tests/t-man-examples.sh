@@ -18,6 +18,7 @@ need_root
 need_cmd scdoc
 need_cmd man
 need_cmd jq
+need_cmd socat
 need_cmd getcap
 need_cmd setcap
 
@@ -251,6 +252,20 @@ ex_confexec() {
 		    t_eq "  the pinned tool got the prompt" "$(cat "$OUT")" \
 			"prompt: summarise the data"
 		;;
+	"supervise a run through its control socket")
+		# The same script, with a payload that outlives the
+		# supervisor's deadline, made 1 s and polled every 0.2 s.
+		sed -i "s|-- /bin/sh $SBIN/tool |-- /bin/sleep 60 |;
+		    s|< 600000|< 1000|; s|sleep 10\$|sleep 0.2|" "$W/.ex.sh"
+		expect=$(cx_want)
+		[ "$expect" -eq 0 ] && expect=129
+		run "$expect"
+		if [ "$expect" -eq 129 ]; then
+			t_grep "  the run was inspected while it ran" \
+			    '^\{"elapsed_ms":[0-9]+,"cpu_usec":' "$OUT"
+			t_grep "  the cancel was delivered" '"result":"delivered"' "$OUT"
+		fi
+		;;
 	*) unexpected ;;
 	esac
 }
@@ -272,6 +287,37 @@ chmod 755 "$SBIN/tool"
 page_examples ex_confexec "s|sha256sum /usr/bin/tool|sha256sum /bin/sh|;
     s|-- /usr/bin/tool|-- /bin/sh $SBIN/tool|; s|/srv/data|$W/srv/data|g;
     s|/tmp/out|$W/tmp/out|g; s|/var/log/borne|$W/log|g"
+
+# ---- confexec-control(5) ----
+# /run/me/ctl is the control socket of a run started here, whose payload
+# prints one line and exits: the follow ends with the end record.
+ex_confexec_control() {
+	case $1 in
+	"follow a run's log")
+		expect=$(cx_want)
+		if [ "$expect" -ne 0 ]; then
+			skip "$PGN '$1'" "confexec cannot run a plain plan here"
+			RAN=$((RAN + 1))
+			return
+		fi
+		"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 -- /bin/sleep 1 |
+		    "$BIN/confexec" --control "$W/ctl" --journal "$W/j" \
+		    >/dev/null 2>&1 &
+		cc_pid=$!
+		i=0
+		while [ ! -S "$W/ctl" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		run 0
+		wait "$cc_pid"
+		t_eq "  the run ended by itself" "$?" 0
+		cmp -s "$OUT" "$W/j" && pass "  the records followed are the journal's, byte for byte" ||
+		    fail "  the records followed are the journal's, byte for byte"
+		t_grep "  through the end record" '"event":"end"' "$OUT"
+		;;
+	*) unexpected ;;
+	esac
+}
+page_start confexec-control.5
+page_examples ex_confexec_control "s|/run/me/ctl|$W/ctl|g"
 
 # ---- fdclose-verify(1) ----
 ex_fdclose_verify() {
