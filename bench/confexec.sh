@@ -1,36 +1,51 @@
 #!/bin/sh
-# bench/confexec.sh: the cost of confexec's full boundary around /bin/true.
+# bench/confexec.sh: the cost of confexec's full boundary, side by side.
 #
-# Three commands side by side, in ROUNDS rounds (order rotated each round),
-# RUNS runs each per round, medians over all runs, then ratios:
-#   bare     /bin/true
-#   confexec confexec < plan, the plan pre-encoded once: cgroup, sealed
-#            image with a pinned SHA-256, uid/gid switch (temporary
-#            /etc/subuid and /etc/subgid entries, restored on exit), fds
-#            closed and verified, rlimits, capabilities dropped, Landlock,
-#            seccomp, a timeout
-#   bwrap    bwrap --ro-bind / / --unshare-all /bin/true
-#   control  the same confexec plan with --control (the socket made,
-#            served by the loop, removed; no client): its cost on the
-#            launch ratio
-#   static   (when STATIC_BIN/confexec exists, default the musl build
-#            .build/static/bin) the same confexec plan, statically linked:
-#            no dynamic loader, fewer pages touched per run
+# Groups of commands, each group measured in ROUNDS rounds (order rotated
+# each round), RUNS runs per command per round, medians over all runs,
+# then ratios to the group's first command:
+#   launch   /bin/true bare; the static vfork+exec floor (bench/floor.c,
+#            the least any supervisor that is its own binary costs);
+#            confexec, dynamic and static builds (STATIC_BIN, default the
+#            musl build .build/static/bin; left out when missing), the
+#            static one also without the image cache; confexec --control
+#            (the socket made, served by the loop, removed; no client);
+#            bwrap --unshare-all
+#   large    gcc's cc1 (33 MB; CC1, default `gcc -print-prog-name=cc1`)
+#            bare, and under confexec: first launch (a fresh image cache
+#            before every run: copy, hash, fill) and cached (a hit)
+#   metadata tar x (modes, times, owner) of NFILES files into a --rw
+#            directory, the caller root and no uid switch (every chmod,
+#            chown and utimensat is a seccomp notification confexec
+#            answers), against the same tar x bare; MRUNS runs each, one
+#            round
+# The confexec plan, pre-encoded once: cgroup, sealed image with a pinned
+# SHA-256 (from the image cache in $TMP), uid/gid switch (temporary
+# /etc/subuid and /etc/subgid entries, restored on exit), fds closed and
+# verified, rlimits, capabilities dropped, Landlock, seccomp, a timeout.
 # Every command runs through sh -c (stdin redirection), whose spawn time
-# hyperfine measures and subtracts.  Targets: confexec <= 2.0x bare and
-# <= 0.4x bwrap.
-# Then metadata through the supervisor: tar x (modes, times, owner) of
-# NFILES files into a --rw directory, the caller root and no uid switch
-# (every chmod, chown and utimensat is a seccomp notification confexec
-# answers), against the same tar x bare; MRUNS runs each, medians.
-#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, NFILES (10000),
-#   MRUNS (default 5)
+# hyperfine measures and subtracts.  Targets: confexec static <= 1.5x bare
+# on true; cc1 cached <= 1.3x bare.
+# hyperfine and every command run with the payload's environment (PATH
+# only), so that bare and confined programs do the same work (a locale in
+# the environment costs cc1 milliseconds).
+#   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1,
+#   NFILES (10000), MRUNS (default 5),
+#   BENCH_GROUPS (default "launch large metadata")
+# To add a line: `add GROUP LABEL COMMAND [PREPARE]` below; ratios are
+# printed for every label of the group.
 set -eu
-BIN=${BORNE_BIN:-$(dirname "$0")/../.build/dyn/bin}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${BORNE_BIN:-$TOP/.build/dyn/bin}
 ROUNDS=${ROUNDS:-4}
 RUNS=${RUNS:-40}
-STATIC_BIN=${STATIC_BIN:-$(dirname "$0")/../.build/static/bin}
-for c in hyperfine jq bwrap; do
+STATIC_BIN=${STATIC_BIN:-$TOP/.build/static/bin}
+FLOOR=${FLOOR:-$TOP/.build/bench/floor}
+CC1=${CC1:-$(gcc -print-prog-name=cc1 2>/dev/null || true)}
+BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata}
+NFILES=${NFILES:-10000}
+MRUNS=${MRUNS:-5}
+for c in hyperfine jq bwrap chattr; do
 	command -v "$c" >/dev/null || { echo "bench: needs $c" >&2; exit 1; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (uid switch)" >&2; exit 1; }
@@ -42,98 +57,161 @@ flock -w 300 9 || { echo "bench: subid lock busy" >&2; exit 1; }
 cp -p /etc/subuid "$TMP/subuid"
 cp -p /etc/subgid "$TMP/subgid"
 trap 'cat "$TMP/subuid" >/etc/subuid; cat "$TMP/subgid" >/etc/subgid;
-	rm -rf "$TMP"' EXIT
+	chattr -R -i "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
-echo "root:100000:65536" >>/etc/subuid
-echo "root:100000:65536" >>/etc/subgid
+# subid_add: our entries, unless present (a test elsewhere that restores
+# the files without the lock can drop them while we run).
+subid_add() {
+	for f in /etc/subuid /etc/subgid; do
+		grep -qx 'root:100000:65536' "$f" ||
+		    echo "root:100000:65536" >>"$f"
+	done
+}
+subid_add
+mkdir -m 700 "$TMP/cache"
+CACHE="--image-cache $TMP/cache"
 
-"$BIN/planenc" --preset sys \
-    --sha256 "$(sha256sum /bin/true | cut -d' ' -f1)" \
-    --uid 100000 --gid 100000 --rlimit nofile=1024 --timeout 10s \
-    --setenv PATH=/usr/bin:/bin -- /bin/true >"$TMP/plan"
-"$BIN/confexec" <"$TMP/plan" || { echo "bench: the plan does not run" >&2;
-	exit 1; }
+# plan FILE PROGRAM ARG...: the bench plan for PROGRAM into FILE.
+plan() {
+	f=$1; shift
+	"$BIN/planenc" --preset sys \
+	    --sha256 "$(sha256sum "$1" | cut -d' ' -f1)" \
+	    --uid 100000 --gid 100000 --rlimit nofile=1024 --timeout 20s \
+	    --setenv PATH=/usr/bin:/bin -- "$@" >"$f"
+	"$BIN/confexec" $CACHE <"$f" >/dev/null || {
+		echo "bench: the plan for $1 does not run" >&2; exit 1; }
+}
+plan "$TMP/plan" /bin/true
 
-c1="/bin/true"
-c2="$BIN/confexec <$TMP/plan"
-c3="bwrap --ro-bind / / --unshare-all /bin/true"
-c5="$BIN/confexec --control $TMP/ctl.sock <$TMP/plan"
-"$BIN/confexec" --control "$TMP/ctl.sock" <"$TMP/plan" || {
-	echo "bench: the plan does not run with --control" >&2; exit 1; }
-c4=
-if [ -x "$STATIC_BIN/confexec" ]; then
-	if "$STATIC_BIN/confexec" <"$TMP/plan"; then
-		c4="$STATIC_BIN/confexec <$TMP/plan"
-	else
-		echo "bench: $STATIC_BIN/confexec does not run the plan;" \
-		    "not measured" >&2
-	fi
+# add GROUP LABEL COMMAND [PREPARE]
+add() {
+	printf '%s\t%s\t%s\n' "$2" "$3" "${4:-true}" >>"$TMP/group.$1"
+}
+static_ok() {
+	[ -x "$STATIC_BIN/confexec" ] && "$STATIC_BIN/confexec" $CACHE \
+	    <"$TMP/plan" || { echo "bench: no static confexec at" \
+	    "$STATIC_BIN (make static); not measured" >&2; return 1; }
+}
+
+add launch "bare /bin/true" "/bin/true"
+if [ -x "$FLOOR" ]; then
+	add launch "static vfork+exec floor" "$FLOOR /bin/true"
+else
+	echo "bench: no $FLOOR (make .build/bench/floor); not measured" >&2
 fi
-r=0
-while [ "$r" -lt "$ROUNDS" ]; do
-	case $((r % 4)) in
-	0) set -- "$c1" "$c2" "$c3" "$c5" ;;
-	1) set -- "$c5" "$c1" "$c2" "$c3" ;;
-	2) set -- "$c3" "$c5" "$c1" "$c2" ;;
-	*) set -- "$c2" "$c3" "$c5" "$c1" ;;
-	esac
-	[ -z "$c4" ] || set -- "$@" "$c4"
-	hyperfine --style none --warmup 5 --runs "$RUNS" \
-	    --export-json "$TMP/r$r.json" "$@" >/dev/null 2>&1
-	jq -r '.results[] | .command as $c | .times[] | "\($c)\t\(.)"' \
-	    "$TMP/r$r.json" >>"$TMP/all.tsv"
-	r=$((r + 1))
-done
+add launch "confexec, dynamic" "$BIN/confexec $CACHE <$TMP/plan"
+if static_ok; then
+	add launch "confexec, static" "$STATIC_BIN/confexec $CACHE <$TMP/plan"
+	add launch "confexec, static, no cache" \
+	    "$STATIC_BIN/confexec --no-image-cache <$TMP/plan"
+fi
+if "$BIN/confexec" $CACHE --control "$TMP/ctl.sock" <"$TMP/plan"; then
+	add launch "confexec --control" \
+	    "$BIN/confexec $CACHE --control $TMP/ctl.sock <$TMP/plan"
+else
+	echo "bench: the plan does not run with --control" >&2
+fi
+add launch "bwrap --unshare-all" "bwrap --ro-bind / / --unshare-all /bin/true"
 
+if [ -n "$CC1" ] && [ -x "$CC1" ]; then
+	plan "$TMP/plan.cc1" "$CC1" -quiet /dev/null -o /dev/null
+	fresh="chattr -R -i $TMP/fresh 2>/dev/null; rm -rf $TMP/fresh;"
+	fresh="$fresh mkdir -m 700 $TMP/fresh"
+	CX=$BIN/confexec
+	static_ok >/dev/null 2>&1 && CX=$STATIC_BIN/confexec
+	add large "bare cc1" "$CC1 -quiet /dev/null -o /dev/null"
+	add large "confexec cc1, cached" "$CX $CACHE <$TMP/plan.cc1"
+	add large "confexec cc1, first launch" \
+	    "$CX --image-cache $TMP/fresh <$TMP/plan.cc1" "$fresh"
+	add large "confexec cc1, no cache" \
+	    "$CX --no-image-cache <$TMP/plan.cc1"
+else
+	echo "bench: no cc1 (gcc -print-prog-name=cc1); large not measured" >&2
+fi
+
+case " $BENCH_GROUPS " in *" metadata "*)
+	mkdir "$TMP/src" "$TMP/x"
+	seq -f "$TMP/src/f%05g" "$NFILES" | xargs touch
+	chmod 640 "$TMP"/src/f0*
+	tar -cf "$TMP/t.tar" -C "$TMP/src" .
+	rm -rf "$TMP/src"
+	"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro "$TMP/t.tar" \
+	    --rw "$TMP/x" -- /usr/bin/tar -xpf "$TMP/t.tar" -C "$TMP/x" \
+	    >"$TMP/tarplan"
+	"$BIN/confexec" $CACHE <"$TMP/tarplan" || {
+		echo "bench: tar x does not run" >&2; exit 1; }
+	xprep="rm -rf $TMP/x && mkdir $TMP/x"
+	add metadata "bare tar x, $NFILES files" \
+	    "tar -xpf $TMP/t.tar -C $TMP/x" "$xprep"
+	add metadata "confexec tar x (--rw dir)" \
+	    "$BIN/confexec $CACHE <$TMP/tarplan" "$xprep"
+esac
+
+# q STRING: STRING quoted for eval.
+q() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
+# measure GROUP RUNS ROUNDS WARMUP: ROUNDS hyperfine runs, the command
+# order rotated.
+measure() {
+	n=$(wc -l <"$TMP/group.$1")
+	r=0
+	while [ "$r" -lt "$3" ]; do
+		k=$((r % n))
+		{ tail -n "+$((k + 1))" "$TMP/group.$1"
+		  head -n "$k" "$TMP/group.$1"; } >"$TMP/order"
+		args=
+		cmds=
+		while IFS="$(printf '\t')" read -r label cmd prep; do
+			args="$args --prepare $(q "$prep")"
+			cmds="$cmds $(q "$cmd")"
+		done <"$TMP/order"
+		# A failed run (another test on a shared machine can get in
+		# the way) is named and its round run again, twice at most.
+		try=0
+		until eval env -i PATH=/usr/bin:/bin hyperfine --style none \
+		    --output inherit --warmup "$4" --runs "$2" \
+		    --export-json "$TMP/r.json" $args $cmds >"$TMP/hf.log" 2>&1
+		do
+			echo "bench: a run failed ($1, round $r):" >&2
+			grep -E '^(confexec|bwrap|Error):' "$TMP/hf.log" |
+			    head -n 3 >&2
+			try=$((try + 1))
+			[ "$try" -lt 3 ] || exit 1
+			subid_add
+		done
+		i=0
+		while IFS="$(printf '\t')" read -r label cmd prep; do
+			jq -r --argjson i "$i" --arg l "$label" \
+			    '.results[$i].times[] | "\($l)\t\(.)"' \
+			    "$TMP/r.json" >>"$TMP/all.$1"
+			i=$((i + 1))
+		done <"$TMP/order"
+		r=$((r + 1))
+	done
+}
 med() {
-	awk -F '\t' -v c="$1" '$1 == c { print $2 }' "$TMP/all.tsv" | sort -g |
+	awk -F '\t' -v c="$2" '$1 == c { print $2 }' "$TMP/all.$1" | sort -g |
 	    awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
 	        else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-m1=$(med "$c1"); m2=$(med "$c2"); m3=$(med "$c3")
-uptime
-awk -v m1="$m1" -v m2="$m2" -v m3="$m3" -v n="$((ROUNDS * RUNS))" 'BEGIN {
-	printf "runs per command: %d (%s rounds), median wall time:\n", n,
-	    "'"$ROUNDS"'"
-	printf "  bare /bin/true          %8.3f ms\n", m1 * 1000
-	printf "  confexec full stack     %8.3f ms\n", m2 * 1000
-	printf "  bwrap --unshare-all     %8.3f ms\n", m3 * 1000
-	printf "confexec / bare  = %.2f (target <= 2.0)\n", m2 / m1
-	printf "confexec / bwrap = %.2f (target <= 0.4)\n", m2 / m3
-	printf "bwrap / bare     = %.2f\n", m3 / m1
-}'
-awk -v m1="$m1" -v m2="$m2" -v m5="$(med "$c5")" 'BEGIN {
-	printf "  confexec --control      %8.3f ms\n", m5 * 1000
-	printf "control / bare   = %.2f, control / confexec = %.3f\n", m5 / m1,
-	    m5 / m2
-}'
-[ -z "$c4" ] || awk -v m1="$m1" -v m3="$m3" -v m4="$(med "$c4")" 'BEGIN {
-	printf "  confexec, static build  %8.3f ms\n", m4 * 1000
-	printf "static / bare    = %.2f, static / bwrap = %.2f\n", m4 / m1,
-	    m4 / m3
-}'
+report() {
+	base=
+	while IFS="$(printf '\t')" read -r label cmd prep; do
+		m=$(med "$1" "$label")
+		[ -n "$base" ] || base=$m
+		awk -v l="$label" -v m="$m" -v b="$base" 'BEGIN {
+			printf "  %-28s %9.3f ms  %5.2fx\n", l, m * 1000, m / b }'
+	done <"$TMP/group.$1"
+}
 
-# ---- metadata through the supervisor: tar x of NFILES files ----
-NFILES=${NFILES:-10000}
-MRUNS=${MRUNS:-5}
-mkdir "$TMP/src" "$TMP/x"
-seq -f "$TMP/src/f%05g" "$NFILES" | xargs touch
-chmod 640 "$TMP"/src/f0*
-tar -cf "$TMP/t.tar" -C "$TMP/src" .
-rm -rf "$TMP/src"
-"$BIN/planenc" --preset sys --ro "$TMP/t.tar" --rw "$TMP/x" \
-    -- /usr/bin/tar -xpf "$TMP/t.tar" -C "$TMP/x" >"$TMP/tarplan"
-"$BIN/confexec" <"$TMP/tarplan" || { echo "bench: tar x does not run" >&2;
-	exit 1; }
-t1="tar -xpf $TMP/t.tar -C $TMP/x"
-t2="$BIN/confexec <$TMP/tarplan"
-hyperfine --style none --warmup 1 --runs "$MRUNS" \
-    --prepare "rm -rf $TMP/x && mkdir $TMP/x" \
-    --export-json "$TMP/tar.json" "$t1" "$t2" >/dev/null 2>&1
-jq -r '.results[] | .command as $c | .times[] | "\($c)\t\(.)"' \
-    "$TMP/tar.json" >"$TMP/all.tsv"
-awk -v a="$(med "$t1")" -v b="$(med "$t2")" -v n="$NFILES" 'BEGIN {
-	printf "tar x of %d files into a --rw dir (metadata via the supervisor):\n", n
-	printf "  bare %8.1f ms, confexec %8.1f ms, confexec / bare = %.2f\n",
-	    a * 1000, b * 1000, b / a
-}'
+uptime
+for g in $BENCH_GROUPS; do
+	[ -f "$TMP/group.$g" ] || continue
+	case $g in
+	metadata) set -- "$MRUNS" 1 1 ;;
+	*) set -- "$RUNS" "$ROUNDS" 3 ;;
+	esac
+	measure "$g" "$@"
+	echo "$g: $(($1 * $2)) runs per command ($2 rounds)," \
+	    "median wall time, x the first line:"
+	report "$g"
+done

@@ -11,6 +11,7 @@
 
 #include "hash.h"
 #include "image.h"
+#include "imgcache.h"
 #include "uapi.h"
 
 #define SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
@@ -43,6 +44,13 @@ fail(enum image_err k, int e, char *err, size_t errlen, const char *path,
 enum image_err
 image_seal(const char *path, const uint8_t *pin, int *memfd,
     uint8_t digest[32], char *err, size_t errlen)
+{
+	return image_seal_cached(NULL, path, pin, memfd, digest, err, errlen);
+}
+
+enum image_err
+image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
+    int *memfd, uint8_t digest[32], char *err, size_t errlen)
 {
 	struct stat st;
 	enum image_err k = IMAGE_FAIL;
@@ -91,6 +99,18 @@ image_seal(const char *path, const uint8_t *pin, int *memfd,
 		k = IMAGE_NOEXEC;
 		e = EACCES;
 		what = "no execute permission";
+		goto out;
+	}
+	/* The cached immutable image when there is one (imgcache.c). */
+	if (c != NULL && (mfd = imgcache_get(c, src, &st, path, pin,
+	    digest, &what)) != -1) {
+		close(src);
+		*memfd = mfd;
+		return IMAGE_OK;
+	}
+	if (c != NULL && (errno == ENOEXEC || errno == EBADMSG)) {
+		k = errno == ENOEXEC ? IMAGE_NOEXEC : IMAGE_MISMATCH;
+		e = errno == ENOEXEC ? ENOEXEC : 0;
 		goto out;
 	}
 	mfd = memfd_new("borne-image", MFD_CLOEXEC | MFD_ALLOW_SEALING,

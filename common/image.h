@@ -32,6 +32,17 @@ enum image_err {
 enum image_err image_seal(const char *path, const uint8_t *pin, int *memfd,
     uint8_t digest[32], char *err, size_t errlen);
 
+/* image_seal through the sealed-image cache c (common/imgcache.h) when c
+ * is not NULL and usable: *memfd is then an O_RDONLY fd of an immutable
+ * cached file (see imgcache_is_file; Landlock must grant it, see
+ * imgcache_grant) or, when the cache cannot serve this program, a sealed
+ * memfd as above (c->note says why when it is the cache's fault).  The
+ * same errors as image_seal; a pin is compared with the cached digest. */
+struct imgcache;
+enum image_err image_seal_cached(struct imgcache *c, const char *path,
+    const uint8_t *pin, int *memfd, uint8_t digest[32], char *err,
+    size_t errlen);
+
 /* A sealed, non-executable memfd (MFD_NOEXEC_SEAL where known) holding
  * len bytes of buf, offset 0, close-on-exec (dup2 to 0 clears that).
  * Returns the fd or -1 with errno. */

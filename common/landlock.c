@@ -54,23 +54,47 @@ ll_intent_rights(enum plan_intent in, int is_dir, int abi)
 	return v;
 }
 
+/* A link directly in /, owned by root, with a relative target that
+ * does not climb, in a / that only root owns and can write: the links of
+ * a merged /usr (/lib -> usr/lib, /lib64, /bin, /sbin).  Only a plan that
+ * granted write on / itself could have let a payload plant one, so they
+ * are followed, once, from /; the resolved path is what the start record
+ * shows.  Returns 1 when the link at comp (opened as fd) is one. */
+static int
+system_link(int rootfd, const char *to, int fd)
+{
+	struct stat ls, rs;
+
+	if (to[0] == '\0' || to[0] == '/' || strstr(to, "..") != NULL)
+		return 0;
+	if (fstat(fd, &ls) == -1 || fstat(rootfd, &rs) == -1)
+		return 0;
+	return ls.st_uid == 0 && rs.st_uid == 0 &&
+	    (rs.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
 /* Open path O_PATH one component at a time, none followed if it is a
  * symbolic link: a payload that wrote beneath a rule path in an earlier
  * run cannot point a later rule elsewhere (WORK/cache -> /root/.ssh).
+ * The one exception is a system link of / (system_link), followed once.
  * -1 with errno (ELOOP: link names the first component that is a link,
  * and its target). */
 static int
 open_nofollow(const char *path, char *link, size_t linksz)
 {
 	const char *c = path + 1;
-	char comp[NAME_MAX + 1], to[256];
+	char comp[NAME_MAX + 1], to[256], redo[PATH_MAX + 1];
 	struct stat st;
-	int dfd, fd;
+	int dfd, fd, rootfd, top = 1, e;
 	ssize_t n;
 	size_t len;
 
-	if ((dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if ((rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
+	if ((dfd = dup(rootfd)) == -1) {
+		close(rootfd);
+		return -1;
+	}
 	while (*c != '\0') {
 		len = strcspn(c, "/");
 		if (len > NAME_MAX) {
@@ -81,24 +105,39 @@ open_nofollow(const char *path, char *link, size_t linksz)
 		comp[len] = '\0';
 		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		close(dfd);
-		if (fd == -1)
-			return -1;
-		if (fstat(fd, &st) == -1) {
-			close(fd);
-			return -1;
-		}
+		if (fd == -1 || fstat(fd, &st) == -1)
+			goto fail;
 		if (S_ISLNK(st.st_mode)) {
 			n = readlinkat(fd, "", to, sizeof(to) - 1);
 			to[n < 0 ? 0 : n] = '\0';
+			if (top && c == path + 1 && system_link(rootfd, to, fd) &&
+			    (size_t)snprintf(redo, sizeof(redo), "/%s%s", to,
+			    c + len) < sizeof(redo) &&
+			    (dfd = dup(rootfd)) != -1) {
+				close(fd);
+				top = 0;
+				path = redo;	/* from / again, once */
+				c = redo + 1;
+				continue;
+			}
 			snprintf(link, linksz, "%.*s -> %s",
 			    (int)(c - path + (ptrdiff_t)len), path, to);
 			close(fd);
+			close(rootfd);
 			return errno = ELOOP, -1;
 		}
 		c += len + (c[len] == '/');
 		dfd = fd;
 	}
+	close(rootfd);
 	return dfd;
+fail:
+	e = errno;
+	if (fd != -1)
+		close(fd);
+	close(rootfd);
+	errno = e;
+	return -1;
 }
 
 static int
@@ -112,16 +151,15 @@ follows(const struct plan *p, const char *path)
 	return 0;
 }
 
-/* The rule's path as opened: the plan's, or where a followed symlink
- * led (from /proc/self/fd); a malloc'd string or NULL (errno). */
+/* The rule's path as opened: where the plan's path led (a followed
+ * symlink, or a system link of /), from /proc/self/fd; a malloc'd
+ * string or NULL (errno). */
 static char *
-real_path(const struct plan_fsrule *fr, int fd, int followed)
+real_path(int fd)
 {
 	char proc[64], buf[PATH_MAX];
 	ssize_t n;
 
-	if (!followed)
-		return strdup(fr->path);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if ((n = readlink(proc, buf, sizeof(buf) - 1)) == -1)
 		return NULL;
@@ -153,7 +191,7 @@ add_path(int rfd, const struct plan *p, size_t i, int abi, char **real,
 		return err_set_sys(err, errlen, "landlock: %s %s", k,
 		    fr->path);
 	if (fstat(fd, &st) == -1 ||
-	    (real != NULL && (real[i] = real_path(fr, fd, fol)) == NULL)) {
+	    (real != NULL && (real[i] = real_path(fd)) == NULL)) {
 		err_set_sys(err, errlen, "landlock: %s %s", k, fr->path);
 		goto fail;
 	}

@@ -247,6 +247,23 @@ t_exit 125 "rox on a followed link into a rw tree: refused once resolved" \
 	--follow-symlinks "$S/xlink" -- /bin/true
 t_grep "  write and execute would both apply" \
 	"rox $S/xlink \\($S/tree/bin\\) and rw $S/tree \\($S/tree\\) nest once resolved" "$ERR"
+# The links of a merged /usr (/lib -> usr/lib): root's, in a / only root
+# can write, relative and not climbing: followed without a flag, the start
+# record shows where they led.
+SYSLINK=
+for l in /lib /lib64 /bin /sbin; do
+	[ -L "$l" ] && [ "$(stat -c %u "$l")" = 0 ] && SYSLINK=$l && break
+done
+if [ -n "$SYSLINK" ] && [ "$(stat -c %u /)" = 0 ] &&
+    [ "$(( $(stat -c 0%a /) & 022 ))" -eq 0 ]; then
+	t_exit 0 "a system link of / ($SYSLINK) needs no --follow-symlinks" \
+		cx "$S" --preset sys --rox "$SYSLINK" -- /bin/true
+	t_eq "  the start record has where it led" \
+		"$(last_start "[.rules[] | select(.path == \"$SYSLINK\") | .resolved]")" \
+		"[\"$(readlink -f "$SYSLINK")\"]"
+else
+	skip "a system link of / needs no --follow-symlinks" "no merged-/usr link in /"
+fi
 
 # ---- exec failures name what was missing ---------------------------------------
 E=$W/ex

@@ -21,12 +21,14 @@
 #include "confexec.h"
 #include "err.h"
 #include "image.h"
+#include "imgcache.h"
 #include "landlock.h"
 #include "loop.h"
 #include "uapi.h"
 
 static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
-			    "[--dry-run] [--outlive-caller] < PLAN | confexec "
+			    "[--dry-run] [--outlive-caller] [--image-cache DIR "
+			    "| --no-image-cache] < PLAN | confexec "
 			    "[--journal FILE] --reap";
 
 uint64_t
@@ -180,15 +182,24 @@ make_cgroup(struct run *r)
 	r->have_cg = 1;
 }
 
-/* Step 5: the sealed image, checked against the pin. */
+/* Step 5: the sealed image, checked against the pin: as root, from the
+ * image cache (imgcache.h) when it can serve it. */
 static void
 seal_image(struct run *r)
 {
+	struct imgcache ic;
 	enum image_err ie;
 	char err[1024];
 
-	ie = image_seal(r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL,
-	    &r->imgfd, r->prog_digest, err, sizeof(err));
+	if (r->imgcache != NULL)
+		(void)imgcache_open(&ic, r->imgcache, 0);
+	ie = image_seal_cached(r->imgcache != NULL ? &ic : NULL,
+	    r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL, &r->imgfd,
+	    r->prog_digest, err, sizeof(err));
+	if (r->imgcache != NULL && ic.note[0] != '\0')
+		warning("%s; sealing a private copy", ic.note);
+	if (r->imgcache != NULL)
+		imgcache_close(&ic);
 	if (ie == IMAGE_NOTFOUND)
 		end_early(r, EXIT_NOTFOUND, err);
 	if (ie == IMAGE_NOEXEC)
@@ -197,6 +208,11 @@ seal_image(struct run *r)
 		refuse(r, "%s", err);
 	sha256_hex(r->prog_digest, r->prog_hex);
 	exec_interp(r);
+	/* A cached image is a file: Landlock sees its execveat. */
+	if (r->rulesetfd != -1 && imgcache_is_file(r->imgfd) == 1 &&
+	    imgcache_grant(r->rulesetfd, r->imgfd) == -1)
+		refuse(r, "landlock: rule for the cached image: %s",
+		    strerror(errno));
 }
 
 /* Step 6: the rest of what the child needs: stdin, the environment, the
@@ -520,13 +536,15 @@ main(int argc, char *argv[])
 		{"journal", required_argument, NULL, 'j'},
 		{"control", required_argument, NULL, 'c'},
 		{"dry-run", no_argument, NULL, 'n'},
+		{"image-cache", required_argument, NULL, 'C'},
+		{"no-image-cache", no_argument, NULL, 'N'},
 		{"outlive-caller", no_argument, NULL, 'o'},
 		{"reap", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	static struct run r;
-	const char *journal = NULL, *control = NULL;
+	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
 	int c, dry = 0, outlive = 0, reap_only = 0;
 
 	prog_set("confexec");
@@ -542,6 +560,12 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			dry = 1;
+			break;
+		case 'C':
+			imgcache = optarg;
+			break;
+		case 'N':
+			imgcache = NULL;
 			break;
 		case 'o':
 			outlive = 1;
@@ -566,7 +590,10 @@ main(int argc, char *argv[])
 	if (reap_only && (dry || outlive || control != NULL))
 		die_usage(USAGE);
 
+	if (imgcache != NULL && imgcache[0] != '/')
+		die(EXIT_FAIL, "--image-cache: not an absolute path");
 	r.journal = journal;
+	r.imgcache = imgcache;
 	r.control = dry ? NULL : control;
 	r.caller_uid = getuid();
 	r.imgfd = r.stdinfd = r.rulesetfd = r.pidfd = r.notifyfd = -1;

@@ -115,6 +115,7 @@ struct run {
 	struct plan p;
 	struct probe pr;
 	const char *journal;
+	const char *imgcache;	/* the image cache, or NULL */
 	char plan_hex[SHA256_HEX_LEN + 1];
 	char prog_hex[SHA256_HEX_LEN + 1];
 	uint8_t prog_digest[SHA256_LEN];

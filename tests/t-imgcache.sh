@@ -1,0 +1,350 @@
+#!/bin/sh
+# imgcache: confexec's cache of sealed images (common/imgcache.c).  The
+# seal's guarantee, shown with selfhash (it prints the SHA-256 of the bytes
+# it executes, read back through /proc/self/exe, and where they are):
+#   - the first launch fills the cache, later launches read no byte of the
+#     source (no sendfile, no memfd) and run the immutable copy;
+#   - a source changed between runs: the new version runs;
+#   - a pin against a cached image of another version: refused, unread;
+#   - a writer racing the fill: every run executes a complete version, the
+#     one whose digest is journaled; the cache never holds a torn copy;
+#   - from inside a run, even one granted write access over the cache
+#     directory, no cached image can be written, truncated, chmod'ed,
+#     renamed, replaced, linked or unlinked (exact errno), and on the host
+#     its bytes, mode, times and flags are unchanged;
+#   - an unusable cache directory (mode, owner, read-only, noexec, no
+#     immutable flag) is not used: the run goes on from a private sealed
+#     copy and says so on stderr;
+#   - a uid-switched payload executes the 0555 image.
+# Eviction is proven by the unit test (tests/unit/imgcache.c).
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_landlock 1
+need_cgroup2
+need_cmd strace
+need_cmd lsattr
+need_cmd chattr
+need_cmd unshare
+need_cmd flock
+
+CX=$BIN/confexec
+PE=$BIN/planenc
+C=$TMP/cache
+D=$TMP/bin
+mkdir -m 700 "$C"
+mkdir "$D"
+# The test's cache is immutable: cleared so that it can be removed.
+at_exit "chattr -R -i '$C' 2>/dev/null"
+
+# Can the filesystem of $TMP hold an immutable file at all?  (What to
+# expect is asked of the host, not assumed.)
+: >"$TMP/.imm"
+if chattr +i "$TMP/.imm" 2>/dev/null; then
+	chattr -i "$TMP/.imm"
+else
+	skip_all "the filesystem of $TMP has no immutable flag"
+fi
+rm -f "$TMP/.imm"
+
+sha() { sha256sum "$1" | cut -c1-64; }
+# Two versions of one program: B is A with bytes appended (still an ELF).
+cp "$HELP/selfhash" "$D/A"
+cp "$D/A" "$D/B"
+printf 'another version' >>"$D/B"
+cp "$HELP/imgtamper" "$D/imgtamper"
+da=$(sha "$D/A")
+db=$(sha "$D/B")
+dt=$(sha "$D/imgtamper")
+for p in prog pinned; do cp "$D/A" "$D/$p"; done
+# A source whose ctime is this recent is never indexed (a later write in
+# the same timestamp tick could hide): age them once.
+sleep 4
+
+BASE="--rox /usr --rox /lib --rox /lib64 --ro /etc --rox $D"
+plan() { "$PE" $BASE "$@"; }
+cx() { "$CX" --image-cache "$C" "$@"; }
+
+# ---- first launch, then hits ------------------------------------------
+plan -- "$D/prog" >"$TMP/p.prog"
+t_exit 0 "first launch runs" sh -c "'$CX' --image-cache '$C' <'$TMP/p.prog'"
+t_eq "it executed A's bytes" "$(cut -d' ' -f1 "$OUT")" "$da"
+t_eq "from the cached image named after the program and A's digest" \
+    "$(cut -d' ' -f2 "$OUT")" "$C/prog-$da"
+t_eq "the image is root:root 0555 with one link" \
+    "$(stat -c %u:%g:%a:%h "$C/prog-$da")" "0:0:555:1"
+lsattr -d "$C/prog-$da" >"$TMP/attr" 2>&1
+t_grep "the image is immutable" '^[^ ]*i[^ ]* ' "$TMP/attr"
+t_eq "the image's bytes are A's" "$(sha "$C/prog-$da")" "$da"
+set -- "$C"/i-*
+t_eq "one index entry, naming that image" "$(cat "$@")" "prog-$da"
+t_eq "the index entry is root:root 0444" "$(stat -c %u:%g:%a "$1")" "0:0:444"
+
+strace -f -o "$TMP/st" -e trace=sendfile,memfd_create,execveat \
+    "$CX" --image-cache "$C" <"$TMP/p.prog" >"$OUT" 2>"$ERR"
+t_eq "a second launch runs A from the cache" "$(cat "$OUT")" \
+    "$da $C/prog-$da"
+t_nogrep "a hit copies nothing (no sendfile)" 'sendfile\(' "$TMP/st"
+t_nogrep "a hit makes no memfd" 'memfd_create\(' "$TMP/st"
+t_grep "the payload is executed through the fd" \
+    'execveat\([0-9]+, "", .*AT_EMPTY_PATH\) = 0' "$TMP/st"
+t_eq "still one image and one index entry" "$(ls "$C" | wc -l)" 2
+
+# ---- --no-image-cache ---------------------------------------------------
+t_exit 0 "--no-image-cache runs" sh -c \
+    "'$CX' --no-image-cache <'$TMP/p.prog'"
+t_eq "from a sealed memfd" "$(cat "$OUT")" \
+    "$da /memfd:borne-image_(deleted)"
+t_exit 125 "--image-cache with a relative path is refused" sh -c \
+    "'$CX' --image-cache rel/dir <'$TMP/p.prog'"
+
+# ---- the source changes between runs -------------------------------------
+cat "$D/B" >"$D/prog"	# in place: same inode, new size and times
+t_exit 0 "the source rewritten in place runs" sh -c \
+    "'$CX' --image-cache '$C' <'$TMP/p.prog'"
+t_eq "the new version ran, from its own image" "$(cat "$OUT")" \
+    "$db $C/prog-$db"
+cp "$D/A" "$D/prog.new"
+mv "$D/prog.new" "$D/prog"	# replaced: a new inode
+t_exit 0 "the source replaced by rename runs" sh -c \
+    "'$CX' --image-cache '$C' <'$TMP/p.prog'"
+t_eq "the replacing version ran" "$(cat "$OUT")" "$da $C/prog-$da"
+
+# ---- a pin against a cached image of another version ---------------------
+plan -- "$D/pinned" >"$TMP/p.pinned"
+t_exit 0 "the pinned path is cached and indexed" sh -c \
+    "'$CX' --image-cache '$C' <'$TMP/p.pinned'"
+plan --sha256 "$db" -- "$D/pinned" >"$TMP/p.wrongpin"
+strace -f -o "$TMP/st" -e trace=sendfile,memfd_create \
+    "$CX" --image-cache "$C" <"$TMP/p.wrongpin" >"$OUT" 2>"$ERR"
+t_eq "a pin of another version is refused (125)" "$?" 125
+t_grep "the refusal names the pin" 'differs from the pinned digest' "$ERR"
+t_nogrep "decided from the cache: the source was not read" \
+    'sendfile\(|memfd_create\(' "$TMP/st"
+plan --sha256 "$da" -- "$D/pinned" >"$TMP/p.rightpin"
+t_exit 0 "the right pin runs from the cache" sh -c \
+    "'$CX' --image-cache '$C' <'$TMP/p.rightpin'"
+t_eq "A ran" "$(cat "$OUT")" "$da $C/pinned-$da"
+
+# ---- tampering from inside a run -----------------------------------------
+snap() {
+	{ stat -c '%a %u %g %h %s %Y %Z' "$1"; lsattr -d "$1"; sha "$1"; } 2>&1
+}
+I=$C/prog-$da
+before=$(snap "$I")
+plan -- "$D/imgtamper" "$I" >"$TMP/p.t1"
+t_exit 0 "inside a run no attempt on a cached image succeeds" sh -c \
+    "'$CX' --image-cache '$C' <'$TMP/p.t1'"
+# chmod, chown and setxattr outside every rw rule are refused by the
+# supervisor (EACCES) before the kernel would answer EPERM.
+cat >"$TMP/want1" <<'EOF'
+open-write EPERM
+open-rdwr EPERM
+truncate EPERM
+chmod EACCES
+chown EACCES
+setxattr EACCES
+rename EACCES
+link EACCES
+unlink EACCES
+create-beside EACCES
+open-read EACCES
+self-exe-write EPERM
+EOF
+t_eq "immutable (EPERM), outside Landlock and rw (EACCES): each errno" \
+    "$(cat "$OUT")" "$(cat "$TMP/want1")"
+plan --rw "$C" -- "$D/imgtamper" "$I" >"$TMP/p.t2"
+t_exit 0 "granted write access over the cache, still no attempt succeeds" \
+    sh -c "'$CX' --image-cache '$C' <'$TMP/p.t2'"
+cat >"$TMP/want2" <<'EOF'
+open-write EPERM
+open-rdwr EPERM
+truncate EPERM
+chmod EPERM
+chown EPERM
+setxattr EPERM
+rename EPERM
+link EPERM
+unlink EPERM
+create-beside ok
+rename-over EPERM
+clear-immutable EPERM
+self-exe-write EPERM
+EOF
+t_eq "every change to the image is EPERM (FS_IMMUTABLE_FL)" \
+    "$(cat "$OUT")" "$(cat "$TMP/want2")"
+t_eq "host side: the image's bytes, mode, owner, times, flags unchanged" \
+    "$(snap "$I")" "$before"
+t_exit 0 "and the cache still serves it" sh -c \
+    "'$CX' --image-cache '$C' <'$TMP/p.prog'"
+t_eq "A's bytes" "$(cat "$OUT")" "$da $I"
+
+# ---- a writer racing the fill --------------------------------------------
+# check_runs N JOURNAL: each run's output line against the journal's
+# program_sha256 of the same run, in order.
+check_runs() {
+	grep -o '"program_sha256":"[0-9a-f]*"' "$2" | cut -d'"' -f4 >"$TMP/jd"
+	cut -d' ' -f1 "$TMP/runs" >"$TMP/rd"
+	t_eq "$1: each run executed the bytes its journal names" \
+	    "$(cat "$TMP/rd")" "$(cat "$TMP/jd")"
+}
+# cache_sound: every image (NAME-<hex>) hashes to <hex>, and is A, B or
+# imgtamper.
+cache_sound() {
+	bad=
+	for f in "$C"/*; do
+		n=${f##*/}
+		case $n in i-*) continue ;; esac
+		x=$(printf %s "$n" | tail -c 64)
+		h=$(sha "$f")
+		[ "$h" = "$x" ] || bad="$bad $n(holds $h)"
+		case $x in "$da"|"$db"|"$dt") ;; *) bad="$bad $n(torn)" ;; esac
+	done
+	t_eq "$1: every cached image is a complete version, named by its digest" \
+	    "$bad" ""
+}
+cp "$D/A" "$D/race"
+plan -- "$D/race" >"$TMP/p.race"
+(
+	while [ ! -e "$TMP/stop" ]; do
+		cp "$D/B" "$D/race.t" && mv "$D/race.t" "$D/race"
+		cp "$D/A" "$D/race.t" && mv "$D/race.t" "$D/race"
+	done
+) &
+wpid=$!
+: >"$TMP/runs"
+rc=0
+i=0
+while [ $i -lt 30 ]; do
+	"$CX" --image-cache "$C" --journal "$TMP/j.race" <"$TMP/p.race" \
+	    >>"$TMP/runs" 2>>"$TMP/race.err" || rc=$?
+	i=$((i + 1))
+done
+touch "$TMP/stop"
+wait $wpid
+rm -f "$TMP/stop"
+cp "$TMP/race.err" "$TMP/race1.err"
+t_eq "replaced under a racing writer: 30 runs exit 0" "$rc" 0
+t_eq "each run executed A or B, whole" \
+    "$(cut -d' ' -f1 "$TMP/runs" | grep -cvE "^($da|$db)\$")" 0
+check_runs "replaced under a racing writer" "$TMP/j.race"
+cache_sound "replaced under a racing writer"
+
+# In place: a reader may see the file mid-write (that is the writer's
+# doing); what runs is still exactly what the journal names, and a copy
+# that could be torn never enters the cache (the read lease).
+cp "$D/A" "$D/inplace"
+plan -- "$D/inplace" >"$TMP/p.inplace"
+(
+	while [ ! -e "$TMP/stop" ]; do
+		cat "$D/B" >"$D/inplace"
+		cat "$D/A" >"$D/inplace"
+	done
+) &
+wpid=$!
+: >"$TMP/runs"
+: >"$TMP/j.inplace"
+i=0
+while [ $i -lt 30 ]; do
+	"$CX" --image-cache "$C" --journal "$TMP/j.one" <"$TMP/p.inplace" \
+	    >"$TMP/one" 2>>"$TMP/race.err"
+	# Runs that executed (exit 0, one line) are compared; a run that met
+	# a half-written file is refused (126) or fails, and says so.
+	if [ $? -eq 0 ] && [ -s "$TMP/one" ]; then
+		cat "$TMP/one" >>"$TMP/runs"
+		grep '"event":"start"' "$TMP/j.one" | tail -n 1 >>"$TMP/j.inplace"
+	fi
+	rm -f "$TMP/j.one"
+	i=$((i + 1))
+done
+touch "$TMP/stop"
+wait $wpid
+diag "in place: $(wc -l <"$TMP/runs") of 30 runs executed; the others:" \
+    "$(sort "$TMP/race.err" | uniq -c)"
+check_runs "rewritten in place under a racing writer" "$TMP/j.inplace"
+t_eq "runs served from the cache executed A or B, whole" \
+    "$(grep " $C/" "$TMP/runs" | cut -d' ' -f1 | grep -cvE "^($da|$db)\$")" 0
+cache_sound "rewritten in place under a racing writer"
+
+# ---- an unusable cache directory: the run goes on, and says so ----------
+mkdir -m 755 "$TMP/c755"
+t_exit 0 "a cache directory of mode 0755: the run goes on" sh -c \
+    "'$CX' --image-cache '$TMP/c755' <'$TMP/p.prog'"
+t_eq "from a private sealed copy" "$(cat "$OUT")" \
+    "$da /memfd:borne-image_(deleted)"
+t_grep "and says why, once" \
+    "^confexec: image cache $TMP/c755: owner 0:0 mode 0755, not root:root 0700; sealing a private copy\$" \
+    "$ERR"
+t_eq "nothing was written there" "$(ls "$TMP/c755" | wc -l)" 0
+mkdir -m 700 "$TMP/cown"
+chown 1:1 "$TMP/cown"
+t_exit 0 "a cache directory owned by another user: the run goes on" sh -c \
+    "'$CX' --image-cache '$TMP/cown' <'$TMP/p.prog'"
+t_grep "and says why" 'owner 1:1 mode 0700, not root:root 0700' "$ERR"
+t_eq "nothing was written there" "$(ls "$TMP/cown" | wc -l)" 0
+
+# Filesystems that cannot hold the cache, in a private mount namespace.
+M=$TMP/mnt
+mkdir "$M"
+fsrun() {	# fsrun TYPE OPTS REMOUNT: mount, make the cache dir, run
+	unshare -m sh -c "mount --make-rprivate / &&
+	    mount -t $1 -o '$2' borne-ic '$M' && mkdir -m 700 '$M/c' &&
+	    { [ -z '$3' ] || mount -o remount,$3 '$M'; } &&
+	    '$CX' --image-cache '$M/c' <'$TMP/p.prog'; r=\$?;
+	    ls '$M/c' | wc -l >'$TMP/fs.n'; exit \$r"
+}
+t_exit 0 "a read-only cache filesystem: the run goes on" fsrun tmpfs rw ro
+t_eq "from a private sealed copy" "$(cat "$OUT")" \
+    "$da /memfd:borne-image_(deleted)"
+t_grep "and says why" \
+    '^confexec: image cache: cannot add an image: Read-only file system; sealing a private copy$' \
+    "$ERR"
+t_exit 0 "a noexec cache filesystem: the run goes on" fsrun tmpfs noexec ""
+t_grep "and says why" 'is mounted noexec; sealing a private copy$' "$ERR"
+t_exit 0 "a filesystem without the immutable flag (ramfs): the run goes on" \
+    fsrun ramfs rw ""
+t_eq "from a private sealed copy" "$(cat "$OUT")" \
+    "$da /memfd:borne-image_(deleted)"
+t_grep "and says why" 'has no immutable flag: .*; sealing a private copy$' \
+    "$ERR"
+t_eq "no mutable image is left there" "$(cat "$TMP/fs.n")" 0
+
+# ---- not admitted: never cached ------------------------------------------
+printf '#!/bin/sh\nexit 0\n' >"$D/script"
+printf 'not an executable' >"$D/data"
+chmod 755 "$D/script" "$D/data"
+n=$(ls "$C" | wc -l)
+plan -- "$D/script" >"$TMP/p.script"
+t_exit 126 "a #! script is refused through the cache too (126)" sh -c \
+    "'$CX' --image-cache '$C' <'$TMP/p.script'"
+t_grep "naming why" 'scripts \(#!\) cannot run from a sealed image' "$ERR"
+plan -- "$D/data" >"$TMP/p.data"
+t_exit 126 "a file that is not ELF is refused (126)" sh -c \
+    "'$CX' --image-cache '$C' <'$TMP/p.data'"
+t_eq "neither entered the cache" "$(ls "$C" | wc -l)" "$n"
+
+# ---- a uid-switched payload executes the 0555 image ----------------------
+exec 9>/run/lock/borne-subid.lock
+if flock -w 300 9; then
+	cp -p /etc/subuid "$TMP/subuid.bak"
+	cp -p /etc/subgid "$TMP/subgid.bak"
+	# Restored at exit only while the lock is held: later, the files are
+	# another holder's.
+	SUBID_HELD=1
+	at_exit "[ -z \"\$SUBID_HELD\" ] || { cat '$TMP/subuid.bak' >/etc/subuid;
+	    cat '$TMP/subgid.bak' >/etc/subgid; }"
+	echo "root:100000:65536" >>/etc/subuid
+	echo "root:100000:65536" >>/etc/subgid
+	plan --uid 100000 --gid 100000 -- "$D/prog" >"$TMP/p.uid"
+	t_exit 0 "a payload switched to uid 100000 runs the cached image" \
+	    sh -c "'$CX' --image-cache '$C' <'$TMP/p.uid'"
+	t_eq "A's bytes, from the cache" "$(cat "$OUT")" "$da $C/prog-$da"
+	cat "$TMP/subuid.bak" >/etc/subuid
+	cat "$TMP/subgid.bak" >/etc/subgid
+	SUBID_HELD=
+	flock -u 9
+else
+	skip "a uid-switched payload runs the cached image" "subid lock busy"
+fi
+
+done_testing
