@@ -347,8 +347,13 @@ spawn(struct run *r)
 	if (ipid == -1)
 		refuse(r, "clone3 (pid namespace): %s", strerror(errno));
 	if (setns(r->initfd, CLONE_NEWPID) == -1) {
+		e = errno;
+		/* init may have failed, and ended, already (it wrote its
+		 * stage before its exit). */
+		if (init_failed(r, &rep))
+			exit(end_child_failed(r, &rep));
 		end_kill(r);
-		refuse(r, "setns (pid namespace): %s", strerror(errno));
+		refuse(r, "setns (pid namespace): %s", strerror(e));
 	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
