@@ -359,6 +359,7 @@ spawn(struct run *r)
 {
 	struct borne_clone_args ca;
 	struct report rep;
+	int ownns, e;
 	pid_t ipid;
 
 	memset(&ca, 0, sizeof(ca));
@@ -369,12 +370,20 @@ spawn(struct run *r)
 	ca.stack_size = CHILD_STACK;
 	r->parent = getpid();
 	fflush(NULL);
+	ownns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (ownns == -1)
+		refuse(r, "pid namespace: %s", strerror(errno));
 	ipid = (pid_t)clone3_run(&ca, init, r);
 	if (ipid == -1)
 		refuse(r, "clone3 (pid namespace): %s", strerror(errno));
 	if (setns(r->initfd, CLONE_NEWPID) == -1) {
+		e = errno;
+		/* init may have failed, and ended, already (it wrote its
+		 * stage before its exit). */
+		if (init_failed(r, &rep))
+			exit(end_child_failed(r, &rep));
 		end_kill(r);
-		refuse(r, "setns (pid namespace): %s", strerror(errno));
+		refuse(r, "setns (pid namespace): %s", strerror(e));
 	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
@@ -387,9 +396,17 @@ spawn(struct run *r)
 	ca.stack = (uint64_t)(uintptr_t)r->stacks;
 	ca.stack_size = CHILD_STACK;
 	r->pid = (pid_t)clone3_run(&ca, payload, r);
+	e = errno;
+	/* Back to our own namespace for any later child (none here; the
+	 * sanitizers' leak checker makes one at exit).  Inside our own user
+	 * namespace (not root) the host's is out of reach: children stay
+	 * in the run's. */
+	if (!r->userns && setns(ownns, CLONE_NEWPID) == -1) {
+		warning_sys("setns (own pid namespace)");
+		r->failed = 1;
+	}
+	close(ownns);
 	if (r->pid == -1) {
-		int e = errno;
-
 		/* A namespace whose init already died takes no process. */
 		if (init_failed(r, &rep))
 			exit(end_child_failed(r, &rep));
