@@ -14,29 +14,10 @@
 
 #include "cgroup.h"
 #include "err.h"
+#include "io.h"
 #include "scan.h"
 
 #define PREFIX "borne-"
-
-static int
-write_file(int dirfd, const char *name, const char *val)
-{
-	size_t n = strlen(val);
-	ssize_t w;
-	int fd, e;
-
-	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	w = write(fd, val, n);
-	e = errno;
-	close(fd);
-	if (w != (ssize_t)n) {
-		errno = w == -1 ? e : EIO;
-		return -1;
-	}
-	return 0;
-}
 
 static ssize_t
 read_file(int dirfd, const char *name, char *buf, size_t size)
@@ -99,7 +80,7 @@ enable_ctl(int pfd, const char *ctl, char *err, size_t errlen)
 	if (cg_list_has(buf, ctl))
 		return 0;
 	snprintf(op, sizeof(op), "+%s", ctl);
-	if (write_file(pfd, "cgroup.subtree_control", op) == 0)
+	if (write_small(pfd, "cgroup.subtree_control", op) == 0)
 		return 0;
 fail:
 	return err_set_sys(err, errlen, "cgroup: enabling the %s controller",
@@ -176,10 +157,10 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		what = "memory.max";
 		snprintf(val, sizeof(val), "%llu",
 		    (unsigned long long)lim->mem_max);
-		if (write_file(cg->dirfd, "memory.max", val) == -1)
+		if (write_small(cg->dirfd, "memory.max", val) == -1)
 			goto fail;
 		what = "memory.swap.max";
-		if (write_file(cg->dirfd, "memory.swap.max", "0") == -1 &&
+		if (write_small(cg->dirfd, "memory.swap.max", "0") == -1 &&
 		    errno != ENOENT)
 			goto fail;
 	}
@@ -187,7 +168,7 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		what = "pids.max";
 		snprintf(val, sizeof(val), "%llu",
 		    (unsigned long long)lim->pids_max);
-		if (write_file(cg->dirfd, "pids.max", val) == -1)
+		if (write_small(cg->dirfd, "pids.max", val) == -1)
 			goto fail;
 	}
 	if (lim->cpu_quota_us) {
@@ -196,7 +177,7 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		    (unsigned long long)lim->cpu_quota_us,
 		    (unsigned long long)(lim->cpu_period_us ?
 			lim->cpu_period_us : 100000));
-		if (write_file(cg->dirfd, "cpu.max", val) == -1)
+		if (write_small(cg->dirfd, "cpu.max", val) == -1)
 			goto fail;
 	}
 	close(pfd);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* io: write_all and read_small. */
+/* io: write_all, read_small and write_small. */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -53,5 +54,25 @@ read_small(const char *path, char *buf, size_t size)
 	buf[len] = '\0';
 	if (len > 0 && buf[len - 1] == '\n')
 		buf[--len] = '\0';
+	return 0;
+}
+
+int
+write_small(int dirfd, const char *path, const char *val)
+{
+	size_t n = strlen(val);
+	ssize_t w;
+	int fd, e;
+
+	fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	w = write(fd, val, n);
+	e = errno;
+	close(fd);
+	if (w != (ssize_t)n) {
+		errno = w == -1 ? e : EIO;
+		return -1;
+	}
 	return 0;
 }

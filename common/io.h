@@ -14,4 +14,10 @@ int write_all(int fd, const void *buf, size_t len);
  * with errno. */
 int read_small(const char *path, char *buf, size_t size);
 
+/* Write the string val to the existing file at path (relative to dirfd,
+ * or AT_FDCWD) in one write(2): a kernel interface file (cgroup.procs,
+ * memory.max, uid_map) takes a value whole or not at all.  0, or -1 with
+ * errno (EIO on a short write). */
+int write_small(int dirfd, const char *path, const char *val);
+
 #endif

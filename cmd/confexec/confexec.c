@@ -20,6 +20,7 @@
 #include "caps.h"
 #include "confexec.h"
 #include "err.h"
+#include "io.h"
 #include "image.h"
 #include "imgcache.h"
 #include "landlock.h"
@@ -294,27 +295,6 @@ prepare_stacks(struct run *r)
 		refuse(r, "child stacks: %s", strerror(errno));
 }
 
-/* write(2) of one line to a /proc file. */
-static int
-put(const char *path, const char *val)
-{
-	size_t n = strlen(val);
-	ssize_t w;
-	int fd, e;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd == -1)
-		return -1;
-	w = write(fd, val, n);
-	e = errno;
-	close(fd);
-	if (w != (ssize_t)n) {
-		errno = w == -1 ? e : EIO;
-		return -1;
-	}
-	return 0;
-}
-
 /* Not root: confexec itself enters a user namespace that maps only its
  * own uid and gid, where it may create the pid namespace (and join it
  * for the payload); files, cgroups and signals still see the same ids. */
@@ -327,12 +307,12 @@ enter_userns(struct run *r)
 		refuse(r, "user namespace: %s", strerror(errno));
 	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)r->final_uid,
 	    (unsigned long)r->final_uid);
-	if (put("/proc/self/setgroups", "deny") == -1 ||
-	    put("/proc/self/uid_map", m) == -1)
+	if (write_small(AT_FDCWD, "/proc/self/setgroups", "deny") == -1 ||
+	    write_small(AT_FDCWD, "/proc/self/uid_map", m) == -1)
 		refuse(r, "user namespace: uid map: %s", strerror(errno));
 	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)r->final_gid,
 	    (unsigned long)r->final_gid);
-	if (put("/proc/self/gid_map", m) == -1)
+	if (write_small(AT_FDCWD, "/proc/self/gid_map", m) == -1)
 		refuse(r, "user namespace: gid map: %s", strerror(errno));
 }
 
