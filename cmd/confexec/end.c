@@ -156,6 +156,13 @@ end_run(struct run *r)
 	struct outcome o;
 	int sig;
 
+	/* init failed after the payload started: its end ended the run. */
+	if (r->init_stage != 0) {
+		struct report rep = {MSG_FAIL, r->init_stage - 1, r->init_err,
+			-1};
+
+		return end_child_failed(r, &rep);
+	}
 	memset(&o, 0, sizeof(o));
 	/* init alive and the cgroup empty: someone moved the run out of
 	 * it; the pid namespace still ends it (the kill below is real). */
