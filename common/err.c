@@ -11,7 +11,6 @@
 #include "esc.h"
 
 static const char *progname = "borne";
-static int usage_code = EXIT_USAGE;
 
 void
 prog_set(const char *name)
@@ -23,12 +22,6 @@ const char *
 prog_name(void)
 {
 	return progname;
-}
-
-void
-usage_code_set(int code)
-{
-	usage_code = code;
 }
 
 void
@@ -137,7 +130,7 @@ die_usage(const char *usage)
 	/* The tool's own constant, several lines on purpose: not escaped. */
 	w = writev(STDERR_FILENO, v, 4);
 	(void)w;
-	exit(usage_code);
+	exit(EXIT_USAGE);
 }
 
 /* err_set() and err_set_sys(): format into err, errno preserved. */

@@ -20,9 +20,6 @@ enum {
 void prog_set(const char *name);
 const char *prog_name(void);
 
-/* Set the exit code of die_usage() (2 by default; 125 for chain-loaders). */
-void usage_code_set(int code);
-
 /* "prog: message\n" in one write(2), one line (see err_format()). */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: message: strerror(errno)\n". errno is preserved. */
@@ -33,7 +30,7 @@ _Noreturn void die(int code, const char *fmt, ...)
 /* warning_sys() then exit(code). */
 _Noreturn void die_sys(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* "prog: usage: USAGE\n" then exit with the usage code.  usage is the
+/* "prog: usage: USAGE\n" then exit(EXIT_USAGE).  usage is the
  * tool's own constant and is written as is (it may span lines). */
 _Noreturn void die_usage(const char *usage);
 

@@ -539,6 +539,12 @@ for g in "memory-max 67108864" "ro $TMP/missing"; do
 		"$TMP/strace"
 done
 t_exit 125 "usage error: 125" "$CX" extra-arg
+t_eq "usage error: the operand named, then the hint" "$(cat "$ERR")" \
+    "confexec: unexpected operand: extra-arg (the plan comes on stdin)
+try 'confexec --help'"
+t_exit 125 "--reap with --dry-run: usage error, 125" "$CX" --reap --dry-run
+t_eq "--reap with --dry-run: two lines on stderr" \
+    "$(wc -l <"$ERR" | tr -d ' ')" 2
 
 # Trust handoff: a docker socket on a private /run.
 cat >"$TMP/handoff.sh" <<'EOF'

@@ -127,10 +127,17 @@ else
 	fail "script(1) needed for the terminal test"
 fi
 t_exit 2 "no program is a usage error" $P --ro /usr
-t_grep "usage printed" 'usage: planenc' "$ERR"
+t_eq "no program: what was wrong, then the hint" "$(cat "$ERR")" \
+    "planenc: no PROGRAM (after --)
+try 'planenc --help'"
 t_exit 2 "--decode takes no plan options" $P --decode --ro /usr
 t_exit 2 "--decode and --check exclude each other" $P --decode --check
 t_exit 2 "unknown option" $P --frob -- /bin/true
+t_exit 0 "PROGRAM without --: the first operand" $P --ro /usr /bin/true --ro /x
+cp "$OUT" "$TMP/noddash.plan"
+t_exit 0 "  decodes" $P --decode <"$TMP/noddash.plan"
+t_grep "  the options after PROGRAM are its arguments" \
+    '"argv":\["/bin/true","--ro","/x"\]' "$OUT"
 t_exit 0 "-h" $P -h
 t_grep "-h prints usage" 'usage: planenc' "$OUT"
 t_exit 2 "--check refuses an empty input" $P --check </dev/null

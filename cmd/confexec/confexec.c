@@ -20,17 +20,20 @@
 #include "caps.h"
 #include "confexec.h"
 #include "err.h"
+#include "esc.h"
 #include "io.h"
 #include "image.h"
 #include "imgcache.h"
 #include "landlock.h"
 #include "loop.h"
 #include "uapi.h"
+#include "usage.h"
 
 static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
-			    "[--dry-run] [--outlive-caller] [--image-cache DIR "
-			    "| --no-image-cache] < PLAN | confexec "
-			    "[--journal FILE] --reap";
+			    "[--dry-run] [--outlive-caller]\n"
+			    "\t[--image-cache DIR | --no-image-cache] < PLAN\n"
+			    "       confexec [--journal FILE] --reap\n"
+			    "       confexec --help | --version";
 
 uint64_t
 now_ns(clockid_t c)
@@ -526,28 +529,45 @@ reap(struct run *r)
 	return EXIT_OK;
 }
 
+enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION };
+
+/* Every option, its value and its one help line (--help prints them). */
+static const struct usage_opt options[] = {
+	{ "journal", required_argument, 'j', "FILE",
+	    "append start and end records to the journal FILE" },
+	{ "control", required_argument, 'c', "PATH",
+	    "serve the run on a control socket at PATH" },
+	{ "dry-run", no_argument, 'n', NULL,
+	    "print the plan and each layer's verdict; run nothing" },
+	{ "outlive-caller", no_argument, 'o', NULL,
+	    "do not cancel the run when the parent dies" },
+	{ "reap", no_argument, 'r', NULL,
+	    "read no plan: reap the stale run cgroups" },
+	{ "image-cache", required_argument, OPT_IMGCACHE, "DIR",
+	    "keep sealed images in DIR" },
+	{ "no-image-cache", no_argument, OPT_NO_IMGCACHE, NULL,
+	    "copy the program into a sealed memfd at every launch" },
+	{ "help", no_argument, 'h', NULL, "print this help and exit" },
+	{ "version", no_argument, OPT_VERSION, NULL,
+	    "print the version and exit" },
+	{ NULL, 0, 0, NULL, NULL },
+};
+
 int
 main(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{"journal", required_argument, NULL, 'j'},
-		{"control", required_argument, NULL, 'c'},
-		{"dry-run", no_argument, NULL, 'n'},
-		{"image-cache", required_argument, NULL, 'C'},
-		{"no-image-cache", no_argument, NULL, 'N'},
-		{"outlive-caller", no_argument, NULL, 'o'},
-		{"reap", no_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct option longopts[sizeof(options) / sizeof(options[0])];
+	char shorts[16], e[ESC_SIZE(64)];
 	static struct run r;
 	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
 	int c, dry = 0, outlive = 0, reap_only = 0;
 
 	prog_set("confexec");
-	usage_code_set(EXIT_FAIL);
-	while ((c = getopt_long(argc, argv, "+c:hj:nor", longopts, NULL)) !=
-	    -1) {
+	if (usage_longopts(options, longopts, sizeof(options) /
+	    sizeof(options[0])) == -1 ||
+	    usage_optstring(options, "+", shorts, sizeof(shorts)) == -1)
+		abort();
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			journal = optarg;
@@ -558,10 +578,10 @@ main(int argc, char *argv[])
 		case 'n':
 			dry = 1;
 			break;
-		case 'C':
+		case OPT_IMGCACHE:
 			imgcache = optarg;
 			break;
-		case 'N':
+		case OPT_NO_IMGCACHE:
 			imgcache = NULL;
 			break;
 		case 'o':
@@ -571,21 +591,31 @@ main(int argc, char *argv[])
 			reap_only = 1;
 			break;
 		case 'h':
-			printf("usage: %s\n", USAGE);
+			usage_help(USAGE, options);
 			return EXIT_OK;
+		case OPT_VERSION:
+			print_version();
+			return EXIT_OK;
+		case ':':
+		case '?':
+			die_getopt(EXIT_FAIL, options, c, argv);
 		default:
-			die_usage(USAGE);
+			abort();	/* every option of the table is handled */
 		}
 	}
 	/* Validation: everything else comes from the plan. */
-	if (optind != argc)
-		die_usage(USAGE);
+	if (optind != argc) {
+		esc_name(argv[optind], e, sizeof(e));
+		die_usage_hint(EXIT_FAIL, "unexpected operand: %s (the plan "
+		    "comes on stdin)", e);
+	}
 	if (journal != NULL && journal[0] == '\0')
 		die(EXIT_FAIL, "--journal: empty path");
 	if (control != NULL && control[0] == '\0')
 		die(EXIT_FAIL, "--control: empty path");
 	if (reap_only && (dry || outlive || control != NULL))
-		die_usage(USAGE);
+		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
+		    "--outlive-caller and --control");
 
 	if (imgcache != NULL && imgcache[0] != '/')
 		die(EXIT_FAIL, "--image-cache: not an absolute path");

@@ -18,6 +18,7 @@
 #include "plan.h"
 #include "planenc.h"
 #include "scan.h"
+#include "usage.h"
 
 #define USAGE								\
 	"planenc [--profile FILE] [--preset sys] [--tmp]\n"		\
@@ -29,42 +30,73 @@
 	"\t[--timeout DURATION] [--uid UID] [--gid GID] [--sha256 HEX]\n" \
 	"\t[--prompt-file FILE] [--ack-daemon NAME] [--keep-fd FD]\n"	\
 	"\t[--argv0 NAME] [--strict | --degrade] -- PROGRAM [ARG...]\n"		\
-	"       planenc --decode | --check | --reencode"
+	"       planenc --decode | --check | --reencode\n"			\
+	"       planenc --help | --version"
 
-const struct option planenc_longopts[] = {
-	{ "ro", required_argument, NULL, O_RO },	/* read */
-	{ "rw", required_argument, NULL, O_RW },	/* read-write */
-	{ "rox", required_argument, NULL, O_ROX },	/* read-execute */
-	{ "rwx", required_argument, NULL, O_RWX },	/* write and execute */
-	{ "follow-symlinks", required_argument, NULL, O_FOLLOW },
-	{ "tmp", no_argument, NULL, O_TMP },		/* private TMPDIR */
-	{ "preset", required_argument, NULL, O_PRESET },	/* sys */
-	{ "profile", required_argument, NULL, O_PROFILE },	/* FILE */
-	{ "unix", no_argument, NULL, O_UNIX },		/* AF_UNIX sockets */
-	{ "tcp", no_argument, NULL, O_TCP },		/* TCP sockets */
-	{ "connect-tcp", required_argument, NULL, O_CONNECT },
-	{ "bind-tcp", required_argument, NULL, O_BIND },
-	{ "env", required_argument, NULL, O_ENV },	/* pass NAME through */
-	{ "setenv", required_argument, NULL, O_SETENV },	/* NAME=VALUE */
-	{ "rlimit", required_argument, NULL, O_RLIMIT },
-	{ "memory-max", required_argument, NULL, O_MEMORY },
-	{ "pids-max", required_argument, NULL, O_PIDS },
-	{ "cpu-max", required_argument, NULL, O_CPU },
-	{ "timeout", required_argument, NULL, O_TIMEOUT },
-	{ "uid", required_argument, NULL, O_UID },
-	{ "gid", required_argument, NULL, O_GID },
-	{ "sha256", required_argument, NULL, O_SHA256 },
-	{ "prompt-file", required_argument, NULL, O_PROMPT },
-	{ "ack-daemon", required_argument, NULL, O_ACK },
-	{ "keep-fd", required_argument, NULL, O_KEEP },
-	{ "strict", no_argument, NULL, O_STRICT },	/* the default */
-	{ "degrade", no_argument, NULL, O_DEGRADE },
-	{ "argv0", required_argument, NULL, O_ARGV0 },	/* argv[0] */
-	{ "decode", no_argument, NULL, O_DECODE },	/* stdin -> JSON */
-	{ "check", no_argument, NULL, O_CHECK },	/* stdin: validate */
-	{ "reencode", no_argument, NULL, O_REENCODE },	/* stdin -> stdout */
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* Every option, its value and its one help line (--help prints them;
+ * profile.c reads the same table). */
+const struct usage_opt planenc_opts[] = {
+	{ "profile", required_argument, O_PROFILE, "FILE",
+	    "apply the options of FILE, one a line, here" },
+	{ "preset", required_argument, O_PRESET, "sys",
+	    "a read-only view of the operating system" },
+	{ "tmp", no_argument, O_TMP, NULL, "a private TMPDIR" },
+	{ "ro", required_argument, O_RO, "PATH", "read beneath PATH" },
+	{ "rw", required_argument, O_RW, "PATH",
+	    "read and write beneath PATH" },
+	{ "rox", required_argument, O_ROX, "PATH",
+	    "read and execute beneath PATH" },
+	{ "rwx", required_argument, O_RWX, "PATH",
+	    "read, write and execute beneath PATH" },
+	{ "follow-symlinks", required_argument, O_FOLLOW, "PATH",
+	    "let confexec follow symbolic links in rule PATH" },
+	{ "unix", no_argument, O_UNIX, NULL, "AF_UNIX sockets" },
+	{ "tcp", no_argument, O_TCP, NULL, "TCP sockets" },
+	{ "connect-tcp", required_argument, O_CONNECT, "PORT",
+	    "connect to TCP PORT" },
+	{ "bind-tcp", required_argument, O_BIND, "PORT", "bind TCP PORT" },
+	{ "env", required_argument, O_ENV, "NAME",
+	    "pass NAME from the caller's environment" },
+	{ "setenv", required_argument, O_SETENV, "NAME=VALUE",
+	    "set NAME to VALUE" },
+	{ "rlimit", required_argument, O_RLIMIT, "NAME=SOFT[:HARD]",
+	    "set a resource limit" },
+	{ "memory-max", required_argument, O_MEMORY, "SIZE",
+	    "the cgroup's memory.max" },
+	{ "pids-max", required_argument, O_PIDS, "N",
+	    "the cgroup's pids.max" },
+	{ "cpu-max", required_argument, O_CPU, "QUOTA[/PERIOD]",
+	    "the cgroup's cpu.max, in microseconds" },
+	{ "timeout", required_argument, O_TIMEOUT, "DURATION",
+	    "kill the run after DURATION" },
+	{ "uid", required_argument, O_UID, "UID",
+	    "run as subordinate UID" },
+	{ "gid", required_argument, O_GID, "GID",
+	    "run as subordinate GID" },
+	{ "sha256", required_argument, O_SHA256, "HEX",
+	    "the program's SHA-256, checked before it runs" },
+	{ "prompt-file", required_argument, O_PROMPT, "FILE",
+	    "FILE's bytes as the payload's standard input" },
+	{ "ack-daemon", required_argument, O_ACK, "NAME",
+	    "acknowledge the privileged daemon NAME" },
+	{ "keep-fd", required_argument, O_KEEP, "FD",
+	    "keep FD open in the payload" },
+	{ "argv0", required_argument, O_ARGV0, "NAME",
+	    "argv[0] instead of PROGRAM" },
+	{ "strict", no_argument, O_STRICT, NULL,
+	    "refuse to run without every layer (the default)" },
+	{ "degrade", no_argument, O_DEGRADE, NULL,
+	    "run without a missing layer, saying so" },
+	{ "decode", no_argument, O_DECODE, NULL,
+	    "print the plan read on stdin as JSON" },
+	{ "check", no_argument, O_CHECK, NULL,
+	    "check the plan read on stdin" },
+	{ "reencode", no_argument, O_REENCODE, NULL,
+	    "re-encode the plan read on stdin" },
+	{ "help", no_argument, 'h', NULL, "print this help and exit" },
+	{ "version", no_argument, O_VERSION, NULL,
+	    "print the version and exit" },
+	{ NULL, 0, 0, NULL, NULL },
 };
 
 void *
@@ -331,7 +363,7 @@ opt_list(struct opts *o, int c, const char *arg)
 		origin_note(o, PLAN_AT_KEEP);
 		break;
 	default:
-		die_usage(USAGE);
+		abort();	/* every plan option is handled */
 	}
 }
 
@@ -395,29 +427,39 @@ opt_apply(struct opts *o, int c, const char *arg)
 	}
 }
 
-/* Parse argv into *o; returns at the first operand (optind). */
+/* Parse argv into *o; returns at the first operand (optind): the "+"
+ * stops at PROGRAM, whose own options follow it. */
 static void
 parse(struct opts *o, int argc, char *argv[])
 {
+	struct option longopts[sizeof(planenc_opts) / sizeof(planenc_opts[0])];
+	char shorts[16];
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+h", planenc_longopts, NULL)) !=
-	    -1) {
+	if (usage_longopts(planenc_opts, longopts, sizeof(planenc_opts) /
+	    sizeof(planenc_opts[0])) == -1 ||
+	    usage_optstring(planenc_opts, "+", shorts, sizeof(shorts)) == -1)
+		abort();
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		o->building |= c >= O_FIRST_PLAN && c <= O_LAST_PLAN;
 		switch (c) {
 		case O_DECODE:
 		case O_CHECK:
 		case O_REENCODE:
 			if (o->op != 0 && o->op != c)
-				die(EXIT_USAGE, "--decode, --check and "
-				    "--reencode exclude each other");
+				die_usage_hint(EXIT_USAGE, "--decode, --check "
+				    "and --reencode exclude each other");
 			o->op = c;
 			break;
 		case 'h':
-			puts("usage: " USAGE);
+			usage_help(USAGE, planenc_opts);
 			exit(EXIT_OK);
+		case O_VERSION:
+			print_version();
+			exit(EXIT_OK);
+		case ':':
 		case '?':
-			die_usage(USAGE);
+			die_getopt(EXIT_USAGE, planenc_opts, c, argv);
 		default:
 			opt_apply(o, c, optarg);
 			break;
@@ -430,11 +472,11 @@ static void
 check(const struct opts *o, int argc)
 {
 	if (o->op != 0 && (o->building || optind < argc))
-		die(EXIT_USAGE, "--%s reads a plan on stdin and takes no "
-		    "plan options nor program", o->op == O_DECODE ? "decode" :
+		die_usage_hint(EXIT_USAGE, "--%s reads a plan on stdin and "
+		    "takes no plan options nor program", o->op == O_DECODE ? "decode" :
 		    o->op == O_CHECK ? "check" : "reencode");
 	if (o->op == 0 && optind >= argc)
-		die_usage(USAGE);
+		die_usage_hint(EXIT_USAGE, "no PROGRAM (after --)");
 	if ((o->op == 0 || o->op == O_REENCODE) && isatty(STDOUT_FILENO))
 		die(EXIT_USAGE, "refusing to write a plan to a terminal "
 		    "(redirect or pipe stdout)");
@@ -465,7 +507,7 @@ from_stdin(int op)
 		json_decref(j);
 		break;
 	default:
-		die_usage(USAGE);
+		abort();	/* check() let only these three through */
 	}
 	plan_free(&p);
 	return EXIT_OK;

@@ -10,19 +10,21 @@
 #include <stddef.h>
 
 #include "plan.h"
+#include "usage.h"
 
-/* Option codes (getopt_long values). */
+/* Option codes (getopt_long values, from USAGE_LONG_ONLY). */
 enum {
-	O_RO = 256, O_RW, O_ROX, O_RWX, O_FOLLOW, O_TMP, O_PRESET, O_UNIX,
+	O_RO = USAGE_LONG_ONLY, O_RW, O_ROX, O_RWX, O_FOLLOW, O_TMP, O_PRESET, O_UNIX,
 	O_TCP, O_CONNECT, O_BIND, O_ENV, O_SETENV, O_RLIMIT, O_MEMORY, O_PIDS,
 	O_CPU, O_TIMEOUT, O_UID, O_GID, O_SHA256, O_PROMPT, O_ACK, O_KEEP,
 	O_STRICT, O_DEGRADE, O_ARGV0, O_PROFILE,
-	O_DECODE, O_CHECK, O_REENCODE,
+	O_DECODE, O_CHECK, O_REENCODE, O_VERSION,
 };
 #define O_FIRST_PLAN O_RO	/* O_RO..O_PROFILE build a plan */
 #define O_LAST_PLAN O_PROFILE
 
-extern const struct option planenc_longopts[];
+/* planenc.c: every option and its help line (common/usage.h). */
+extern const struct usage_opt planenc_opts[];
 
 /* Where each list entry of the plan came from (a profile's "FILE:LINE",
  * "--preset sys", or NULL: the command line), by enum plan_at, in the

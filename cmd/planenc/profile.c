@@ -14,12 +14,12 @@
 #define PROFILE_MAX_LINES 4096
 
 /* The option named n bytes at name, or NULL. */
-static const struct option *
+static const struct usage_opt *
 lookup(const char *name, size_t n)
 {
-	const struct option *lo;
+	const struct usage_opt *lo;
 
-	for (lo = planenc_longopts; lo->name != NULL; lo++)
+	for (lo = planenc_opts; lo->name != NULL; lo++)
 		if (strlen(lo->name) == n && memcmp(lo->name, name, n) == 0)
 			return lo;
 	return NULL;
@@ -44,7 +44,7 @@ trim(char *s)
 static void
 apply_line(struct opts *o, char *s)
 {
-	const struct option *lo;
+	const struct usage_opt *lo;
 	size_t n;
 	char *v;
 
