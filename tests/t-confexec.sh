@@ -768,4 +768,35 @@ t_grep "the end record says why" '"exit":125.*"refused":"clone3 ' "$J2"
 cg_list >"$TMP/cg.after"
 cg_same "no cgroup left by the failed placement"
 
+# ---- a dry run reaches the real run's verdict, and writes nothing ------------
+# Each cause confexec can know before it creates anything: the same exit
+# status as the real run, a line saying why, and no journal file made.
+dry_same() {
+	dsc=$1; shift
+	"$BIN/planenc" "$@" >"$TMP/dry.plan" 2>/dev/null || { fail "$dsc: planenc"; return; }
+	"$CX" --journal "$TMP/dry.jnl" <"$TMP/dry.plan" >/dev/null 2>&1
+	real=$?
+	rm -f "$TMP/dry.jnl"
+	"$CX" --dry-run --journal "$TMP/dry.jnl" <"$TMP/dry.plan" >"$TMP/dry.out" 2>"$TMP/dry.err"
+	t_eq "dry run, $dsc: the real run's status ($real)" "$?" "$real"
+	t_eq "dry run, $dsc: would_run says the same" "$(jq .would_run "$TMP/dry.out")" \
+	    "$([ "$real" -eq 0 ] && echo true || echo false)"
+	if [ -e "$TMP/dry.jnl" ]; then fail "dry run, $dsc: nothing written"
+	else pass "dry run, $dsc: nothing written"; fi
+}
+DRYSYS="--rox /usr --rox /lib --rox /lib64 --ro /etc"
+dry_same "a runnable plan" $DRYSYS -- /bin/true
+dry_same "a missing rule path" $DRYSYS --ro "$TMP/nonexistent" -- /bin/true
+t_grep "  names the path" "ro $TMP/nonexistent: No such file" "$TMP/dry.err"
+dry_same "a missing program" $DRYSYS -- "$TMP/nonexistent-prog"
+dry_same "a program without execute permission" $DRYSYS -- /etc/passwd
+dry_same "its interpreter outside the rules" --rox /usr/bin -- /usr/bin/true
+t_grep "  names the interpreter" "ELF interpreter .* not executable under the plan's rules" "$TMP/dry.err"
+dry_same "a pin that differs" $DRYSYS \
+	--sha256 0000000000000000000000000000000000000000000000000000000000000000 -- /bin/true
+t_exit 125 "dry run: a journal that cannot be written refuses, as the run would" \
+	sh -c '"$1" $2 -- /bin/true | "$3" --dry-run --journal "$4/no/such/dir/j"' sh \
+	"$BIN/planenc" "$DRYSYS" "$CX" "$TMP"
+t_grep "  and says so" "journal .*/no/such/dir/j cannot be written" "$ERR"
+
 done_testing

@@ -205,6 +205,10 @@ void warn_degraded(struct run *r);
 int layer_on(const struct run *r, int i);
 int dry_run(struct run *r);
 
+/* dry.c: past the layers, what a real run would meet before it creates
+ * anything; 0, or its exit status (125, 126, 127) with why said. */
+int dry_checks(struct run *r, char *why, size_t len);
+
 /* events.c */
 json_t *ev_start(const struct run *r);
 json_t *ev_end(const struct run *r, const struct outcome *o);

@@ -394,7 +394,7 @@ dry_run(struct run *r)
 	json_t *o, *a, *l;
 	char msg[1024];
 	size_t i;
-	int refused;
+	int refused, code;
 
 	o = json_object();
 	json_object_set_new(o, "plan", plan_to_json(&r->p));
@@ -414,7 +414,14 @@ dry_run(struct run *r)
 	}
 	json_object_set_new(o, "layers", a);
 	refused = any_refused(r, msg, sizeof(msg));
-	json_object_set_new(o, "would_run", json_boolean(!refused));
+	/* Past the layers, what the run would meet before it creates
+	 * anything (dry.c): the same verdict, the same status. */
+	code = refused ? EXIT_FAIL : dry_checks(r, msg, sizeof(msg));
+	json_object_set_new(o, "would_run", json_boolean(code == 0));
+	if (code != 0)
+		json_object_set_new(o, "exit", json_integer(code));
+	if (code != 0 && !refused)
+		json_object_set_new(o, "why", json_string(msg));
 	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) == -1 ||
 	    putchar('\n') == EOF || fflush(stdout) == EOF)
 		die_sys(EXIT_FAIL, "writing the dry run");
@@ -423,5 +430,9 @@ dry_run(struct run *r)
 		warning("WARNING: %s", r->warnings[i]);
 	if (refused)
 		warning("strict mode would refuse: %s", msg);
-	return refused ? EXIT_FAIL : EXIT_OK;
+	else if (code != 0)
+		warning("the run would %s: %s", code == EXIT_FAIL ? "refuse" :
+		    code == EXIT_NOTFOUND ? "not find the program" :
+		    "not execute the program", msg);
+	return code;
 }
