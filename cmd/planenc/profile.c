@@ -38,6 +38,20 @@ trim(char *s)
 	return s;
 }
 
+/* What the profile's lines allocate (each value, each FILE:LINE origin)
+ * lives as long as the process: the options keep pointers into them
+ * until the plan is written.  Held here, so that nothing is lost. */
+static char **kept;
+static size_t nkept;
+
+static char *
+keep(char *s)
+{
+	kept = push(kept, &nkept, sizeof(*kept));
+	kept[nkept - 1] = s;
+	return s;
+}
+
 /* One line "--FLAG" or "--FLAG VALUE" (or "--FLAG=VALUE"); every error
  * message of the option's own code then names FILE:LINE, through the
  * message prefix. */
@@ -65,7 +79,7 @@ apply_line(struct opts *o, char *s)
 		die(EXIT_USAGE, "--%s takes no value", lo->name);
 	o->building = 1;
 	opt_apply(o, lo->val, lo->has_arg == no_argument ? NULL :
-	    xstrdup(v));
+	    keep(xstrdup(v)));
 }
 
 void
@@ -98,7 +112,7 @@ profile_load(struct opts *o, const char *file)
 			die_sys(EXIT_USAGE, "out of memory");
 		/* where is kept: the origin of what this line adds to the
 		 * plan.  The prefix names the line in every message. */
-		o->where = where;
+		o->where = keep(where);
 		prog_set(pfx);
 		apply_line(o, s);
 		prog_set(prog);
