@@ -148,11 +148,15 @@ imgcache_open(struct imgcache *c, const char *dir, uint64_t max)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd == -1 && errno == ENOENT && dir[0] == '/' &&
 	    strlen(dir) < sizeof(parent)) {
+		/* Its parents as root makes them (mkdir -p, 0755): a host
+		 * without /var/cache gets one; the directory itself is then
+		 * judged below like any other. */
 		strcpy(parent, dir);
-		slash = strrchr(parent, '/');
-		if (slash != parent) {
+		for (slash = strchr(parent + 1, '/'); slash != NULL;
+		     slash = strchr(slash + 1, '/')) {
 			*slash = '\0';
 			(void)mkdir(parent, 0755);
+			*slash = '/';
 		}
 		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
 			return note(c, errno, "image cache %s", dir);

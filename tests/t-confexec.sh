@@ -702,7 +702,7 @@ if host_can memory; then
 	t_exit 137 "memory-max 16M: dd of a 64 MiB buffer OOM-killed (137)" \
 		"$CX" --journal "$TMP/oom.jnl" <"$TMP/j8"
 	t_grep "its end record counts the OOM kill (>= 1, not null)" \
-		'"event":"end".*"exit":137,"oom_kill":[1-9]' "$TMP/oom.jnl"
+		'"event":"end".*"exit":137,.*"oom_kill":[1-9]' "$TMP/oom.jnl"
 else
 	t_grep "end records oom_kill null (no memory controller)" \
 		'"event":"end".*"oom_kill":null' "$J"
@@ -790,8 +790,18 @@ dry_same "a missing rule path" $DRYSYS --ro "$TMP/nonexistent" -- /bin/true
 t_grep "  names the path" "ro $TMP/nonexistent: No such file" "$TMP/dry.err"
 dry_same "a missing program" $DRYSYS -- "$TMP/nonexistent-prog"
 dry_same "a program without execute permission" $DRYSYS -- /etc/passwd
-dry_same "its interpreter outside the rules" --rox /usr/bin -- /usr/bin/true
-t_grep "  names the interpreter" "ELF interpreter .* not executable under the plan's rules" "$TMP/dry.err"
+# A dynamic program of this host (its ELF names an interpreter), granted
+# its own directory only.
+DYN=
+for p in /usr/bin/true /bin/true "$(command -v jq)" "$(command -v strace)"; do
+	[ -f "$p" ] && grep -q 'ld-linux' "$p" 2>/dev/null && DYN=$p && break
+done
+if [ -n "$DYN" ]; then
+	dry_same "its interpreter outside the rules" --rox "$(dirname "$DYN")" -- "$DYN"
+	t_grep "  names the interpreter" "ELF interpreter .* not executable under the plan's rules" "$TMP/dry.err"
+else
+	skip "dry run, its interpreter outside the rules" "no dynamic program here"
+fi
 dry_same "a pin that differs" $DRYSYS \
 	--sha256 0000000000000000000000000000000000000000000000000000000000000000 -- /bin/true
 t_exit 125 "dry run: a journal that cannot be written refuses, as the run would" \

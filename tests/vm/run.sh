@@ -64,7 +64,8 @@ for s in $suites; do n=${s##*/}; expected="$expected ${n%.sh}"; done
 # ---- initramfs (one for every kernel: nothing in it is kernel-specific) --
 initrd=$dir/initramfs.cpio.gz
 inputs="$top/tests/vm/init $top/tests/vm/guest-tests.sh $top/tests/lib.sh \
-    $top/tests/vm/run.sh $list $top/man/*.scd $static/bin/* $static/helpers/* \
+    $top/tests/vm/run.sh $list $top/man/*.scd $top/contrib/profiles/* \
+    $static/bin/* $static/helpers/* \
     $busybox $tools"
 for s in $all_suites; do inputs="$inputs $top/$s"; done
 fresh=yes
@@ -82,6 +83,7 @@ if [ "$fresh" = no ]; then
 	rm -rf "$stage"
 	mkdir -p "$stage/bin" "$stage/borne/bin" "$stage/borne/helpers" \
 	    "$stage/borne/tests/vm" "$stage/borne/man" "$stage/borne/tools" \
+	    "$stage/borne/contrib/profiles" \
 	    "$stage/dev" "$stage/proc" "$stage/sys" "$stage/tmp" "$stage/etc" \
 	    "$stage/root"
 	cp "$busybox" "$stage/bin/busybox"
@@ -93,6 +95,7 @@ if [ "$fresh" = no ]; then
 		install -m 0755 "$top/$s" "$stage/borne/$s"
 	done
 	cp "$top"/man/*.scd "$stage/borne/man/"
+	cp "$top"/contrib/profiles/* "$stage/borne/contrib/profiles/"
 	# Users and groups the suites name (id -un, setpriv --reuid 65534),
 	# and empty subordinate id files (edited by the suites under a lock).
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' \
