@@ -45,6 +45,8 @@ enum plan_mode { PLAN_STRICT = 0, PLAN_DEGRADE = 1 };
 #define PLAN_MAX_ACK_LEN	64		/* bytes of one daemon name */
 #define PLAN_MAX_KEEP		64		/* keep-fd entries */
 #define PLAN_MAX_FD		1048575		/* keep-fd 3..nr_open-1 */
+#define PLAN_MAX_EGRESS		64		/* egress destinations */
+#define PLAN_MAX_HOST_LEN	253		/* bytes of an egress host */
 /* rwx: write and execute on purpose (shown loudly); a rw path and a rox
  * path nested in each other are refused (they would add up to rwx). */
 enum plan_intent { PLAN_RO = 0, PLAN_RW = 1, PLAN_ROX = 2, PLAN_RWX = 3 };
@@ -52,6 +54,16 @@ enum plan_intent { PLAN_RO = 0, PLAN_RW = 1, PLAN_ROX = 2, PLAN_RWX = 3 };
 struct plan_fsrule {
 	enum plan_intent intent;
 	char *path;		/* absolute, normalised, no NUL */
+};
+
+/* One destination of the run's egress broker (launchplan(5), "egress"):
+ * host is a lowercase DNS name ("pypi.org"), a suffix wildcard
+ * ("*.github.com": any name beneath github.com, not github.com itself),
+ * or an IP literal in inet_ntop's form ("192.0.2.7", "2001:db8::1", no
+ * brackets).  port 1..65535. */
+struct plan_egress {
+	char *host;
+	uint16_t port;
 };
 
 struct plan_rlimit {
@@ -77,6 +89,9 @@ struct plan {
 	size_t nconnect;
 	uint16_t *bind_tcp;	/* sorted, unique */
 	size_t nbind;
+
+	struct plan_egress *egress;	/* sorted by host, then port; unique */
+	size_t negress;
 
 	char **env;		/* "NAME=VALUE", resolved by the encoder */
 	size_t nenv;
@@ -134,7 +149,7 @@ int plan_validate(const struct plan *p, char *err, size_t errlen);
  * of the entry in p's own order (PLAN_AT_NONE: a single field or the
  * whole plan), so a caller can say where that entry came from. */
 enum plan_at { PLAN_AT_NONE, PLAN_AT_FS, PLAN_AT_FOLLOW, PLAN_AT_CONNECT,
-	PLAN_AT_BIND, PLAN_AT_ENV, PLAN_AT_RLIMIT, PLAN_AT_ACK, PLAN_AT_KEEP,
+	PLAN_AT_BIND, PLAN_AT_EGRESS, PLAN_AT_ENV, PLAN_AT_RLIMIT, PLAN_AT_ACK, PLAN_AT_KEEP,
 	PLAN_AT_ARG };
 int plan_validate_at(const struct plan *p, enum plan_at *at, size_t *index,
     char *err, size_t errlen);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: ISC */
+/* egress: what confexec's egress broker decides, without any I/O: the
+ * proxy request a payload sends (HTTP/1.1 CONNECT, or a plain HTTP
+ * request in absolute form), whether a destination is on the plan's
+ * list, and whether an address the broker resolved may be reached.
+ * Everything here reads untrusted bytes; nothing allocates beyond the
+ * caller's buffers, exits or prints. */
+#ifndef BORNE_EGRESS_H
+#define BORNE_EGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "plan.h"
+
+#define EGRESS_MAX_HEAD	8192	/* request line and headers, CRLFCRLF incl. */
+
+enum egress_kind { EGRESS_CONNECT = 1, EGRESS_HTTP = 2 };
+
+struct egress_req {
+	enum egress_kind kind;
+	char host[PLAN_MAX_HOST_LEN + 1];	/* lowercase name, or an IP
+						 * literal as inet_ntop writes
+						 * it (no brackets) */
+	int is_literal;		/* host is an IPv4 or IPv6 literal */
+	uint16_t port;		/* CONNECT: required; HTTP: default 80 */
+	size_t head_len;	/* bytes of buf up to and including the
+				 * blank line; what follows is body */
+	/* EGRESS_HTTP: the head to send upstream, written by
+	 * egress_parse into the caller's out buffer: the request line in
+	 * origin form ("GET /path?q HTTP/1.1"), the client's headers minus
+	 * Proxy-*, Connection and Keep-Alive (and the headers Connection
+	 * names), then "Connection: close", then the blank line. */
+	size_t out_len;
+};
+
+/* Parse the head of one proxy request from buf (len bytes received so
+ * far).  Returns 1 when the head is complete and acceptable (rq filled;
+ * for EGRESS_HTTP the upstream head in out, outsize bytes at least
+ * EGRESS_MAX_HEAD + 64), 0 when more bytes are needed (len <
+ * EGRESS_MAX_HEAD and no blank line yet), or -1 when refused: *status
+ * gets the HTTP status to answer (400 malformed, 405 a method or scheme
+ * not proxied, 431 head over EGRESS_MAX_HEAD, ...) and why a one-line
+ * reason (no CR or LF, at most whylen bytes incl. the NUL). */
+int egress_parse(const char *buf, size_t len, struct egress_req *rq,
+    char *out, size_t outsize, int *status, char *why, size_t whylen);
+
+/* Whether host:port (host as egress_parse gives it) is on the list:
+ * the index of the first entry that matches (a name exactly, a
+ * "*.suffix" entry any name ending in ".suffix", a literal only the same
+ * address), or -1. */
+long egress_match(const struct plan_egress *list, size_t n,
+    const char *host, uint16_t port);
+
+/* The host's own addresses (every interface, IPv4 and IPv6), read once
+ * by the caller (getifaddrs) and handed to egress_addr_why. */
+struct egress_self {
+	struct sockaddr_storage *addr;
+	size_t n;
+};
+
+/* Whether the broker may connect to sa (AF_INET or AF_INET6, as
+ * resolved): NULL when it may, else a static reason ("loopback",
+ * "private", "link-local", "multicast", "unspecified", "reserved",
+ * "this host's address", ...).  IPv4-mapped and IPv4-compatible IPv6
+ * addresses are judged as the IPv4 address they carry.  self may be
+ * NULL. */
+const char *egress_addr_why(const struct sockaddr *sa,
+    const struct egress_self *self);
+
+#endif
