@@ -254,6 +254,17 @@ add_port(int rfd, uint16_t port, uint64_t access, char *err, size_t errlen)
 	return 0;
 }
 
+int
+ll_add_connect(int rfd, int abi, uint16_t port, char *err, size_t errlen)
+{
+	const struct ll_abi_rights *r = ll_rights(abi);
+
+	if (r == NULL || !r->net)
+		return 0;
+	return add_port(rfd, port, LANDLOCK_ACCESS_NET_CONNECT_TCP, err,
+	    errlen);
+}
+
 void
 ll_real_free(char **real, size_t n)
 {

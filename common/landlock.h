@@ -50,6 +50,12 @@ void ll_real_free(char **real, size_t n);
 int ll_add_fd(int rfd, int dirfd, enum plan_intent in, int abi, char *err,
     size_t errlen);
 
+/* One more rule: TCP connect to port (the run's egress broker) where
+ * the ABI restricts TCP (4 and later); with an older ABI nothing to add
+ * (returns 0).  0, or -1 with errno and err. */
+int ll_add_connect(int rfd, int abi, uint16_t port, char *err,
+    size_t errlen);
+
 /* Whether the plan's rules (real: their resolved paths, from
  * ll_build_real) grant need (PLAN_RO: read, PLAN_ROX: execute, PLAN_RW:
  * write) on path (absolute, resolved).  1: granted, buf names the rule

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -36,6 +37,10 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 
 #include "caps.h"
 #include "confexec.h"
@@ -46,7 +51,7 @@
 const char *const stage_name[S_NSTAGES] = {
 	"init: parent-death signal", "init: closing descriptors",
 	"init: signals", "cgroup membership", "setsid", "signals",
-	"securebits", "bounding set", "uid/gid switch", "stdin",
+	"network namespace", "securebits", "bounding set", "uid/gid switch", "stdin",
 	"closing descriptors", "verifying descriptors", "rlimits",
 	"dropping capabilities", "no_new_privs", "landlock", "seccomp",
 	"seccomp listener", "execveat",
@@ -212,6 +217,9 @@ payload(void *arg)
 		signal(s, SIG_DFL);	/* EINVAL for KILL/STOP: harmless */
 	if (sigprocmask(SIG_SETMASK, &r->oldmask, NULL) == -1)
 		child_fail(r, S_SIGNALS, errno, -1);
+	/* The egress broker's network: loopback only, its listener. */
+	if (r->netnsfd != -1 && setns(r->netnsfd, CLONE_NEWNET) == -1)
+		child_fail(r, S_NETNS, errno, -1);
 	if (r->root) {
 		if (caps_lock_securebits() == -1)
 			child_fail(r, S_SECUREBITS, errno, -1);
@@ -309,4 +317,55 @@ init(void *arg)
 		init_fail(r, S_INITSIG, ret);
 	for (;;)
 		raw(SYS_pause, 0, 0, 0, 0);
+}
+
+/* The network of a run with egress (src_egress.c): cloned with
+ * CLONE_VM|CLONE_VFORK|CLONE_FILES|CLONE_NEWNET, so that what it opens
+ * lands in confexec's descriptor table, it brings loopback up in the new
+ * namespace, makes the broker's listener there (127.0.0.1, a port the
+ * kernel assigns) and opens the namespace for the payload's setns.
+ * Same rule as the payload: system calls only. */
+_Noreturn void
+netns_child(void *arg)
+{
+	struct netns_made *m = arg;
+	struct sockaddr_in sin;
+	struct ifreq ifr;
+	socklen_t len = sizeof(sin);
+	int s;
+
+	m->what = "socket";
+	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		 0)) == -1)
+		goto fail;
+	m->listenfd = s;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	m->what = "loopback";
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
+		goto fail;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
+		goto fail;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	m->what = "bind 127.0.0.1";
+	if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		goto fail;
+	m->what = "listen";
+	if (listen(s, 128) == -1 ||
+	    getsockname(s, (struct sockaddr *)&sin, &len) == -1)
+		goto fail;
+	m->port = ntohs(sin.sin_port);
+	m->what = "/proc/self/ns/net";
+	if ((m->nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) == -1)
+		goto fail;
+	m->what = NULL;
+	for (;;)
+		raw(SYS_exit, 0, 0, 0, 0);
+fail:
+	m->err = errno;
+	for (;;)
+		raw(SYS_exit, 1, 0, 0, 0);
 }

@@ -71,6 +71,9 @@ read_plan(struct run *r)
 	if (plan_validate(&r->p, err, sizeof(err)) == -1)
 		die(EXIT_FAIL, "refusing: plan: %s", err);
 	sha256_hex(r->p.digest, r->plan_hex);
+	/* The egress broker is reached over TCP (launchplan(5)). */
+	if (r->p.negress > 0)
+		r->p.sock |= PLAN_SOCK_TCP;
 }
 
 /* Step 2: what the host can enforce.  Only the probes whose answers are
@@ -231,13 +234,14 @@ prepare_child(struct run *r)
 	    open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r->stdinfd == -1)
 		refuse(r, "stdin for the payload: %s", strerror(errno));
-	r->envp = calloc(r->p.nenv + 2, sizeof(char *));
+	r->envp = calloc(r->p.nenv + ENV_EXTRA + 1, sizeof(char *));
 	if (r->envp == NULL)
 		refuse(r, "environment: %s", strerror(errno));
 	for (i = 0; i < r->p.nenv; i++)
 		r->envp[i] = r->p.env[i];
 	if (r->have_tmp)	/* the plan has no TMPDIR of its own */
-		r->envp[i] = r->tmpenv;
+		r->envp[i++] = r->tmpenv;
+	r->nenvp = i;
 	if (getcwd(r->cwd, sizeof(r->cwd)) == NULL)
 		r->cwd[0] = '\0';
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
@@ -488,9 +492,11 @@ run(struct run *r, int dry)
 	seal_image(r);
 	prepare_child(r);
 	prepare_stacks(r);
-	start(r);
+	/* Before the sources: the egress broker's network namespace is
+	 * made inside it. */
 	if (r->userns)
 		enter_userns(r);
+	start(r);
 	spawn(r);
 	code = child_report(r);
 	if (code != 0) {
@@ -624,6 +630,7 @@ main(int argc, char *argv[])
 	r.control = dry ? NULL : control;
 	r.caller_uid = getuid();
 	r.imgfd = r.stdinfd = r.rulesetfd = r.pidfd = r.notifyfd = -1;
+	r.netnsfd = -1;
 	r.tmpfd = -1;
 	r.initfd = -1;
 	r.sock[0] = r.sock[1] = -1;

@@ -72,7 +72,7 @@ enum stage {
 	/* init */
 	S_PDEATHSIG, S_INITFDS, S_INITSIG,
 	/* the payload */
-	S_CGROUP, S_SETSID, S_SIGNALS, S_SECUREBITS, S_BOUNDING, S_CREDS,
+	S_CGROUP, S_SETSID, S_SIGNALS, S_NETNS, S_SECUREBITS, S_BOUNDING, S_CREDS,
 	S_STDIN, S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
 	S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
 };
@@ -90,6 +90,24 @@ struct report {
 };
 
 /* ---- the run ---- */
+
+/* What the egress broker did in the run (end record). */
+struct egress_stats {
+	uint64_t allowed, refused;	/* connections */
+	uint64_t unlogged;		/* events past EGRESS_EVENTS_LOGGED */
+};
+
+/* The environment entries confexec may add to the plan's: TMPDIR and
+ * the five proxy variables of an egress run (and all_proxy). */
+#define ENV_EXTRA 8
+
+/* What netns_child made (child.c): -1 / NULL until made. */
+struct netns_made {
+	int listenfd, nsfd;
+	uint16_t port;
+	const char *what;	/* the step that failed, NULL: none */
+	int err;
+};
 
 #define CANCEL_LEN 32
 
@@ -141,6 +159,7 @@ struct run {
 	cap_t caps_empty;	/* every set clear, for caps_clear() */
 	struct fdset keep;
 	char **envp;
+	size_t nenvp;		/* entries in envp (room for ENV_EXTRA more) */
 	int root;		/* holds CAP_SETPCAP: lock and drop */
 	sigset_t oldmask;
 	int sock[2];		/* listener channel: [0] parent, [1] payload */
@@ -174,6 +193,12 @@ struct run {
 	uint64_t start_real_ns;	/* CLOCK_REALTIME at r->t0 */
 	struct runlog log;
 	uid_t caller_uid;	/* served, with root */
+	/* egress (src_egress.c): the broker's port in the run's network,
+	 * that network's namespace (the payload joins it), what the broker
+	 * did. */
+	uint16_t egress_port;
+	int netnsfd;
+	struct egress_stats egress;
 	int have_pidns;		/* the run's pid namespace: 1 recorded, 0
 				 * not yet (never ran), -1 unknown */
 	dev_t pidns_dev;
@@ -227,11 +252,16 @@ void control_running(struct run *r);
 long clone3_run(void *ca, void (*fn)(void *), void *arg);
 _Noreturn void init(void *arg);
 _Noreturn void payload(void *arg);
+_Noreturn void netns_child(void *arg);
 
 /* tmp.c: make the private tmp, add its rule (after the ruleset is
  * built); remove it once the payload's tree is gone (any end). */
 int tmp_make(struct run *r, char *err, size_t errlen);
 void tmp_end(struct run *r);
+
+/* src_egress.c: before the end record, the broker's connections end
+ * (an event each) and its listener closes. */
+void egress_end(struct run *r);
 
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */

@@ -110,6 +110,7 @@ journal_end(struct run *r, struct outcome *o)
 	json_t *ev;
 
 	tmp_end(r);	/* the payload's tree is gone */
+	egress_end(r);
 	if (!log_wanted(r) || !r->started)
 		return o->code;
 	ev = ev_end(r, o);

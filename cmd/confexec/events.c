@@ -133,6 +133,9 @@ ev_start(const struct run *r)
 	json_object_set_new(o, "warnings", w);
 	json_object_set_new(o, "cgroup",
 	    r->have_cg ? json_string(r->cg.path) : json_null());
+	json_object_set_new(o, "egress", r->p.negress == 0 ? json_null() :
+	    json_pack("{s:i,s:I}", "port", (int)r->egress_port,
+	    "destinations", (json_int_t)r->p.negress));
 	json_object_set_new(o, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));
 	return o;
 }
@@ -177,6 +180,11 @@ ev_end(const struct run *r, const struct outcome *o)
 	json_object_set_new(ev, "oom_kill",
 	    o->have_oom ? json_integer((json_int_t)o->oom) : json_null());
 	json_object_set_new(ev, "notify", notify_json(&r->notify));
+	json_object_set_new(ev, "egress", r->p.negress == 0 ? json_null() :
+	    json_pack("{s:I,s:I,s:I}", "allowed",
+	    (json_int_t)r->egress.allowed, "refused",
+	    (json_int_t)r->egress.refused, "unlogged",
+	    (json_int_t)r->egress.unlogged));
 	if (o->refused != NULL)
 		json_object_set_new(ev, "refused", json_string(o->refused));
 	json_object_set_new(ev, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));

@@ -17,6 +17,7 @@ static const struct source_ops *const table[] = {
 	&src_parent,
 	&src_control,
 	&src_notify,
+	&src_egress,
 };
 #define NSRC (sizeof(table) / sizeof(table[0]))
 

@@ -43,12 +43,12 @@ struct source {
 
 /* The sources, one per file. */
 extern const struct source_ops src_pidfd, src_signal, src_timer, src_parent,
-    src_control, src_notify;
+    src_control, src_notify, src_egress;
 
 /* A source's extra descriptors, at most LOOP_EXTRA in all: poll fd for
  * events (EPOLLIN, EPOLLOUT), dispatched to s's extra with tag; again
  * for a watched fd: new events.  Returns 0, or -1 with errno. */
-#define LOOP_EXTRA 16
+#define LOOP_EXTRA 160	/* control clients, broker connections (2 each) */
 int loop_watch(struct source *s, int fd, uint32_t tag, uint32_t events);
 
 /* Stop polling fd (before closing it). */

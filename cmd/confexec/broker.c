@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec's egress broker: one payload connection (broker.h).
+ *
+ * C_HEAD     the request head is read (EGRESS_MAX_HEAD at most) and
+ *            parsed (common/egress); a refusal answers 4xx and closes
+ * C_RESOLVE  a listed name waits for the resolver; every address it
+ *            gives is judged (egress_addr_why) and kept only when public
+ *            or listed as that IP literal
+ * C_CONNECT  a non-blocking connect to each kept address in turn
+ * C_RELAY    CONNECT: "200 Connection established", then bytes both
+ *            ways, opaque; HTTP: the head rewritten to origin form with
+ *            "Connection: close", then bytes both ways.  splice(2)
+ *            through a pipe per direction, at most BROKER_RELAY_TURN
+ *            bytes per direction per loop turn
+ * C_REFUSE   a 4xx/5xx answer is written, then the connection closes */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "broker.h"
+#include "err.h"
+
+static const char ESTABLISHED[] = "HTTP/1.1 200 Connection established\r\n"
+				  "\r\n";
+
+static const char *
+reason_phrase(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return "Error";
+	}
+}
+
+/* Poll fd for ev (0: not at all) when that changes. */
+static void
+watch(struct broker *b, size_t i, int up, uint32_t ev)
+{
+	struct conn *c = b->conn[i];
+	uint32_t *cur = up ? &c->uev : &c->cev;
+	int fd = up ? c->ufd : c->cfd;
+
+	if (fd == -1 || *cur == ev)
+		return;
+	if (ev == 0) {
+		loop_unwatch(fd);
+		*cur = 0;
+		return;
+	}
+	if (*cur == 0 && loop_watch(b->s, fd, TAG_CONN(i, up), ev) == -1) {
+		warning_sys("egress: poll a connection");
+		return;
+	}
+	if (*cur != 0 && loop_watch(b->s, fd, TAG_CONN(i, up), ev) == -1)
+		warning_sys("egress: poll a connection");
+	*cur = ev;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd != -1)
+		close(*fd);
+	*fd = -1;
+}
+
+void
+conn_end(struct broker *b, size_t i, const char *why)
+{
+	struct conn *c = b->conn[i];
+
+	if (c == NULL)
+		return;
+	if (why != NULL && c->why[0] == '\0')
+		snprintf(c->why, sizeof(c->why), "%s", why);
+	watch(b, i, 0, 0);
+	watch(b, i, 1, 0);
+	/* Counted in the end record, and an event. */
+	if (c->verdict == CV_ALLOWED)
+		b->r->egress.allowed++;
+	else
+		b->r->egress.refused++;
+	broker_event(b, c);
+	close_fd(&c->cfd);
+	close_fd(&c->ufd);
+	close_fd(&c->up.pipe[0]);
+	close_fd(&c->up.pipe[1]);
+	close_fd(&c->down.pipe[0]);
+	close_fd(&c->down.pipe[1]);
+	free(c);
+	b->conn[i] = NULL;
+	b->nconn--;
+}
+
+/* Answer status with a one-line reason, then close (C_REFUSE). */
+static void
+refuse(struct broker *b, size_t i, enum cverdict v, int status,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void
+refuse(struct broker *b, size_t i, enum cverdict v, int status,
+    const char *fmt, ...)
+{
+	struct conn *c = b->conn[i];
+	char body[300];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+	c->verdict = v;
+	c->status = status;
+	c->last = broker_ms();
+	n = snprintf(body, sizeof(body), "confexec egress: %s\n", c->why);
+	if (n < 0 || (size_t)n >= sizeof(body))
+		n = (int)sizeof(body) - 1;
+	c->down.len = (size_t)snprintf(c->reply, sizeof(c->reply),
+	    "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+	    "Content-Length: %d\r\nConnection: close\r\n\r\n%s", status,
+	    reason_phrase(status), n, body);
+	if (c->down.len >= sizeof(c->reply))
+		c->down.len = sizeof(c->reply) - 1;
+	c->down.buf = c->reply;
+	c->down.off = 0;
+	close_fd(&c->ufd);
+	c->uev = 0;
+	c->st = C_REFUSE;
+	watch(b, i, 0, EPOLLOUT);
+}
+
+/* C_REFUSE: the answer out, then the end. */
+static void
+refuse_write(struct broker *b, size_t i)
+{
+	struct conn *c = b->conn[i];
+	ssize_t n;
+
+	while (c->down.off < c->down.len) {
+		n = write(c->cfd, c->down.buf + c->down.off,
+		    c->down.len - c->down.off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		if (n <= 0)
+			break;
+		c->down.off += (size_t)n;
+	}
+	shutdown(c->cfd, SHUT_WR);
+	conn_end(b, i, NULL);
+}
+
+void
+conn_accept(struct broker *b, int fd)
+{
+	struct conn *c;
+	size_t i;
+
+	for (i = 0; i < BROKER_MAXCONN && b->conn[i] != NULL; i++)
+		;
+	c = i < BROKER_MAXCONN ? calloc(1, sizeof(*c)) : NULL;
+	if (c == NULL) {
+		static const char busy[] = "HTTP/1.1 503 Service Unavailable"
+		    "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+
+		/* Counted, and said once in the end record. */
+		(void)!write(fd, busy, sizeof(busy) - 1);
+		close(fd);
+		b->r->egress.refused++;
+		return;
+	}
+	c->cfd = fd;
+	c->ufd = -1;
+	c->up.pipe[0] = c->up.pipe[1] = -1;
+	c->down.pipe[0] = c->down.pipe[1] = -1;
+	c->gen = ++b->gen;
+	c->t0 = c->last = broker_ms();
+	c->deadline = c->t0 + BROKER_HEAD_MS;
+	c->st = C_HEAD;
+	b->conn[i] = c;
+	b->nconn++;
+	watch(b, i, 0, EPOLLIN);
+}
+
+/* ---- connecting ---- */
+
+static socklen_t
+sa_len(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+	    sizeof(struct sockaddr_in6);
+}
+
+static void
+sa_name(const struct sockaddr_storage *a, char *buf, size_t size)
+{
+	const void *p = a->ss_family == AF_INET ?
+	    (const void *)&((const struct sockaddr_in *)a)->sin_addr :
+	    (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr;
+
+	if (inet_ntop(a->ss_family, p, buf, (socklen_t)size) == NULL)
+		snprintf(buf, size, "?");
+}
+
+static void relay(struct broker *b, size_t i);
+
+/* Start a connect to the next kept address; refuse when none is left
+ * (err: the last failure). */
+static void
+connect_next(struct broker *b, size_t i, int err)
+{
+	struct conn *c = b->conn[i];
+	struct sockaddr_storage *a;
+
+	close_fd(&c->ufd);
+	c->uev = 0;
+	while (c->next < c->naddr) {
+		a = &c->addr[c->next++];
+		sa_name(a, c->address, sizeof(c->address));
+		c->ufd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		if (c->ufd == -1) {
+			err = errno;
+			continue;
+		}
+		if (connect(c->ufd, (struct sockaddr *)a, sa_len(a)) == 0 ||
+		    errno == EINPROGRESS) {
+			c->st = C_CONNECT;
+			watch(b, i, 0, 0);	/* the payload waits */
+			watch(b, i, 1, EPOLLOUT);
+			return;
+		}
+		err = errno;
+		close_fd(&c->ufd);
+	}
+	refuse(b, i, CV_FAILED, 502, "connect %s port %u: %s", c->address,
+	    (unsigned)c->rq.port, strerror(err));
+}
+
+/* The connect finished (EPOLLOUT on ufd): relay, or the next address. */
+static void
+connected(struct broker *b, size_t i)
+{
+	struct conn *c = b->conn[i];
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(c->ufd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+		err = errno;
+	if (err != 0) {
+		connect_next(b, i, err);
+		return;
+	}
+	if (pipe2(c->up.pipe, O_NONBLOCK | O_CLOEXEC) == -1 ||
+	    pipe2(c->down.pipe, O_NONBLOCK | O_CLOEXEC) == -1) {
+		refuse(b, i, CV_FAILED, 502, "pipe: %s", strerror(errno));
+		return;
+	}
+	c->verdict = CV_ALLOWED;
+	c->status = 200;
+	c->st = C_RELAY;
+	c->last = broker_ms();
+	if (c->rq.kind == EGRESS_CONNECT) {
+		c->down.buf = ESTABLISHED;
+		c->down.len = sizeof(ESTABLISHED) - 1;
+		c->up.buf = c->head + c->rq.head_len;	/* early bytes */
+		c->up.len = c->hlen - c->rq.head_len;
+	} else {
+		/* The rewritten head, then the body bytes that came with
+		 * it (out has room: both fit in EGRESS_MAX_HEAD + 64). */
+		memcpy(c->out + c->rq.out_len, c->head + c->rq.head_len,
+		    c->hlen - c->rq.head_len);
+		c->up.buf = c->out;
+		c->up.len = c->rq.out_len + c->hlen - c->rq.head_len;
+	}
+	relay(b, i);
+}
+
+/* Keep the addresses that may be reached: public ones, and the others
+ * only when the list names that IP literal on this port.  Refuse with
+ * what was dropped when none is left. */
+void
+conn_resolved(struct broker *b, size_t i, int gai,
+    const struct sockaddr_storage *a, size_t n)
+{
+	struct conn *c = b->conn[i];
+	char name[INET6_ADDRSTRLEN], dropped[200] = "";
+	const struct plan *p = &b->r->p;
+	const char *why;
+	size_t k, used = 0;
+
+	if (c == NULL || c->st != C_RESOLVE)
+		return;
+	if (gai != 0) {
+		refuse(b, i, CV_FAILED, 502, "cannot resolve %s: %s",
+		    c->rq.host, gai == RES_LOST ? "the resolver ended" :
+		    gai_strerror(gai));
+		return;
+	}
+	c->naddr = 0;
+	for (k = 0; k < n && c->naddr < BROKER_NADDR; k++) {
+		sa_name(&a[k], name, sizeof(name));
+		why = egress_addr_why((const struct sockaddr *)&a[k],
+		    &b->self);
+		if (why != NULL && egress_match(p->egress, p->negress, name,
+			c->rq.port) < 0) {
+			if (used < sizeof(dropped))
+				used += (size_t)snprintf(dropped + used,
+				    sizeof(dropped) - used, "%s%s (%s)",
+				    used ? ", " : "", name, why);
+			continue;
+		}
+		c->addr[c->naddr++] = a[k];
+	}
+	if (c->naddr == 0) {
+		refuse(b, i, CV_REFUSED, 403, "%s resolves only to addresses "
+		    "refused unless listed as IP literals: %s", c->rq.host,
+		    dropped[0] ? dropped : "none");
+		return;
+	}
+	c->next = 0;
+	connect_next(b, i, EHOSTUNREACH);
+}
+
+/* A literal request on the list: its one address.  A name: ask. */
+static void
+decide(struct broker *b, size_t i)
+{
+	struct conn *c = b->conn[i];
+	const struct plan *p = &b->r->p;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&c->addr[0];
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&c->addr[0];
+
+	if (egress_match(p->egress, p->negress, c->rq.host, c->rq.port) < 0) {
+		refuse(b, i, CV_REFUSED, 403, "%s port %u is not on this "
+		    "run's egress list", c->rq.host, (unsigned)c->rq.port);
+		return;
+	}
+	c->deadline = broker_ms() + BROKER_CONNECT_MS;
+	watch(b, i, 0, 0);
+	if (!c->rq.is_literal) {
+		c->st = C_RESOLVE;
+		if (resolver_ask(b, i) == -1)
+			refuse(b, i, CV_FAILED, 502, "cannot resolve %s: the "
+			    "resolver cannot be started", c->rq.host);
+		return;
+	}
+	memset(&c->addr[0], 0, sizeof(c->addr[0]));
+	if (inet_pton(AF_INET, c->rq.host, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(c->rq.port);
+	} else if (inet_pton(AF_INET6, c->rq.host, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(c->rq.port);
+	} else {
+		refuse(b, i, CV_REFUSED, 400, "%s: not an address",
+		    c->rq.host);
+		return;
+	}
+	/* Listed as this literal: the guard does not apply. */
+	c->naddr = 1;
+	c->next = 0;
+	connect_next(b, i, EHOSTUNREACH);
+}
+
+/* C_HEAD: read what came, parse it. */
+static void
+read_head(struct broker *b, size_t i)
+{
+	struct conn *c = b->conn[i];
+	char why[200];
+	ssize_t n;
+	int st = 400, ret;
+
+	n = read(c->cfd, c->head + c->hlen, sizeof(c->head) - c->hlen);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		c->verdict = CV_REFUSED;
+		conn_end(b, i, n == 0 ? "closed before a request" :
+		    strerror(errno));
+		return;
+	}
+	c->hlen += (size_t)n;
+	why[0] = '\0';
+	/* out keeps room for the body bytes that came with the head. */
+	ret = egress_parse(c->head, c->hlen, &c->rq, c->out,
+	    EGRESS_MAX_HEAD + 64, &st, why, sizeof(why));
+	if (ret == 0 && c->hlen < sizeof(c->head))
+		return;
+	if (ret == 0) {
+		st = 431;
+		snprintf(why, sizeof(why), "request head over %u bytes",
+		    (unsigned)EGRESS_MAX_HEAD);
+	}
+	if (ret != 1) {
+		refuse(b, i, CV_REFUSED, st, "%s", why[0] ? why :
+		    "malformed request");
+		return;
+	}
+	c->have_rq = 1;
+	decide(b, i);
+}
+
+/* ---- relaying ---- */
+
+/* Move one direction as far as it goes without blocking.  Returns the
+ * events it waits for: EPOLLIN on src (bit 0) or EPOLLOUT on dst (bit
+ * 1); 0 when it is done (src ended, all delivered, dst shut) or -1 on
+ * an error (errno). */
+static int
+pump(struct dir *d, int src, int dst, uint64_t *last)
+{
+	size_t moved = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (d->off < d->len) {
+			n = write(dst, d->buf + d->off, d->len - d->off);
+			if (n == -1 && errno == EAGAIN)
+				return 2;
+			if (n == -1)
+				return -1;
+			d->off += (size_t)n;
+			continue;
+		}
+		if (d->pend > 0) {
+			n = splice(d->pipe[0], NULL, dst, NULL, d->pend,
+			    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n == -1 && errno == EAGAIN)
+				return 2;
+			if (n == 0)
+				errno = EPIPE;
+			if (n <= 0)
+				return -1;
+			d->pend -= (size_t)n;
+			d->bytes += (uint64_t)n;
+			continue;
+		}
+		if (d->eof) {
+			if (!d->shut)
+				shutdown(dst, SHUT_WR);
+			d->shut = 1;
+			return 0;
+		}
+		if (moved >= BROKER_RELAY_TURN)
+			return 1 | 4;	/* more later: src is still ready */
+		n = splice(src, NULL, d->pipe[1], NULL, 1u << 20,
+		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n == -1 && errno == EAGAIN)
+			return 1;
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			d->eof = 1;
+		d->pend += (size_t)n;
+		moved += (size_t)n;
+		*last = broker_ms();
+	}
+}
+
+static void
+relay(struct broker *b, size_t i)
+{
+	struct conn *c = b->conn[i];
+	int u, d;
+
+	u = pump(&c->up, c->cfd, c->ufd, &c->last);
+	d = pump(&c->down, c->ufd, c->cfd, &c->last);
+	if (u == -1 || d == -1) {
+		conn_end(b, i, strerror(errno));
+		return;
+	}
+	if (u == 0 && d == 0) {
+		conn_end(b, i, NULL);
+		return;
+	}
+	/* Level-triggered: a source left ready (bit 4) fires again. */
+	watch(b, i, 0, (u & 1 ? EPOLLIN : 0) | (d & 2 ? EPOLLOUT : 0));
+	watch(b, i, 1, (d & 1 ? EPOLLIN : 0) | (u & 2 ? EPOLLOUT : 0));
+}
+
+void
+conn_io(struct broker *b, size_t i, int up, uint32_t events)
+{
+	struct conn *c = b->conn[i];
+
+	if (c == NULL)
+		return;
+	switch (c->st) {
+	case C_HEAD:
+		if (!up)
+			read_head(b, i);
+		break;
+	case C_CONNECT:
+		if (up)
+			connected(b, i);
+		break;
+	case C_REFUSE:
+		if (!up)
+			refuse_write(b, i);
+		break;
+	case C_RELAY:
+		relay(b, i);
+		break;
+	default:
+		/* C_RESOLVE polls nothing */
+		(void)events;
+		break;
+	}
+}
+
+void
+conn_tick(struct broker *b, size_t i, uint64_t now)
+{
+	struct conn *c = b->conn[i];
+
+	if (c == NULL)
+		return;
+	switch (c->st) {
+	case C_HEAD:
+		if (now >= c->deadline)
+			refuse(b, i, CV_REFUSED, 408, "no complete request "
+			    "in %u ms", (unsigned)BROKER_HEAD_MS);
+		break;
+	case C_RESOLVE:
+	case C_CONNECT:
+		if (now >= c->deadline)
+			refuse(b, i, CV_FAILED, 504, "%s port %u: no "
+			    "connection in %u ms", c->rq.host,
+			    (unsigned)c->rq.port, (unsigned)BROKER_CONNECT_MS);
+		break;
+	case C_RELAY:
+		if (now - c->last >= BROKER_IDLE_MS)
+			conn_end(b, i, "idle");
+		break;
+	case C_REFUSE:
+		if (now - c->last >= BROKER_HEAD_MS)
+			conn_end(b, i, NULL);
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec's egress broker (confexec(1), EGRESS): the parts of the
+ * source src_egress.c.
+ *
+ *   src_egress.c  the run's network (netns_child), the listener, the
+ *                 loop entry points, timeouts, the journal events
+ *   broker.c      one payload connection: its request, the decision,
+ *                 the upstream connect, the relay (splice)
+ *   resolver.c    names resolved by a helper process, never by the
+ *                 payload and never blocking the loop
+ *
+ * Every descriptor is non-blocking; a handler does bounded work and
+ * returns to the loop. */
+#ifndef CONFEXEC_BROKER_H
+#define CONFEXEC_BROKER_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "confexec.h"
+#include "egress.h"
+#include "loop.h"
+
+#define BROKER_MAXCONN	64		/* payload connections at once */
+#define BROKER_HEAD_MS	10000		/* the request head must arrive */
+#define BROKER_CONNECT_MS 10000		/* resolve and connect */
+#define BROKER_IDLE_MS	300000		/* a relay with no byte either way */
+#define BROKER_NADDR	16		/* addresses tried per name */
+#define BROKER_RELAY_TURN (1u << 20)	/* bytes per direction per turn */
+#define EGRESS_EVENTS_LOGGED 4096	/* events per run; then counted */
+
+/* epoll tags of the source's extra descriptors. */
+#define TAG_TICK	0xffffu
+#define TAG_RESOLVER	0xfffeu
+#define TAG_CONN(i, up)	((uint32_t)(i) << 1 | (up))
+
+enum cstate { C_FREE, C_HEAD, C_RESOLVE, C_CONNECT, C_REFUSE, C_RELAY };
+enum cverdict { CV_NONE, CV_ALLOWED, CV_REFUSED, CV_FAILED };
+
+/* One direction of a relay, src to dst: first the bytes of buf (a reply
+ * or the rewritten head), then whatever src sends, through a pipe. */
+struct dir {
+	const char *buf;
+	size_t len, off;
+	int pipe[2];
+	size_t pend;		/* bytes in the pipe */
+	int eof, shut;		/* src ended; dst shut for writing */
+	uint64_t bytes;		/* delivered to dst, buf excluded */
+};
+
+struct conn {
+	enum cstate st;
+	uint32_t gen;		/* tells a resolver answer's connection */
+	int cfd, ufd;		/* the payload's side, the destination's */
+	uint32_t cev, uev;	/* events polled on each (0: none) */
+	char head[EGRESS_MAX_HEAD];
+	size_t hlen;
+	char out[2 * EGRESS_MAX_HEAD + 64];	/* HTTP: the head sent
+						 * upstream, then the body
+						 * bytes that came with it */
+	char reply[512];
+	struct egress_req rq;
+	int have_rq;
+	struct sockaddr_storage addr[BROKER_NADDR];
+	size_t naddr, next;
+	char address[INET6_ADDRSTRLEN];	/* the one connected, or "" */
+	uint64_t t0, deadline, last;	/* ms, CLOCK_MONOTONIC */
+	enum cverdict verdict;
+	int status;
+	char why[256];
+	struct dir up, down;	/* payload to destination, and back */
+};
+
+/* The broker's state, one per run. */
+struct broker {
+	struct run *r;
+	struct source *s;
+	struct conn *conn[BROKER_MAXCONN];
+	size_t nconn;
+	uint32_t gen;
+	int tickfd;
+	struct egress_self self;
+	/* resolver.c */
+	int resfd;
+	pid_t respid;
+	uint64_t events;	/* journaled so far */
+};
+
+uint64_t broker_ms(void);
+
+/* broker.c */
+void conn_accept(struct broker *b, int fd);
+void conn_io(struct broker *b, size_t i, int up, uint32_t events);
+void conn_tick(struct broker *b, size_t i, uint64_t now);
+#define RES_LOST INT32_MIN	/* conn_resolved's gai: no resolver */
+void conn_resolved(struct broker *b, size_t i, int gai,
+    const struct sockaddr_storage *a, size_t n);
+void conn_end(struct broker *b, size_t i, const char *why);
+
+/* src_egress.c: the connection's event, once, when it ends. */
+void broker_event(struct broker *b, const struct conn *c);
+
+/* resolver.c: ask for c's name (0, or -1: the resolver cannot be
+ * reached); read answers (each given to conn_resolved); stop it. */
+int resolver_ask(struct broker *b, size_t i);
+void resolver_read(struct broker *b);
+void resolver_stop(struct broker *b);
+
+#endif

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec's egress broker: names resolved by a helper process
+ * (broker.h).  getaddrinfo(3) blocks, the loop may not: the first name
+ * of a run forks a resolver, which answers one request at a time over a
+ * SOCK_SEQPACKET pair.  It dies with confexec (PR_SET_PDEATHSIG), and
+ * as root it runs as nobody (65534) with no_new_privs: it only reads
+ * the resolver configuration and talks DNS.  The payload never resolves
+ * anything (it has no UDP). */
+#include <errno.h>
+#include <grp.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "broker.h"
+#include "err.h"
+
+struct res_req {
+	uint32_t slot, gen;
+	char name[PLAN_MAX_HOST_LEN + 1];
+};
+
+struct res_addr {
+	uint16_t family;
+	uint8_t addr[16];
+};
+
+struct res_rep {
+	uint32_t slot, gen;
+	int32_t gai;
+	uint32_t n;
+	struct res_addr a[BROKER_NADDR];
+};
+
+#define NOBODY 65534
+
+_Noreturn static void
+serve(int fd, pid_t parent, int drop)
+{
+	struct addrinfo hints, *res, *ai;
+	struct res_req q;
+	struct res_rep a;
+	ssize_t n;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
+		_exit(1);
+	if (drop && (setgroups(0, NULL) == -1 || setgid(NOBODY) == -1 ||
+		setuid(NOBODY) == -1))
+		_exit(1);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		_exit(1);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	for (;;) {
+		n = recv(fd, &q, sizeof(q), 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(q))
+			_exit(0);
+		q.name[sizeof(q.name) - 1] = '\0';
+		memset(&a, 0, sizeof(a));
+		a.slot = q.slot;
+		a.gen = q.gen;
+		a.gai = getaddrinfo(q.name, NULL, &hints, &res);
+		for (ai = a.gai == 0 ? res : NULL;
+		     ai != NULL && a.n < BROKER_NADDR; ai = ai->ai_next) {
+			if (ai->ai_family == AF_INET) {
+				a.a[a.n].family = AF_INET;
+				memcpy(a.a[a.n++].addr, &((struct sockaddr_in *)
+				    ai->ai_addr)->sin_addr, 4);
+			} else if (ai->ai_family == AF_INET6) {
+				a.a[a.n].family = AF_INET6;
+				memcpy(a.a[a.n++].addr, &((struct sockaddr_in6 *)
+				    ai->ai_addr)->sin6_addr, 16);
+			}
+		}
+		if (a.gai == 0)
+			freeaddrinfo(res);
+		if (send(fd, &a, sizeof(a), MSG_NOSIGNAL) != (ssize_t)sizeof(a))
+			_exit(0);
+	}
+}
+
+static int
+start(struct broker *b)
+{
+	int sv[2];
+	pid_t parent = getpid(), pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
+		return -1;
+	pid = fork();
+	if (pid == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Only its end of the pair: 3. */
+		if (dup2(sv[1], 3) == -1 ||
+		    syscall(SYS_close_range, 4, ~0U, 0) == -1 ||
+		    sigprocmask(SIG_SETMASK, &b->r->oldmask, NULL) == -1)
+			_exit(1);
+		serve(3, parent, getuid() == 0 && !b->r->userns);
+	}
+	close(sv[1]);
+	if (loop_watch(b->s, sv[0], TAG_RESOLVER, EPOLLIN) == -1) {
+		close(sv[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	b->resfd = sv[0];
+	b->respid = pid;
+	return 0;
+}
+
+int
+resolver_ask(struct broker *b, size_t i)
+{
+	const struct conn *c = b->conn[i];
+	struct res_req q;
+
+	if (b->resfd == -1 && start(b) == -1)
+		return -1;
+	memset(&q, 0, sizeof(q));
+	q.slot = (uint32_t)i;
+	q.gen = c->gen;
+	memcpy(q.name, c->rq.host, strlen(c->rq.host) + 1);
+	if (send(b->resfd, &q, sizeof(q), MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	    (ssize_t)sizeof(q))
+		return -1;
+	return 0;
+}
+
+/* The resolver ended: every name it owed fails. */
+static void
+lost(struct broker *b)
+{
+	size_t i;
+
+	resolver_stop(b);
+	for (i = 0; i < BROKER_MAXCONN; i++)
+		if (b->conn[i] != NULL && b->conn[i]->st == C_RESOLVE)
+			conn_resolved(b, i, RES_LOST, NULL, 0);
+}
+
+void
+resolver_read(struct broker *b)
+{
+	struct sockaddr_storage ss[BROKER_NADDR];
+	struct res_rep a;
+	struct conn *c;
+	ssize_t n;
+	uint32_t k;
+
+	for (;;) {
+		n = recv(b->resfd, &a, sizeof(a), MSG_DONTWAIT);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN)
+			return;
+		if (n != (ssize_t)sizeof(a) || a.n > BROKER_NADDR) {
+			lost(b);
+			return;
+		}
+		if (a.slot >= BROKER_MAXCONN || (c = b->conn[a.slot]) ==
+		    NULL || c->gen != a.gen)
+			continue;	/* that connection is gone */
+		memset(ss, 0, sizeof(ss));
+		for (k = 0; k < a.n; k++) {
+			if (a.a[k].family == AF_INET) {
+				struct sockaddr_in *s4 = (void *)&ss[k];
+
+				s4->sin_family = AF_INET;
+				s4->sin_port = htons(c->rq.port);
+				memcpy(&s4->sin_addr, a.a[k].addr, 4);
+			} else {
+				struct sockaddr_in6 *s6 = (void *)&ss[k];
+
+				s6->sin6_family = AF_INET6;
+				s6->sin6_port = htons(c->rq.port);
+				memcpy(&s6->sin6_addr, a.a[k].addr, 16);
+			}
+		}
+		conn_resolved(b, a.slot, a.gai, ss, a.n);
+	}
+}
+
+void
+resolver_stop(struct broker *b)
+{
+	if (b->resfd != -1) {
+		loop_unwatch(b->resfd);
+		close(b->resfd);
+		b->resfd = -1;
+	}
+	if (b->respid > 0) {
+		kill(b->respid, SIGKILL);
+		while (waitpid(b->respid, NULL, 0) == -1 && errno == EINTR)
+			;
+		b->respid = 0;
+	}
+}

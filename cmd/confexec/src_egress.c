@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: ISC */
+/* source: the egress broker (plan egress; confexec(1), EGRESS).
+ *
+ * Made before the clone, for a plan with egress only: a network
+ * namespace of the run's own (netns_child in child.c) where loopback is
+ * up and the broker listens on 127.0.0.1 at a port the kernel assigns;
+ * the payload joins it (stage "network namespace") and has nothing else
+ * there: no route out, no other run's broker, no host service.  Its
+ * Landlock ruleset gets TCP connect to that one port, its environment
+ * HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy, ALL_PROXY and
+ * all_proxy naming it.  The broker's own connections leave from
+ * confexec's network, to the plan's destinations only (broker.c).
+ *
+ * Each payload connection is one "egress" event in the journal and the
+ * run's log (EGRESS_EVENTS_LOGGED at most, then counted); the end
+ * record counts them all.  The listener closes when the run ends. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "broker.h"
+#include "err.h"
+#include "landlock.h"
+
+static struct broker br = {.tickfd = -1, .resfd = -1};
+
+/* "HTTP_PROXY=http://127.0.0.1:65535" and the others. */
+static const char *const proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY",
+	"http_proxy", "https_proxy", "ALL_PROXY", "all_proxy" };
+#define NPROXY (sizeof(proxy_vars) / sizeof(proxy_vars[0]))
+static char proxy_env[NPROXY][48];
+
+uint64_t
+broker_ms(void)
+{
+	return now_ns(CLOCK_MONOTONIC) / 1000000u;
+}
+
+static int
+fail(struct source *s, int e, const char *what)
+{
+	snprintf(s->why, sizeof(s->why), "%s: %s", what, strerror(e));
+	errno = e;
+	return -1;
+}
+
+/* The host's own addresses, for the guard (egress_addr_why). */
+static int
+load_self(struct egress_self *self)
+{
+	struct ifaddrs *ifa, *i;
+	size_t n = 0;
+
+	if (getifaddrs(&ifa) == -1)
+		return -1;
+	for (i = ifa; i != NULL; i = i->ifa_next)
+		n++;
+	self->addr = calloc(n + 1, sizeof(*self->addr));
+	if (self->addr == NULL) {
+		freeifaddrs(ifa);
+		return -1;
+	}
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET)
+			memcpy(&self->addr[self->n++], i->ifa_addr,
+			    sizeof(struct sockaddr_in));
+		else if (i->ifa_addr->sa_family == AF_INET6)
+			memcpy(&self->addr[self->n++], i->ifa_addr,
+			    sizeof(struct sockaddr_in6));
+	}
+	freeifaddrs(ifa);
+	return 0;
+}
+
+/* The run's network: made by a child sharing our memory and descriptor
+ * table, inside a new network namespace (we stay in ours). */
+static int
+make_netns(struct source *s, struct run *r)
+{
+	struct borne_clone_args ca;
+	struct netns_made m = {-1, -1, 0, "clone3", 0};
+	pid_t pid;
+	int st;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_NEWNET;
+	ca.exit_signal = 0;
+	ca.stack = (uint64_t)(uintptr_t)r->stacks;
+	ca.stack_size = CHILD_STACK;
+	pid = (pid_t)clone3_run(&ca, netns_child, &m);
+	if (pid == -1)
+		return fail(s, errno, "network namespace");
+	while (waitpid(pid, &st, __WALL) == -1 && errno == EINTR)
+		;
+	if (m.what != NULL) {
+		if (m.listenfd != -1)
+			close(m.listenfd);
+		snprintf(s->why, sizeof(s->why), "network namespace: %s: %s",
+		    m.what, strerror(m.err));
+		errno = m.err;
+		return -1;
+	}
+	s->fd = m.listenfd;
+	r->netnsfd = m.nsfd;
+	r->egress_port = m.port;
+	return 0;
+}
+
+static int
+egress_open(struct source *s, struct run *r)
+{
+	struct itimerspec its = {{1, 0}, {1, 0}};
+	char err[512];
+	size_t i;
+
+	if (r->p.negress == 0)
+		return 0;
+	br.r = r;
+	br.s = s;
+	if (make_netns(s, r) == -1)
+		return -1;
+	s->watch = &s->fd;
+	if (r->rulesetfd != -1 && ll_add_connect(r->rulesetfd, r->abi,
+		r->egress_port, err, sizeof(err)) == -1) {
+		snprintf(s->why, sizeof(s->why), "%s", err);
+		return -1;
+	}
+	for (i = 0; i < NPROXY; i++) {
+		snprintf(proxy_env[i], sizeof(proxy_env[i]),
+		    "%s=http://127.0.0.1:%u", proxy_vars[i],
+		    (unsigned)r->egress_port);
+		r->envp[r->nenvp++] = proxy_env[i];
+	}
+	if (load_self(&br.self) == -1)
+		return fail(s, errno, "the host's addresses");
+	br.tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+	    TFD_CLOEXEC);
+	if (br.tickfd == -1 || timerfd_settime(br.tickfd, 0, &its, NULL) ==
+	    -1 || loop_watch(s, br.tickfd, TAG_TICK, EPOLLIN) == -1)
+		return fail(s, errno, "timer");
+	return 0;
+}
+
+static enum src_ret
+egress_handle(struct source *s, struct run *r)
+{
+	int fd, k;
+
+	(void)r;
+	for (k = 0; k < 16; k++) {
+		fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1)
+			break;
+		conn_accept(&br, fd);
+	}
+	return SRC_CONTINUE;
+}
+
+static enum src_ret
+egress_extra(struct source *s, struct run *r, uint32_t tag, uint32_t events)
+{
+	uint64_t ticks, now;
+	size_t i;
+
+	(void)s, (void)r;
+	if (tag == TAG_TICK) {
+		/* EAGAIN: another wakeup read it already. */
+		(void)!read(br.tickfd, &ticks, sizeof(ticks));
+		now = broker_ms();
+		for (i = 0; i < BROKER_MAXCONN; i++)
+			conn_tick(&br, i, now);
+	} else if (tag == TAG_RESOLVER)
+		resolver_read(&br);
+	else if ((tag >> 1) < BROKER_MAXCONN)
+		conn_io(&br, tag >> 1, (int)(tag & 1), events);
+	return SRC_CONTINUE;
+}
+
+/* Before the end record: every connection still open ends (an event
+ * each), the listener closes. */
+void
+egress_end(struct run *r)
+{
+	size_t i;
+
+	if (br.r != r)
+		return;
+	for (i = 0; i < BROKER_MAXCONN; i++)
+		conn_end(&br, i, "the run ended");
+	resolver_stop(&br);
+	if (br.s != NULL && br.s->fd != -1) {
+		loop_unwatch(br.s->fd);
+		close(br.s->fd);
+		br.s->fd = -1;
+	}
+}
+
+static void
+egress_close(struct source *s, struct run *r)
+{
+	egress_end(r);
+	if (br.tickfd != -1) {
+		loop_unwatch(br.tickfd);
+		close(br.tickfd);
+		br.tickfd = -1;
+	}
+	if (s->fd != -1)
+		close(s->fd);
+	s->fd = -1;
+	if (r->netnsfd != -1)
+		close(r->netnsfd);
+	r->netnsfd = -1;
+	free(br.self.addr);
+	br.self.addr = NULL;
+	br.self.n = 0;
+	br.r = NULL;
+}
+
+static const char *const verdict_name[] = { "refused", "allowed",
+	"refused", "failed" };
+
+void
+broker_event(struct broker *b, const struct conn *c)
+{
+	struct run *r = b->r;
+	json_t *ev;
+
+	if (!log_wanted(r) || !r->started)
+		return;
+	if (b->events >= EGRESS_EVENTS_LOGGED) {
+		r->egress.unlogged++;
+		return;
+	}
+	b->events++;
+	ev = json_object();
+	json_object_set_new(ev, "event", json_string("egress"));
+	json_object_set_new(ev, "plan", json_string(r->plan_hex));
+	json_object_set_new(ev, "host", c->have_rq ?
+	    json_string(c->rq.host) : json_null());
+	json_object_set_new(ev, "port", c->have_rq ?
+	    json_integer(c->rq.port) : json_null());
+	json_object_set_new(ev, "kind", !c->have_rq ? json_null() :
+	    json_string(c->rq.kind == EGRESS_CONNECT ? "connect" : "http"));
+	json_object_set_new(ev, "address", c->address[0] && c->verdict ==
+	    CV_ALLOWED ? json_string(c->address) : json_null());
+	json_object_set_new(ev, "verdict", json_string(verdict_name[c->verdict]));
+	json_object_set_new(ev, "status", c->status ?
+	    json_integer(c->status) : json_null());
+	json_object_set_new(ev, "reason", c->why[0] ?
+	    json_string(c->why) : json_null());
+	json_object_set_new(ev, "bytes_sent", json_integer(
+	    (json_int_t)c->up.bytes));
+	json_object_set_new(ev, "bytes_received", json_integer(
+	    (json_int_t)c->down.bytes));
+	json_object_set_new(ev, "duration_ms", json_integer(
+	    (json_int_t)(broker_ms() - c->t0)));
+	journal_events(r, &ev, 1, "egress record");
+}
+
+const struct source_ops src_egress = {
+	.name = "egress",
+	.open = egress_open,
+	.handle = egress_handle,
+	.close = egress_close,
+	.extra = egress_extra,
+};
