@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+# egress-client.py MODE ...: what a payload does with its egress broker,
+# for tests/t-confexec-egress.sh and bench/.  The broker is found as any
+# client finds it: HTTP_PROXY in the environment.
+#   urllib-echo URL IN OUT    POST file IN with urllib, the answer to OUT
+#   tunnel-echo HOST PORT IN OUT
+#                             http.client through CONNECT (set_tunnel),
+#                             POST /echo, the answer to OUT
+#   status URL                GET with urllib: the status code
+#   raw TEXT                  TEXT (\r\n written as such) to the broker:
+#                             its status line
+#   limit N                   N idle connections, then one request: the
+#                             status line of the last
+import http.client
+import os
+import socket
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+
+def proxy():
+    u = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
+    return u.hostname, u.port
+
+
+def status_line(s):
+    buf = b""
+    while b"\r\n" not in buf:
+        b = s.recv(4096)
+        if not b:
+            break
+        buf += b
+    return buf.split(b"\r\n", 1)[0].decode("latin-1")
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "urllib-echo":
+        with open(sys.argv[3], "rb") as f:
+            data = f.read()
+        req = urllib.request.Request(sys.argv[2], data=data, method="POST")
+        with urllib.request.urlopen(req, timeout=30) as r, \
+                open(sys.argv[4], "wb") as out:
+            out.write(r.read())
+    elif mode == "tunnel-echo":
+        host, port = proxy()
+        with open(sys.argv[4], "rb") as f:
+            data = f.read()
+        c = http.client.HTTPConnection(host, port, timeout=30)
+        c.set_tunnel(sys.argv[2], int(sys.argv[3]))
+        c.request("POST", "/echo", body=data)
+        r = c.getresponse()
+        with open(sys.argv[5], "wb") as out:
+            out.write(r.read())
+    elif mode == "status":
+        try:
+            with urllib.request.urlopen(sys.argv[2], timeout=30) as r:
+                print(r.status)
+        except urllib.error.HTTPError as e:
+            print(e.code)
+            print(e.read().decode("latin-1").strip())
+    elif mode == "raw":
+        s = socket.create_connection(proxy(), timeout=30)
+        s.sendall(sys.argv[2].replace("\\r\\n", "\r\n").encode("latin-1"))
+        print(status_line(s))
+    elif mode == "limit":
+        held = [socket.create_connection(proxy(), timeout=30)
+                for _ in range(int(sys.argv[2]))]
+        s = socket.create_connection(proxy(), timeout=30)
+        s.sendall(b"GET http://192.0.2.1/ HTTP/1.1\r\nHost: x\r\n\r\n")
+        print(status_line(s))
+        del held
+    else:
+        sys.exit("egress-client.py: unknown mode " + mode)
+
+
+main()

@@ -1,0 +1,260 @@
+#!/bin/sh
+# confexec's egress broker (planenc --egress; confexec(1), EGRESS).
+# Destinations are python3 servers on the host's loopback
+# (tests/egress-upstream.py); the payload is curl, python's urllib and
+# http.client (tests/egress-client.py), and the escape helper for what
+# must be refused from inside.  Every refusal is checked twice: the
+# payload's errno or HTTP status, and the host side (the destination
+# saw nothing, the journal says why).
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_landlock 4
+need_cmd jq
+need_cmd curl
+need_cmd nsenter
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip_all "needs /usr/bin/python3"
+
+CX=$BIN/confexec
+PE=$BIN/planenc
+E=$HELP/escape
+UPS=$T_TOP/tests/egress-upstream.py
+CLI=$T_TOP/tests/egress-client.py
+IO=$TMP/io
+mkdir -p "$IO"
+BASEP="--preset sys --ro $T_TOP/tests --rox $HELP --rw $IO \
+	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+J=$TMP/run.jnl
+
+# upstream ADDR NAME: a destination on ADDR; its port in $NAME.port,
+# its request log in $NAME.log.
+upstream() {
+	"$PY" "$UPS" "$1" "$TMP/$2.port" "$TMP/$2.log" 2>"$TMP/$2.err" &
+	at_exit "kill $! 2>/dev/null"
+	for i in $(seq 100); do [ -s "$TMP/$2.port" ] && break; sleep 0.05; done
+	: >>"$TMP/$2.log"
+	cat "$TMP/$2.port"
+}
+UP=$(upstream 127.0.0.1 up)
+OTHER=$(upstream 127.0.0.1 other)
+UP6=$(upstream ::1 up6)
+[ -n "$UP" ] && [ -n "$OTHER" ] && [ -n "$UP6" ] ||
+	skip_all "the test destinations did not start"
+
+# cx PLANENC-ARGS...: one run with journal $J (emptied first).
+cx() {
+	rm -f "$J"
+	# shellcheck disable=SC2086
+	"$PE" $BASEP "$@" >"$TMP/plan" || return 124
+	"$CX" --journal "$J" <"$TMP/plan"
+}
+# events: the run's egress events, one JSON object per line.
+events() { grep '"event":"egress"' "$J" | sed 's/^.*"event"://' | \
+	jq -c "$1" 2>/dev/null; }
+jend() { grep '"event":"end"' "$J" | tail -n 1 | jq -r "$1"; }
+lines() { wc -l <"$1" | tr -d ' '; }
+
+head -c 1048576 /dev/urandom >"$IO/in.bin"
+SUM=$(sha256sum <"$IO/in.bin")
+
+# ---- the environment and the listener ----------------------------------
+t_exit 0 "a run with egress runs" cx --egress "127.0.0.1:$UP" -- /usr/bin/env
+PORT=$(grep '"event":"start"' "$J" | jq -r '.event.egress.port')
+t_eq "the start record names the broker's port and the destinations" \
+	"$(grep '"event":"start"' "$J" | jq -r '.event.egress.destinations')" 1
+case $PORT in ''|null|*[!0-9]*) PORT=0 ;; esac
+ok "the port is a kernel-assigned one (not 0)" test "$PORT" -gt 0
+for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy ALL_PROXY all_proxy; do
+	t_grep "$v names the broker" "^$v=http://127.0.0.1:$PORT\$" "$OUT"
+done
+t_exit 1 "a plan setting a proxy variable itself is refused by planenc" \
+	"$PE" --egress "127.0.0.1:$UP" --setenv HTTP_PROXY=http://x -- /bin/true
+t_grep "the refusal names the variable" 'HTTP_PROXY' "$ERR"
+
+# ---- relayed byte for byte: curl and python, HTTP and CONNECT ----------
+rm -f "$IO/out.bin"
+t_exit 0 "curl POSTs 1 MiB through the broker (absolute-form HTTP)" \
+	cx --egress "127.0.0.1:$UP" -- /usr/bin/curl -sS --fail \
+	--data-binary "@$IO/in.bin" -o "$IO/out.bin" "http://127.0.0.1:$UP/echo"
+t_eq "1 MiB came back byte for byte" "$(sha256sum <"$IO/out.bin" 2>/dev/null)" "$SUM"
+t_eq "one event: allowed, http, the destination and its address" \
+	"$(events '[.verdict,.kind,.host,.port,.address,.status]')" \
+	"[\"allowed\",\"http\",\"127.0.0.1\",$UP,\"127.0.0.1\",200]"
+ok "the event counts at least 1 MiB each way" test \
+	"$(events '.bytes_sent >= 1048576 and .bytes_received >= 1048576')" = true
+t_grep "upstream saw the request in origin form, Connection: close" \
+	"^POST /echo HTTP/1.1	.*Connection: close" "$TMP/up.log"
+t_nogrep "upstream saw no Proxy-* header" "Proxy-" "$TMP/up.log"
+
+rm -f "$IO/out.bin"
+t_exit 0 "curl --proxytunnel: 1 MiB through CONNECT" \
+	cx --egress "127.0.0.1:$UP" -- /usr/bin/curl -sS --fail -p \
+	--data-binary "@$IO/in.bin" -o "$IO/out.bin" "http://127.0.0.1:$UP/echo"
+t_eq "CONNECT: byte for byte" "$(sha256sum <"$IO/out.bin" 2>/dev/null)" "$SUM"
+t_eq "CONNECT: the event" "$(events '[.verdict,.kind]')" '["allowed","connect"]'
+
+rm -f "$IO/out.bin"
+t_exit 0 "python urllib POSTs 1 MiB through the broker" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" urllib-echo \
+	"http://127.0.0.1:$UP/echo" "$IO/in.bin" "$IO/out.bin"
+t_eq "urllib: byte for byte" "$(sha256sum <"$IO/out.bin" 2>/dev/null)" "$SUM"
+rm -f "$IO/out.bin"
+t_exit 0 "python http.client through CONNECT (set_tunnel), 1 MiB" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" tunnel-echo 127.0.0.1 \
+	"$UP" "$IO/in.bin" "$IO/out.bin"
+t_eq "tunnel: byte for byte" "$(sha256sum <"$IO/out.bin" 2>/dev/null)" "$SUM"
+
+rm -f "$IO/out.bin"
+t_exit 0 "IPv6 literal destination, listed: relayed" \
+	cx --egress "[::1]:$UP6" -- /usr/bin/curl -sS --fail -p \
+	--data-binary "@$IO/in.bin" -o "$IO/out.bin" "http://[::1]:$UP6/echo"
+t_eq "IPv6: byte for byte" "$(sha256sum <"$IO/out.bin" 2>/dev/null)" "$SUM"
+
+# ---- what is not on the list ------------------------------------------
+n0=$(lines "$TMP/other.log")
+t_exit 0 "an unlisted destination: the payload gets 403" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" status \
+	"http://127.0.0.1:$OTHER/"
+t_grep "403" '^403$' "$OUT"
+t_grep "with a one-line reason" "^confexec egress: 127.0.0.1 port $OTHER is not on this run's egress list$" "$OUT"
+t_eq "the event: refused, 403, the reason" \
+	"$(events '[.verdict,.status,.host,.port,.bytes_sent]')" \
+	"[\"refused\",403,\"127.0.0.1\",$OTHER,0]"
+t_eq "host side: the unlisted destination saw nothing" \
+	"$(lines "$TMP/other.log")" "$n0"
+t_exit 56 "CONNECT to an unlisted port: curl's tunnel fails" \
+	cx --egress "127.0.0.1:$UP" -- /usr/bin/curl -sS -p \
+	"http://127.0.0.1:$OTHER/"
+t_grep "curl saw 403" '403' "$ERR"
+t_eq "the end record counts the refusal" \
+	"$(jend '[.event.egress.allowed,.event.egress.refused]|@csv')" "0,1"
+t_exit 0 "the same host on another port is another destination" \
+	cx --egress "127.0.0.1:$OTHER" -- "$PY" "$CLI" status \
+	"http://127.0.0.1:$UP/"
+t_grep "403 again" '^403$' "$OUT"
+
+# ---- names, resolved by the broker, and the guard ----------------------
+n0=$(lines "$TMP/up.log")
+t_exit 0 "a listed name resolving to loopback: refused" \
+	cx --egress "localhost:$UP" -- "$PY" "$CLI" status "http://localhost:$UP/"
+t_grep "403" '^403$' "$OUT"
+t_grep "the reason names the address and why" \
+	"localhost resolves only to addresses refused unless listed as IP literals: .*127\\.0\\.0\\.1 \\(loopback\\)" "$OUT"
+t_eq "host side: nothing reached the destination" "$(lines "$TMP/up.log")" "$n0"
+t_exit 0 "the same name, with 127.0.0.1 listed as a literal: allowed" \
+	cx --egress "localhost:$UP" --egress "127.0.0.1:$UP" -- \
+	"$PY" "$CLI" status "http://localhost:$UP/"
+t_grep "200" '^200$' "$OUT"
+t_eq "the event names the name and the address it reached" \
+	"$(events '[.verdict,.host,.address]')" '["allowed","localhost","127.0.0.1"]'
+if grep -Eq '^::1[[:space:]].*ip6-localhost' /etc/hosts; then
+	t_exit 0 "a name resolving to ::1: refused (IPv6 guard)" \
+		cx --egress "ip6-localhost:$UP6" -- "$PY" "$CLI" status \
+		"http://ip6-localhost:$UP6/"
+	t_grep "403, loopback" '::1 \(loopback\)' "$OUT"
+else
+	skip "a name resolving to ::1" "/etc/hosts has no ip6-localhost"
+	skip "403, loopback" "/etc/hosts has no ip6-localhost"
+fi
+t_exit 0 "a listed name that does not resolve: 502" \
+	cx --egress "no-such-host.invalid:80" -- "$PY" "$CLI" status \
+	"http://no-such-host.invalid/"
+t_grep "502" '^502$' "$OUT"
+t_grep "cannot resolve" 'cannot resolve no-such-host.invalid' "$OUT"
+
+# ---- requests the broker refuses to parse ------------------------------
+t_exit 0 "https in absolute form: 405" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" raw \
+	"GET https://127.0.0.1:$UP/ HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+t_grep "405" '^HTTP/1.1 405 ' "$OUT"
+t_exit 0 "an origin-form request: 400" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" raw \
+	"GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+t_grep "400" '^HTTP/1.1 400 ' "$OUT"
+big=$(head -c 9000 /dev/zero | tr '\0' a)
+t_exit 0 "a head over 8 KiB: 431" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" raw \
+	"GET http://127.0.0.1:$UP/ HTTP/1.1\\r\\nX: $big\\r\\n\\r\\n"
+t_grep "431" '^HTTP/1.1 431 ' "$OUT"
+t_exit 0 "a numeric name a resolver would take (127.1): 400, never resolved" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" raw \
+	"CONNECT 127.1:$UP HTTP/1.1\\r\\n\\r\\n"
+t_grep "400" '^HTTP/1.1 400 ' "$OUT"
+t_exit 0 "64 connections at once, the 65th: 503" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" limit 64
+t_grep "503" '^HTTP/1.1 503 ' "$OUT"
+
+# ---- from inside: no way around the broker -----------------------------
+n0=$(lines "$TMP/up.log")
+t_exit 0 "a direct connect to the destination (no proxy)" \
+	cx --egress "127.0.0.1:$UP" -- "$E" connect "$UP"
+t_grep "is EACCES (Landlock: only the broker's port)" '^EACCES$' "$OUT"
+t_eq "host side: the destination saw nothing" "$(lines "$TMP/up.log")" "$n0"
+
+# A live run A; run B tries A's broker.
+rm -f "$TMP/a.jnl"
+"$PE" $BASEP --egress "127.0.0.1:$UP" --timeout 30s -- /bin/sleep 30 \
+	>"$TMP/a.plan"
+"$CX" --journal "$TMP/a.jnl" <"$TMP/a.plan" >/dev/null 2>&1 &
+APID=$!
+at_exit "kill $APID 2>/dev/null"
+for i in $(seq 100); do
+	grep -q '"event":"start"' "$TMP/a.jnl" 2>/dev/null && break
+	sleep 0.05
+done
+APORT=$(grep '"event":"start"' "$TMP/a.jnl" | jq -r '.event.egress.port')
+# A's payload: sleep, a child of A's confexec.
+APAY=$(pgrep -P "$APID" -x sleep | head -n 1)
+t_exit 0 "run B connects to run A's broker port" \
+	cx --egress "127.0.0.1:$UP" -- "$E" connect "$APORT"
+t_grep "EACCES (another run's broker)" '^EACCES$' "$OUT"
+t_exit 0 "a host process: A's broker is not on the host's loopback" \
+	"$E" connect "$APORT"
+t_grep "ECONNREFUSED" '^ECONNREFUSED$' "$OUT"
+# A process of the host's that joins A's network and keeps it alive past
+# the run: the broker's port is open during the run, closed after it.
+t_cleanup_a() { kill -TERM "$APID" 2>/dev/null; wait "$APID" 2>/dev/null; }
+if [ -n "$APAY" ]; then
+	rm -f "$TMP/fifo.in"
+	mkfifo "$TMP/fifo.in"
+	nsenter -t "$APAY" -n "$PY" -c '
+import socket, sys
+port = int(sys.argv[1])
+def try_():
+    s = socket.socket()
+    try:
+        s.connect(("127.0.0.1", port)); return "open"
+    except OSError as e:
+        return "refused" if e.errno == 111 else str(e)
+    finally:
+        s.close()
+print(try_(), flush=True)
+sys.stdin.readline()
+print(try_(), flush=True)' "$APORT" <"$TMP/fifo.in" >"$TMP/ns.out" 2>&1 &
+	NSPID=$!
+	exec 9>"$TMP/fifo.in"
+	for i in $(seq 100); do [ -s "$TMP/ns.out" ] && break; sleep 0.05; done
+	t_eq "in run A's network, during the run: the broker's port is open" \
+		"$(head -n 1 "$TMP/ns.out")" open
+	t_cleanup_a
+	echo >&9
+	exec 9>&-
+	wait "$NSPID"
+	t_eq "in the same network after the run: the port is closed" \
+		"$(sed -n 2p "$TMP/ns.out")" refused
+else
+	fail "run A's payload not found"
+	t_cleanup_a
+fi
+t_eq "run A ended cancelled (SIGTERM): exit 143" \
+	"$(grep '"event":"end"' "$TMP/a.jnl" | jq -r '.event.exit')" 143
+
+# ---- a slow client never holds the run -----------------------------------
+start=$(date +%s)
+t_exit 0 "a client that connects and sends nothing: the run still ends" \
+	cx --egress "127.0.0.1:$UP" -- /bin/sh -c \
+	"$PY -c 'import os,socket,urllib.parse as u; p=u.urlsplit(os.environ[\"HTTP_PROXY\"]); s=socket.create_connection((p.hostname,p.port)); os._exit(0)'"
+ok "within 5 s" test $(($(date +%s) - start)) -lt 5
+
+done_testing
