@@ -25,6 +25,7 @@ const struct plan_keydef plan_keys[K_NKEYS] = {
 	[K_SOCKET] = { "socket", 1 },
 	[K_CONNECT] = { "connect-tcp", 1 },
 	[K_BIND] = { "bind-tcp", 1 },
+	[K_EGRESS] = { "egress", 1 },
 	[K_ENV] = { "env", 1 },
 	[K_RLIMIT] = { "rlimit", 1 },
 	[K_MEMORY] = { "memory-max", 0 },
@@ -155,6 +156,18 @@ cmp_u16(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Egress destinations: by host bytes, then port. */
+static int
+cmp_egress(const void *a, const void *b)
+{
+	const struct plan_egress *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+
+	if (c != 0)
+		return c;
+	return (x->port > y->port) - (x->port < y->port);
+}
+
 static int
 cmp_int(const void *a, const void *b)
 {
@@ -216,6 +229,14 @@ emit(const struct plan *p, char *buf)
 		put_fmt(&o, "connect-tcp %u\n", p->connect_tcp[i]);
 	for (i = 0; i < p->nbind; i++)
 		put_fmt(&o, "bind-tcp %u\n", p->bind_tcp[i]);
+	for (i = 0; i < p->negress; i++) {
+		const char *h = p->egress[i].host ? p->egress[i].host : "";
+
+		/* A valid host needs no escape: this is put_str's form. */
+		puts_(&o, "egress ");
+		o.n += plan_wire_escape(h, strlen(h), o.b ? o.b + o.n : NULL);
+		put_fmt(&o, " %u\n", p->egress[i].port);
+	}
 	for (i = 0; i < p->nenv; i++)
 		put_str(&o, "env", p->env[i] ? p->env[i] : "");
 	for (i = 0; i < p->nrlim; i++) {
@@ -265,7 +286,7 @@ plan_sorted_copy(const struct plan *p, struct plan *q)
 {
 	*q = *p;
 	q->fs = NULL, q->connect_tcp = NULL, q->bind_tcp = NULL;
-	q->follow = NULL;
+	q->follow = NULL, q->egress = NULL;
 	q->env = NULL, q->rlim = NULL, q->ack_daemons = NULL;
 	q->keep_fds = NULL;
 #define DUP(f, n, cmp) do {						\
@@ -280,6 +301,7 @@ plan_sorted_copy(const struct plan *p, struct plan *q)
 	DUP(follow, p->nfollow, cmp_str);
 	DUP(connect_tcp, p->nconnect, cmp_u16);
 	DUP(bind_tcp, p->nbind, cmp_u16);
+	DUP(egress, p->negress, cmp_egress);
 	DUP(env, p->nenv, cmp_env);
 	DUP(rlim, p->nrlim, cmp_rlim);
 	DUP(ack_daemons, p->nack, cmp_str);
@@ -295,6 +317,7 @@ plan_sorted_free(struct plan *q)
 	free(q->follow);
 	free(q->connect_tcp);
 	free(q->bind_tcp);
+	free(q->egress);
 	free(q->env);
 	free(q->rlim);
 	free(q->ack_daemons);
@@ -346,6 +369,9 @@ plan_free(struct plan *p)
 	free(p->follow);
 	free(p->connect_tcp);
 	free(p->bind_tcp);
+	for (i = 0; i < p->negress; i++)
+		free(p->egress[i].host);
+	free(p->egress);
 	for (i = 0; i < p->nenv; i++)
 		free(p->env[i]);
 	free(p->env);

@@ -366,6 +366,47 @@ dec_port(struct dec *d, int k, struct plan *p)
 	return 0;
 }
 
+/* egress HOST PORT: the host bounded before it is copied; its form is
+ * the rules' (a valid host is printable ASCII without escapes). */
+static int
+dec_egress(struct dec *d, int k, struct plan *p)
+{
+	const unsigned char *sp = memchr(d->v, ' ', d->vn);
+	struct plan_egress *e;
+	size_t hl, i;
+	uint64_t v;
+	char *h;
+
+	if (dec_count(d, k, p->negress) == -1)
+		return -1;
+	if (sp == NULL)
+		return derr(d, "want HOST PORT");
+	if ((hl = (size_t)(sp - d->v)) > PLAN_MAX_HOST_LEN)
+		return derr(d, "host longer than %d bytes", PLAN_MAX_HOST_LEN);
+	for (i = 0; i < hl; i++)
+		if (d->v[i] < 0x21 || d->v[i] >= 0x7f)
+			return derr(d, "host: byte outside printable ASCII");
+	if (hl == 0)
+		return derr(d, "empty field (extra space)");
+	d->v += hl + 1, d->vn -= hl + 1;
+	if (dec_u64(d, 0, 65535, &v) == -1 ||
+	    grow(d, &p->egress, p->negress, sizeof(*p->egress)) == -1)
+		return -1;
+	if ((h = malloc(hl + 1)) == NULL)
+		return derr(d, "out of memory");
+	memcpy(h, sp - hl, hl);
+	h[hl] = '\0';
+	e = &p->egress[p->negress++];
+	e->host = h, e->port = (uint16_t)v;
+	if (dec_rule(d, p, k, p->negress - 1) == -1)
+		return -1;
+	if (p->negress > 1 && (strcmp(e[-1].host, h) > 0 ||
+	    (strcmp(e[-1].host, h) == 0 && e[-1].port > e->port)))
+		return derr(d, "%s %u: out of order (sorted by host, then "
+		    "port)", h, e->port);
+	return 0;
+}
+
 static int
 dec_env(struct dec *d, int k, struct plan *p)
 {
@@ -510,11 +551,11 @@ static int (*const dec_key[K_NKEYS])(struct dec *, int, struct plan *) = {
 	[K_SHA256] = dec_sha256, [K_RO] = dec_fs, [K_RW] = dec_fs,
 	[K_ROX] = dec_fs, [K_RWX] = dec_fs, [K_FOLLOW] = dec_follow,
 	[K_TMP] = dec_tmp, [K_SOCKET] = dec_socket, [K_CONNECT] = dec_port,
-	[K_BIND] = dec_port, [K_ENV] = dec_env, [K_RLIMIT] = dec_rlimit,
-	[K_MEMORY] = dec_limit, [K_PIDS] = dec_limit, [K_CPU] = dec_cpu,
-	[K_TIMEOUT] = dec_limit, [K_UID] = dec_id, [K_GID] = dec_id,
-	[K_ACK] = dec_ack, [K_KEEP] = dec_keep, [K_MODE] = dec_mode,
-	[K_PROMPT] = dec_prompt,
+	[K_BIND] = dec_port, [K_EGRESS] = dec_egress, [K_ENV] = dec_env,
+	[K_RLIMIT] = dec_rlimit, [K_MEMORY] = dec_limit, [K_PIDS] = dec_limit,
+	[K_CPU] = dec_cpu, [K_TIMEOUT] = dec_limit, [K_UID] = dec_id,
+	[K_GID] = dec_id, [K_ACK] = dec_ack, [K_KEEP] = dec_keep,
+	[K_MODE] = dec_mode, [K_PROMPT] = dec_prompt,
 };
 
 /* ---- the text part, line by line ---- */

@@ -5,6 +5,7 @@
  *   plandec.c    the codec, decoding side: the strict decoder
  *   planrules.c  the rules of launchplan(5), written once, run by
  *                plan_validate() and by the decoder line by line
+ *   planhost.c   the host forms of an egress line, for planrules.c
  *   planjson.c   the JSON view (plan_to_json) */
 #ifndef BORNE_PLANINT_H
 #define BORNE_PLANINT_H
@@ -16,8 +17,9 @@
 /* Keys in canonical order: a key's rank is its index. */
 enum plan_key {
 	K_PROGRAM, K_ARG, K_SHA256, K_RO, K_RW, K_ROX, K_RWX, K_FOLLOW, K_TMP,
-	K_SOCKET, K_CONNECT, K_BIND, K_ENV, K_RLIMIT, K_MEMORY, K_PIDS, K_CPU,
-	K_TIMEOUT, K_UID, K_GID, K_ACK, K_KEEP, K_MODE, K_PROMPT, K_NKEYS
+	K_SOCKET, K_CONNECT, K_BIND, K_EGRESS, K_ENV, K_RLIMIT, K_MEMORY,
+	K_PIDS, K_CPU, K_TIMEOUT, K_UID, K_GID, K_ACK, K_KEEP, K_MODE,
+	K_PROMPT, K_NKEYS
 };
 
 struct plan_keydef {
@@ -52,6 +54,13 @@ int plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len);
 /* The rules that need the whole plan (argv[0], uid with gid, prompt
  * bytes, the text bound).  0, or -1 with msg. */
 int plan_rules_end(const struct plan *p, char *msg, size_t len);
+
+/* ---- planhost.c ---- */
+
+/* Check the host of an egress line: NULL when it is a lower-case DNS
+ * name, "*." and a name of two labels or more, or an IPv4 or IPv6
+ * literal exactly as inet_ntop writes it; else a static reason. */
+const char *plan_host_why(const char *host);
 
 /* ---- plan.c ---- */
 

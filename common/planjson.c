@@ -82,14 +82,14 @@ j_program(json_t *o, const struct plan *q)
 }
 
 /* ro, rw, rox, rwx, follow_symlinks, tmp, socket, connect_tcp,
- * bind_tcp. */
+ * bind_tcp, egress. */
 static int
 j_access(json_t *o, const struct plan *q)
 {
 	json_t *fs[4] = { json_array(), json_array(), json_array(),
 	    json_array() };
 	json_t *so = json_array(), *co = json_array(), *bi = json_array();
-	json_t *fo = json_array();
+	json_t *fo = json_array(), *eg = json_array();
 	int bad = 0;
 	size_t i;
 
@@ -114,7 +114,11 @@ j_access(json_t *o, const struct plan *q)
 	bad |= set(o, "connect_tcp", co);
 	for (i = 0; bi != NULL && i < q->nbind; i++)
 		bad |= add(bi, json_integer(q->bind_tcp[i]));
-	return bad | set(o, "bind_tcp", bi);
+	bad |= set(o, "bind_tcp", bi);
+	for (i = 0; eg != NULL && i < q->negress; i++)
+		bad |= add(eg, json_pack("{s:o,s:i}", "host",
+		    jstr(q->egress[i].host), "port", (int)q->egress[i].port));
+	return bad | set(o, "egress", eg);
 }
 
 /* env, rlimit, memory_max, pids_max, cpu_max, timeout_ms, uid, gid. */

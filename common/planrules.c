@@ -208,6 +208,7 @@ plan_rule_count(int k, size_t n, char *msg, size_t len)
 		{ K_FOLLOW, PLAN_MAX_PATHS, "follow", "paths" },
 		{ K_CONNECT, PLAN_MAX_PORTS, "connect-tcp", "ports" },
 		{ K_BIND, PLAN_MAX_PORTS, "bind-tcp", "ports" },
+		{ K_EGRESS, PLAN_MAX_EGRESS, "egress", "destinations" },
 		{ K_ENV, PLAN_MAX_ENV, "env", "entries" },
 		{ K_RLIMIT, PLAN_MAX_RLIMITS, "rlimit", "entries" },
 		{ K_ACK, PLAN_MAX_ACK, "ack-daemon", "names" },
@@ -390,6 +391,52 @@ rule_port(const struct plan *p, int k, size_t i, char *msg, size_t len)
 	return 0;
 }
 
+/* The names confexec sets to the broker in a run with egress. */
+static int
+proxy_var(const char *nv)
+{
+	static const char *const names[] = { "HTTP_PROXY", "HTTPS_PROXY",
+		"http_proxy", "https_proxy", "ALL_PROXY", "all_proxy" };
+	size_t i, n = plan_envname_len(nv);
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && memcmp(names[i], nv, n) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+rule_egress(const struct plan *p, size_t i, char *msg, size_t len)
+{
+	const struct plan_egress *e = &p->egress[i];
+	const char *why;
+	char h[96];
+	size_t j;
+
+	shown(e->host, h);
+	if ((why = plan_host_why(e->host)) != NULL)
+		return err_set(msg, len, "egress %s %u: %s", h, e->port, why);
+	if (e->port == 0)
+		return err_set(msg, len, "egress %s 0: port outside 1-65535",
+		    h);
+	if (!(p->sock & PLAN_SOCK_TCP))
+		return err_set(msg, len, "egress %s %u: without the tcp socket "
+		    "right (the payload reaches the broker over TCP)", h,
+		    e->port);
+	if (p->nconnect > 0 || p->nbind > 0)
+		return err_set(msg, len, "egress %s %u: contradicts %s (a run "
+		    "with egress has a network of its own, loopback only, "
+		    "where its broker listens; list each destination with "
+		    "--egress)", h, e->port, p->nconnect > 0 ? "connect-tcp" :
+		    "bind-tcp");
+	for (j = 0; j < i; j++)
+		if (p->egress[j].port == e->port &&
+		    strcmp(p->egress[j].host, e->host) == 0)
+			return err_set(msg, len, "egress %s %u: same "
+			    "destination given twice", h, e->port);
+	return 0;
+}
+
 static int
 rule_env(const struct plan *p, size_t i, char *msg, size_t len)
 {
@@ -405,6 +452,10 @@ rule_env(const struct plan *p, size_t i, char *msg, size_t len)
 	    memcmp(p->env[i], "TMPDIR", 6) == 0)
 		return err_set(msg, len, "env TMPDIR: contradicts tmp (confexec "
 		    "sets TMPDIR to the run's private directory)");
+	if (p->negress > 0 && proxy_var(p->env[i]))
+		return err_set(msg, len, "env %.*s: contradicts egress "
+		    "(confexec sets it to the run's broker)",
+		    (int)plan_envname_len(p->env[i]), p->env[i]);
 	for (j = 0; j < i; j++)
 		if (plan_envcmp(p->env[i], p->env[j]) == 0)
 			return err_set(msg, len, "env %.*s: same name given "
@@ -544,6 +595,8 @@ plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len)
 	case K_CONNECT:
 	case K_BIND:
 		return rule_port(p, k, i, msg, len);
+	case K_EGRESS:
+		return rule_egress(p, i, msg, len);
 	case K_ENV:
 		return rule_env(p, i, msg, len);
 	case K_RLIMIT:
@@ -605,6 +658,7 @@ count(const struct plan *p, int k)
 	case K_FOLLOW: return p->nfollow;
 	case K_CONNECT: return p->nconnect;
 	case K_BIND: return p->nbind;
+	case K_EGRESS: return p->negress;
 	case K_ENV: return p->nenv;
 	case K_RLIMIT: return p->nrlim;
 	case K_ACK: return p->nack;
@@ -626,6 +680,7 @@ at_of(int k)
 	case K_FOLLOW: return PLAN_AT_FOLLOW;
 	case K_CONNECT: return PLAN_AT_CONNECT;
 	case K_BIND: return PLAN_AT_BIND;
+	case K_EGRESS: return PLAN_AT_EGRESS;
 	case K_ENV: return PLAN_AT_ENV;
 	case K_RLIMIT: return PLAN_AT_RLIMIT;
 	case K_ACK: return PLAN_AT_ACK;

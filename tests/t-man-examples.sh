@@ -483,6 +483,11 @@ ex_planenc() {
 		    t_eq "  the agent got the prompt" "$(tail -n 1 "$OUT")" \
 			"summarise the build log"
 		;;
+	"a plan that may reach the package index only")
+		run 0
+		t_eq "  the destinations, sorted by host" "$(cat "$OUT")" \
+		    '[{"host":"*.pythonhosted.org","port":443},{"host":"pypi.org","port":443}]'
+		;;
 	"check a plan")
 		run 0
 		t_eq "  the plan is valid" "$(cat "$OUT")" valid

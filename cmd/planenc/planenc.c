@@ -2,6 +2,7 @@
 /* planenc: encode a typed, bounded LaunchPlan on stdout; decode, check or
  * re-encode one read on stdin.  Profiles are profile.c, presets and the
  * PATH lookup resolve.c (planenc.h). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -24,8 +25,8 @@
 	"planenc [--profile FILE] [--preset sys] [--tmp]\n"		\
 	"\t[--ro PATH] [--rw PATH] [--rox PATH] [--rwx PATH]\n"	\
 	"\t[--follow-symlinks PATH] [--unix] [--tcp]\n"		\
-	"\t[--connect-tcp PORT] [--bind-tcp PORT] [--env NAME]\n"	\
-	"\t[--setenv NAME=VALUE] [--rlimit NAME=SOFT[:HARD]]\n"		\
+	"\t[--connect-tcp PORT] [--bind-tcp PORT] [--egress HOST:PORT]\n" \
+	"\t[--env NAME] [--setenv NAME=VALUE] [--rlimit NAME=SOFT[:HARD]]\n" \
 	"\t[--memory-max SIZE] [--pids-max N] [--cpu-max QUOTA[/PERIOD]]\n" \
 	"\t[--timeout DURATION] [--uid UID] [--gid GID] [--sha256 HEX]\n" \
 	"\t[--prompt-file FILE] [--ack-daemon NAME] [--keep-fd FD]\n"	\
@@ -55,6 +56,8 @@ const struct usage_opt planenc_opts[] = {
 	{ "connect-tcp", required_argument, O_CONNECT, "PORT",
 	    "connect to TCP PORT" },
 	{ "bind-tcp", required_argument, O_BIND, "PORT", "bind TCP PORT" },
+	{ "egress", required_argument, O_EGRESS, "HOST:PORT",
+	    "let the run's broker reach HOST:PORT (implies --tcp)" },
 	{ "env", required_argument, O_ENV, "NAME",
 	    "pass NAME from the caller's environment" },
 	{ "setenv", required_argument, O_SETENV, "NAME=VALUE",
@@ -131,6 +134,59 @@ port_arg(const char *opt, const char *s, unsigned min)
 	if (scan_u64(s, min, 65535, &v) == -1)
 		die(EXIT_USAGE, "%s %s: port outside %u-65535", opt, s, min);
 	return (uint16_t)v;
+}
+
+/* --egress HOST:PORT, [ADDRESS]:PORT for IPv6: a name written in lower
+ * case, an address as inet_ntop writes it; the rest is the plan's rules
+ * (launchplan(5)).  A run with egress needs the tcp socket right to reach
+ * its broker: --egress implies --tcp. */
+static void
+opt_egress(struct opts *o, const char *arg)
+{
+	char h[PLAN_MAX_HOST_LEN + 1], canon[INET6_ADDRSTRLEN];
+	const char *host = arg, *end;
+	struct plan *p = &o->p;
+	unsigned char a[16];
+	size_t hl, i;
+	uint64_t port;
+	int af = 0;
+
+	if (arg[0] == '[') {
+		if ((end = strchr(arg, ']')) == NULL || end[1] != ':')
+			die(EXIT_USAGE, "--egress %s: want [ADDRESS]:PORT",
+			    arg);
+		host++, af = AF_INET6;
+	} else if ((end = strrchr(arg, ':')) == NULL)
+		die(EXIT_USAGE, "--egress %s: want HOST:PORT", arg);
+	else if (memchr(arg, ':', (size_t)(end - arg)) != NULL)
+		die(EXIT_USAGE, "--egress %s: an IPv6 address goes in brackets "
+		    "([2001:db8::1]:443)", arg);
+	if ((hl = (size_t)(end - host)) == 0)
+		die(EXIT_USAGE, "--egress %s: empty host", arg);
+	if (hl > PLAN_MAX_HOST_LEN)
+		die(EXIT_USAGE, "--egress %s: host longer than %d bytes", arg,
+		    PLAN_MAX_HOST_LEN);
+	if (scan_u64(end + 1 + (af != 0), 1, 65535, &port) == -1)
+		die(EXIT_USAGE, "--egress %s: PORT not a number from 1 to "
+		    "65535", arg);
+	for (i = 0; i < hl; i++)
+		h[i] = host[i] >= 'A' && host[i] <= 'Z' ?
+		    (char)(host[i] - 'A' + 'a') : host[i];
+	h[hl] = '\0';
+	if (af == 0 && h[hl - 1] == '.')
+		die(EXIT_USAGE, "--egress %s: trailing dot (write the name "
+		    "without it)", arg);
+	if (af == 0 && strspn(h, "0123456789.") == hl)
+		af = AF_INET;	/* else a name, which the rules judge */
+	if (af != 0 && (inet_pton(af, h, a) != 1 ||
+	    inet_ntop(af, a, canon, sizeof(canon)) == NULL))
+		die(EXIT_USAGE, "--egress %s: not an %s address", arg,
+		    af == AF_INET ? "IPv4" : "IPv6");
+	p->egress = push(p->egress, &p->negress, sizeof(*p->egress));
+	p->egress[p->negress - 1].host = xstrdup(af != 0 ? canon : h);
+	p->egress[p->negress - 1].port = (uint16_t)port;
+	origin_note(o, PLAN_AT_EGRESS);
+	p->sock |= PLAN_SOCK_TCP;
 }
 
 /* SOFT or HARD of --rlimit: "inf", or a size (K/M/G/T suffixes). */
@@ -332,6 +388,9 @@ opt_list(struct opts *o, int c, const char *arg)
 		p->bind_tcp = push(p->bind_tcp, &p->nbind, sizeof(uint16_t));
 		p->bind_tcp[p->nbind - 1] = port_arg("--bind-tcp", arg, 0);
 		origin_note(o, PLAN_AT_BIND);
+		break;
+	case O_EGRESS:
+		opt_egress(o, arg);
 		break;
 	case O_ENV:
 		o->envnames = push(o->envnames, &o->nenvnames, sizeof(char *));

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: ISC */
+/* planhost: the host of an egress line (launchplan(5), "egress"; plan.h,
+ * struct plan_egress): a lower-case DNS name, a "*." suffix wildcard or
+ * an IP literal as inet_ntop writes it.  Used by the rules of
+ * planrules.c. */
+#include <arpa/inet.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "planint.h"
+
+/* One label of a name, n bytes: [a-z0-9-], 1 to 63, no - at either end. */
+static const char *
+label_why(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return "empty label (a dot at either end, or ..)";
+	if (n > 63)
+		return "label longer than 63 bytes";
+	for (i = 0; i < n; i++) {
+		if (s[i] >= 'A' && s[i] <= 'Z')
+			return "upper-case letter (names are written in lower "
+			    "case)";
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return "byte outside [a-z0-9-] in a name";
+	}
+	if (s[0] == '-' || s[n - 1] == '-')
+		return "label begins or ends with -";
+	return NULL;
+}
+
+/* A DNS name; *labels gets its number of labels.  Its last label begins
+ * with a letter: a resolver reads "127.1" or "0x7f.1" as an address. */
+static const char *
+name_why(const char *s, size_t *labels)
+{
+	const char *why, *last = s;
+	size_t n = strlen(s), l;
+
+	if (n > 0 && s[n - 1] == '.')
+		return "trailing dot (write the name without it)";
+	for (*labels = 0;; s += l + 1) {
+		l = strcspn(s, ".");
+		if ((why = label_why(s, l)) != NULL)
+			return why;
+		++*labels;
+		last = s;
+		if (s[l] == '\0')
+			break;
+	}
+	if (!(*last >= 'a' && *last <= 'z'))
+		return "last label does not begin with a letter (not a name, "
+		    "not an IP address in inet_ntop's form)";
+	return NULL;
+}
+
+/* An IP literal of family af, exactly as inet_ntop writes it. */
+static const char *
+literal_why(const char *s, int af)
+{
+	unsigned char a[16];
+	char back[INET6_ADDRSTRLEN];
+
+	if (inet_pton(af, s, a) != 1)
+		return af == AF_INET ? "not an IPv4 address" :
+		    "not an IPv6 address";
+	if (inet_ntop(af, a, back, sizeof(back)) == NULL ||
+	    strcmp(back, s) != 0)
+		return "IP address not in inet_ntop's form (planenc writes "
+		    "it so)";
+	return NULL;
+}
+
+const char *
+plan_host_why(const char *h)
+{
+	size_t n, labels;
+	const char *why;
+
+	if (h == NULL || *h == '\0')
+		return "empty host";
+	if ((n = strlen(h)) > PLAN_MAX_HOST_LEN)
+		return "host longer than 253 bytes";
+	if (strchr(h, ':') != NULL)
+		return literal_why(h, AF_INET6);
+	if (strspn(h, "0123456789.") == n)
+		return literal_why(h, AF_INET);
+	if (strncmp(h, "*.", 2) == 0) {
+		if (strchr(h + 2, '*') != NULL)
+			return "* only as the whole first label "
+			    "(*.example.com)";
+		if ((why = name_why(h + 2, &labels)) != NULL)
+			return why;
+		if (labels < 2)
+			return "wildcard over a top-level domain (want at "
+			    "least two labels after *.)";
+		return NULL;
+	}
+	if (strchr(h, '*') != NULL)
+		return "* only as the whole first label (*.example.com)";
+	return name_why(h, &labels);
+}
