@@ -30,15 +30,18 @@ J=$TMP/run.jnl
 # upstream ADDR NAME: a destination on ADDR; its port in $NAME.port,
 # its request log in $NAME.log.
 upstream() {
-	"$PY" "$UPS" "$1" "$TMP/$2.port" "$TMP/$2.log" 2>"$TMP/$2.err" &
+	"$PY" "$UPS" "$1" "$TMP/$2.port" "$TMP/$2.log" >/dev/null \
+	    2>"$TMP/$2.err" &
 	at_exit "kill $! 2>/dev/null"
 	for i in $(seq 100); do [ -s "$TMP/$2.port" ] && break; sleep 0.05; done
 	: >>"$TMP/$2.log"
-	cat "$TMP/$2.port"
 }
-UP=$(upstream 127.0.0.1 up)
-OTHER=$(upstream 127.0.0.1 other)
-UP6=$(upstream ::1 up6)
+upstream 127.0.0.1 up
+upstream 127.0.0.1 other
+upstream ::1 up6
+UP=$(cat "$TMP/up.port")
+OTHER=$(cat "$TMP/other.port")
+UP6=$(cat "$TMP/up6.port")
 [ -n "$UP" ] && [ -n "$OTHER" ] && [ -n "$UP6" ] ||
 	skip_all "the test destinations did not start"
 

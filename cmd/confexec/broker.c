@@ -273,6 +273,7 @@ connected(struct broker *b, size_t i)
 	}
 	c->verdict = CV_ALLOWED;
 	c->status = 200;
+	c->up.count_buf = 1;	/* the payload's bytes; down: our 200 */
 	c->st = C_RELAY;
 	c->last = broker_ms();
 	if (c->rq.kind == EGRESS_CONNECT) {
@@ -437,6 +438,8 @@ pump(struct dir *d, int src, int dst, uint64_t *last)
 			if (n == -1)
 				return -1;
 			d->off += (size_t)n;
+			if (d->count_buf)
+				d->bytes += (uint64_t)n;
 			continue;
 		}
 		if (d->pend > 0) {

@@ -46,7 +46,8 @@ struct dir {
 	int pipe[2];
 	size_t pend;		/* bytes in the pipe */
 	int eof, shut;		/* src ended; dst shut for writing */
-	uint64_t bytes;		/* delivered to dst, buf excluded */
+	uint64_t bytes;		/* delivered to dst (buf when counted) */
+	int count_buf;		/* buf is the payload's (a request head) */
 };
 
 struct conn {
