@@ -188,17 +188,23 @@ static const char *
 v6_why(const unsigned char *a, const struct egress_self *self)
 {
 	const struct range *r;
+	const char *w;
 	size_t i, n = sizeof(v6ranges) / sizeof(v6ranges[0]);
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i + 1 < n; i++) {
 		r = &v6ranges[i];
-		if (i == n - 1)		/* 2000::/3: the one to be in */
-			return in_range(a, r) ? self_why(AF_INET6, a, self) :
-			    "reserved";
-		if (in_range(a, r))
-			return r->why ? r->why : v4_why(a + r->v4at, self);
+		if (!in_range(a, r))
+			continue;
+		if (r->why != NULL)
+			return r->why;
+		/* the IPv4 address inside, then the IPv6 address itself */
+		w = v4_why(a + r->v4at, self);
+		return w != NULL ? w : self_why(AF_INET6, a, self);
 	}
-	return "reserved";
+	/* the last entry, 2000::/3: anything else is not global unicast */
+	if (!in_range(a, &v6ranges[n - 1]))
+		return "reserved";
+	return self_why(AF_INET6, a, self);
 }
 
 const char *

@@ -666,12 +666,13 @@ test_addr6(void)
 static void
 test_self(void)
 {
-	struct sockaddr_storage ss[4];
+	struct sockaddr_storage ss[5];
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss[0];
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss[1];
 	struct sockaddr_in6 *m6 = (struct sockaddr_in6 *)&ss[2];
 	struct sockaddr_un *su = (struct sockaddr_un *)&ss[3];
-	struct egress_self self = { ss, 4 }, none = { NULL, 0 };
+	struct sockaddr_in6 *n6 = (struct sockaddr_in6 *)&ss[4];
+	struct egress_self self = { ss, 5 }, none = { NULL, 0 };
 	const char *w;
 
 	memset(ss, 0, sizeof(ss));
@@ -682,6 +683,8 @@ test_self(void)
 	m6->sin6_family = AF_INET6;
 	inet_pton(AF_INET6, "::ffff:8.8.4.4", &m6->sin6_addr);
 	su->sun_family = AF_UNIX;
+	n6->sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "64:ff9b::909:909", &n6->sin6_addr);
 
 	addr_is("93.184.216.34", "this host's address", &self);
 	addr_is("93.184.216.35", NULL, &self);
@@ -692,6 +695,8 @@ test_self(void)
 	addr_is("2606:2800:220:1::2", NULL, &self);
 	addr_is("8.8.4.4", "this host's address", &self);
 	addr_is("::ffff:8.8.4.4", "this host's address", &self);
+	addr_is("64:ff9b::909:909", "this host's address", &self);
+	addr_is("9.9.9.9", NULL, &self);
 	addr_is("127.0.0.1", "loopback", &self);
 	addr_is("93.184.216.34", NULL, NULL);
 	addr_is("93.184.216.34", NULL, &none);
