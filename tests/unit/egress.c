@@ -432,6 +432,7 @@ test_bounds(void)
 {
 	char *s;
 	char small[16], w[8];
+	const char *rl;
 	int r, st = 0;
 
 	r = parse("");
@@ -455,6 +456,17 @@ test_bounds(void)
 	free(s);
 	s = sized_head(20000, 0);
 	refused(s, 431, "too long");
+	free(s);
+
+	/* the largest growth: "/" for an empty path, an IPv6 literal whose
+	 * canonical form is longer, Connection: close */
+	s = sized_head(EGRESS_MAX_HEAD, 1);
+	rl = "GET http://[::ffff:ffff]:65535 HTTP/1.1\r\nX: ";
+	memcpy(s, rl, strlen(rl));
+	r = parse(s);
+	ok(r == 1 && strcmp(rq.host, "::255.255.255.255") == 0 &&
+	    rq.out_len == EGRESS_MAX_HEAD + 1 + 6 + 1 + 19,
+	    "a full head grows by 27 bytes once rewritten, within out");
 	free(s);
 
 	/* a refusal inside the first bytes is not delayed to the bound */
