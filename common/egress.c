@@ -459,7 +459,7 @@ put(struct outbuf *o, const char *s, size_t n)
 }
 
 static void
-puts_(struct outbuf *o, const char *s)
+put_str(struct outbuf *o, const char *s)
 {
 	put(o, s, strlen(s));
 }
@@ -490,32 +490,33 @@ rewrite(struct pstate *st, struct span fields, char *out, size_t outsize)
 {
 	const struct egress_req *rq = st->rq;
 	struct outbuf o = { out, outsize, 0, out == NULL || outsize == 0 };
-	const char *p = fields.p, *end = fields.p + fields.n, *eol;
+	const char *p = fields.p, *end = fields.p + fields.n, *eol, *colon;
 	char port[8];
 
 	put(&o, st->method.p, st->method.n);
-	puts_(&o, " ");
+	put_str(&o, " ");
 	if (st->path.n == 0 || st->path.p[0] == '?')
-		puts_(&o, "/");
+		put_str(&o, "/");
 	put(&o, st->path.p, st->path.n);
-	puts_(&o, " ");
+	put_str(&o, " ");
 	put(&o, st->version.p, st->version.n);
-	puts_(&o, "\r\nHost: ");
-	puts_(&o, strchr(rq->host, ':') ? "[" : "");
-	puts_(&o, rq->host);
-	puts_(&o, strchr(rq->host, ':') ? "]" : "");
+	put_str(&o, "\r\nHost: ");
+	put_str(&o, strchr(rq->host, ':') ? "[" : "");
+	put_str(&o, rq->host);
+	put_str(&o, strchr(rq->host, ':') ? "]" : "");
 	if (rq->port != 80) {
 		snprintf(port, sizeof(port), ":%u", (unsigned)rq->port);
-		puts_(&o, port);
+		put_str(&o, port);
 	}
-	puts_(&o, "\r\n");
+	put_str(&o, "\r\n");
+	/* every line here was judged whole: a name, a colon, CRLF */
 	for (; p < end; p = eol + 2) {
 		eol = memmem(p, (size_t)(end - p), "\r\n", 2);
-		if (!dropped(st, (struct span){ p, (size_t)(
-		    (const char *)memchr(p, ':', (size_t)(eol - p)) - p) }))
+		colon = mem_find(p, (size_t)(eol - p), ':');
+		if (!dropped(st, (struct span){ p, (size_t)(colon - p) }))
 			put(&o, p, (size_t)(eol + 2 - p));
 	}
-	puts_(&o, "Connection: close\r\n\r\n");
+	put_str(&o, "Connection: close\r\n\r\n");
 	if (o.over)
 		return fail(st, 431, "request head too long once rewritten");
 	st->rq->out_len = o.len;
