@@ -11,6 +11,10 @@
 #                             its status line
 #   limit N                   N idle connections, then one request: the
 #                             status line of the last
+#   sidestep ADDR PORTFILE GOFILE
+#                             the broker's port to PORTFILE, then once
+#                             GOFILE exists a direct connect to ADDR on
+#                             that port: "OK" or the errno's name
 import http.client
 import os
 import socket
@@ -72,6 +76,22 @@ def main():
         s.sendall(b"GET http://192.0.2.1/ HTTP/1.1\r\nHost: x\r\n\r\n")
         print(status_line(s))
         del held
+    elif mode == "sidestep":
+        import errno
+        import time
+        port = proxy()[1]
+        with open(sys.argv[3] + ".tmp", "w") as f:
+            f.write("%d\n" % port)
+        os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+        while not os.path.exists(sys.argv[4]):
+            time.sleep(0.02)
+        s = socket.socket(socket.AF_INET6 if ":" in sys.argv[2]
+                          else socket.AF_INET)
+        try:
+            s.connect((sys.argv[2], port))
+            print("OK")
+        except OSError as e:
+            print(errno.errorcode.get(e.errno, str(e.errno)))
     else:
         sys.exit("egress-client.py: unknown mode " + mode)
 

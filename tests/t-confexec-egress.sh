@@ -213,6 +213,38 @@ t_exit 0 "a direct connect to the destination (no proxy)" \
 t_grep "is EACCES (Landlock: only the broker's port)" '^EACCES$' "$OUT"
 t_eq "host side: the destination saw nothing" "$(lines "$TMP/up.log")" "$n0"
 
+# Landlock grants the broker's port number, whatever the address: the
+# run's own network is what keeps the payload from any other host on
+# that port.  A host listener on that very port, on another loopback
+# address and on the host's own address, sees nothing.
+HOSTIP=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9.]+$' | head -n 1)
+for a in 127.0.0.2 $HOSTIP; do
+	rm -f "$IO/bport" "$IO/go" "$TMP/side.log"
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" sidestep "$a" "$IO/bport" \
+	    "$IO/go" >"$TMP/side.out" 2>&1 &
+	SPID=$!
+	for i in $(seq 200); do [ -s "$IO/bport" ] && break; sleep 0.05; done
+	BP=$(cat "$IO/bport" 2>/dev/null)
+	"$PY" -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(8); s.settimeout(3)
+open(sys.argv[3] + ".up", "w").close()
+try:
+    c, peer = s.accept(); print("accepted", peer)
+except socket.timeout:
+    print("nothing")' "$a" "${BP:-0}" "$TMP/side.log" >"$TMP/side.log" 2>&1 &
+	HPID=$!
+	for i in $(seq 100); do [ -e "$TMP/side.log.up" ] && break; sleep 0.05; done
+	touch "$IO/go"
+	wait "$SPID"
+	wait "$HPID"
+	rm -f "$TMP/side.log.up"
+	t_grep "from inside, $a on the broker's port: no route out of the run's network" \
+		'^(ENETUNREACH|ECONNREFUSED)$' "$TMP/side.out"
+	t_grep "host side: the listener on $a:$BP saw nothing" '^nothing$' "$TMP/side.log"
+done
+
 # A live run A; run B tries A's broker.
 rm -f "$TMP/a.jnl"
 "$PE" $BASEP --egress "127.0.0.1:$UP" --timeout 30s -- /bin/sleep 30 \
