@@ -115,6 +115,16 @@ t_exit 0 "IPv6 literal destination, listed: relayed" \
 	--data-binary "@$IO/in.bin" -o "$IO/out.bin" "http://[::1]:$UP6/echo"
 t_eq "IPv6: byte for byte" "$(sha256sum <"$IO/out.bin" 2>/dev/null)" "$SUM"
 
+# Not root: confexec in a user namespace of its own makes the run's
+# network there (no cgroup without delegation: --degrade says so).
+"$PE" --degrade $BASEP --egress "127.0.0.1:$UP" -- /usr/bin/curl -sS --fail \
+	"http://127.0.0.1:$UP/bytes/1000" >"$TMP/nr.plan"
+chmod 644 "$TMP/nr.plan"
+chmod 755 "$TMP"
+t_exit 0 "not root (uid 65534): relayed through its own broker" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$CX" <"$TMP/nr.plan"
+t_eq "1000 bytes came back" "$(wc -c <"$OUT" | tr -d ' ')" 1000
+
 # ---- what is not on the list ------------------------------------------
 n0=$(lines "$TMP/other.log")
 t_exit 0 "an unlisted destination: the payload gets 403" \
