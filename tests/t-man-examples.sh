@@ -252,6 +252,18 @@ ex_confexec() {
 		    t_eq "  the pinned tool got the prompt" "$(cat "$OUT")" \
 			"prompt: summarise the data"
 		;;
+	"fetch one listed host through the egress broker")
+		# The listed host is a destination on this host's loopback,
+		# listed as its IP literal (the guard refuses loopback
+		# otherwise), reached over plain HTTP.
+		expect=$(cx_want landlock-tcp)
+		run "$expect"
+		if [ "$expect" -eq 0 ]; then
+			t_grep "  curl got 200 through the broker" '^200$' "$OUT"
+			t_grep "  the journal has its connection, allowed" \
+			    '^\["127\.0\.0\.1","allowed"\]$' "$OUT"
+		fi
+		;;
 	"supervise a run through its control socket")
 		# The same script, with a payload that outlives the
 		# supervisor's deadline, made 1 s and polled every 0.2 s.
@@ -284,7 +296,15 @@ else
 fi
 EOF
 chmod 755 "$SBIN/tool"
-page_examples ex_confexec "s|sha256sum /usr/bin/tool|sha256sum /bin/sh|;
+# The egress example's destination.
+python3 "$T_TOP/tests/egress-upstream.py" 127.0.0.1 "$TMP/mxup.port" \
+    "$TMP/mxup.log" >/dev/null 2>&1 &
+at_exit "kill $! 2>/dev/null"
+for i in $(seq 100); do [ -s "$TMP/mxup.port" ] && break; sleep 0.05; done
+MXUP=$(cat "$TMP/mxup.port" 2>/dev/null)
+page_examples ex_confexec "s|pypi.org:443|127.0.0.1:$MXUP|;
+    s|https://pypi.org/simple/|http://127.0.0.1:$MXUP/|;
+    s|sha256sum /usr/bin/tool|sha256sum /bin/sh|;
     s|-- /usr/bin/tool|-- /bin/sh $SBIN/tool|; s|/srv/data|$W/srv/data|g;
     s|/tmp/out|$W/tmp/out|g; s|/var/log/borne|$W/log|g"
 
