@@ -271,6 +271,10 @@ connected(struct broker *b, size_t i)
 		refuse(b, i, CV_FAILED, 502, "pipe: %s", strerror(errno));
 		return;
 	}
+	/* Larger pipes: fewer splices and wakeups per MiB (a failure
+	 * keeps the default size). */
+	(void)fcntl(c->up.pipe[1], F_SETPIPE_SZ, BROKER_PIPE);
+	(void)fcntl(c->down.pipe[1], F_SETPIPE_SZ, BROKER_PIPE);
 	c->verdict = CV_ALLOWED;
 	c->status = 200;
 	c->up.count_buf = 1;	/* the payload's bytes; down: our 200 */

@@ -28,6 +28,7 @@
 #define BROKER_IDLE_MS	300000		/* a relay with no byte either way */
 #define BROKER_NADDR	16		/* addresses tried per name */
 #define BROKER_RELAY_TURN (1u << 20)	/* bytes per direction per turn */
+#define BROKER_PIPE	(1 << 20)	/* each relay pipe's size */
 #define EGRESS_EVENTS_LOGGED 4096	/* events per run; then counted */
 
 /* epoll tags of the source's extra descriptors. */
