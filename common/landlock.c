@@ -77,24 +77,23 @@ system_link(int rootfd, const char *to, int fd)
  * symbolic link: a payload that wrote beneath a rule path in an earlier
  * run cannot point a later rule elsewhere (WORK/cache -> /root/.ssh).
  * The one exception is a system link of / (system_link), followed once.
- * -1 with errno (ELOOP: link names the first component that is a link,
- * and its target). */
+ * rootfd is / (O_PATH), opened once for all the rules; st gets the
+ * result's stat.  -1 with errno (ELOOP: link names the first component
+ * that is a link, and its target). */
 static int
-open_nofollow(const char *path, char *link, size_t linksz)
+open_nofollow(int rootfd, const char *path, struct stat *st, char *link,
+    size_t linksz)
 {
 	const char *c = path + 1;
 	char comp[NAME_MAX + 1], to[256], redo[PATH_MAX + 1];
-	struct stat st;
-	int dfd, fd, rootfd, top = 1, e;
+	int dfd, fd, top = 1, e;
 	ssize_t n;
 	size_t len;
 
-	if ((rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if ((dfd = dup(rootfd)) == -1)
 		return -1;
-	if ((dfd = dup(rootfd)) == -1) {
-		close(rootfd);
-		return -1;
-	}
+	if (*c == '\0' && fstat(dfd, st) == -1)
+		goto fail_dfd;
 	while (*c != '\0') {
 		len = strcspn(c, "/");
 		if (len > NAME_MAX) {
@@ -105,9 +104,9 @@ open_nofollow(const char *path, char *link, size_t linksz)
 		comp[len] = '\0';
 		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		close(dfd);
-		if (fd == -1 || fstat(fd, &st) == -1)
+		if (fd == -1 || fstat(fd, st) == -1)
 			goto fail;
-		if (S_ISLNK(st.st_mode)) {
+		if (S_ISLNK(st->st_mode)) {
 			n = readlinkat(fd, "", to, sizeof(to) - 1);
 			to[n < 0 ? 0 : n] = '\0';
 			if (top && c == path + 1 && system_link(rootfd, to, fd) &&
@@ -123,19 +122,18 @@ open_nofollow(const char *path, char *link, size_t linksz)
 			snprintf(link, linksz, "%.*s -> %s",
 			    (int)(c - path + (ptrdiff_t)len), path, to);
 			close(fd);
-			close(rootfd);
 			return errno = ELOOP, -1;
 		}
 		c += len + (c[len] == '/');
 		dfd = fd;
 	}
-	close(rootfd);
 	return dfd;
+fail_dfd:
+	fd = dfd;
 fail:
 	e = errno;
 	if (fd != -1)
 		close(fd);
-	close(rootfd);
 	errno = e;
 	return -1;
 }
@@ -168,8 +166,8 @@ real_path(int fd)
 }
 
 static int
-add_path(int rfd, const struct plan *p, size_t i, int abi, char **real,
-    char *err, size_t errlen)
+add_path(int rfd, int rootfd, const struct plan *p, size_t i, int abi,
+    char **real, char *err, size_t errlen)
 {
 	const struct plan_fsrule *fr = &p->fs[i];
 	const char *k = plan_intent_name(fr->intent);
@@ -182,7 +180,7 @@ add_path(int rfd, const struct plan *p, size_t i, int abi, char **real,
 	 * binds to this inode, so a later rename cannot move it. */
 	link[0] = '\0';
 	fd = fol ? open(fr->path, O_PATH | O_CLOEXEC) :
-	    open_nofollow(fr->path, link, sizeof(link));
+	    open_nofollow(rootfd, fr->path, &st, link, sizeof(link));
 	if (fd == -1 && errno == ELOOP && link[0] != '\0')
 		return err_set(err, errlen, "landlock: %s %s: symbolic link "
 		    "%s refused (the plan does not follow symlinks for this "
@@ -190,7 +188,7 @@ add_path(int rfd, const struct plan *p, size_t i, int abi, char **real,
 	if (fd == -1)
 		return err_set_sys(err, errlen, "landlock: %s %s", k,
 		    fr->path);
-	if (fstat(fd, &st) == -1 ||
+	if ((fol && fstat(fd, &st) == -1) ||
 	    (real != NULL && (real[i] = real_path(fd)) == NULL)) {
 		err_set_sys(err, errlen, "landlock: %s %s", k, fr->path);
 		goto fail;
@@ -296,7 +294,7 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 	const struct ll_abi_rights *r = ll_rights(abi);
 	struct borne_landlock_ruleset_attr attr;
 	size_t attrsz, i;
-	int fd, e;
+	int fd, rootfd = -1, e;
 
 	*rfd = -1;
 	*realp = NULL;
@@ -323,9 +321,17 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 	fd = (int)syscall(__NR_landlock_create_ruleset, &attr, attrsz, 0);
 	if (fd == -1)
 		return err_set_sys(err, errlen, "landlock: create ruleset");
+	if (p->nfs > 0 &&
+	    (rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		err_set_sys(err, errlen, "landlock: /");
+		goto fail;
+	}
 	for (i = 0; i < p->nfs; i++)
-		if (add_path(fd, p, i, abi, real, err, errlen) == -1)
+		if (add_path(fd, rootfd, p, i, abi, real, err, errlen) == -1)
 			goto fail;
+	if (rootfd != -1)
+		close(rootfd);
+	rootfd = -1;
 	if (check_wx(p, real, err, errlen) == -1)
 		goto fail;
 	if (r->net && (p->sock & PLAN_SOCK_TCP)) {
@@ -345,6 +351,8 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 fail:
 	e = errno;
 	close(fd);
+	if (rootfd != -1)
+		close(rootfd);
 	errno = e;
 	return -1;
 }
