@@ -458,7 +458,9 @@ notify_policy_init(struct notify_policy *np, const struct plan *p,
 			continue;
 		np->rwfd[np->nrw] = fd == -1 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC,
 		    0);
-		if ((np->rw[np->nrw++] = rule_path(fd, p->fs[i].path)) == NULL)
+		/* The same inode as any[]'s: its path, not read again. */
+		if ((np->rw[np->nrw++] = strdup(np->any[np->nany - 1])) ==
+		    NULL)
 			goto nomem;
 	}
 	np->bind_tcp = p->bind_tcp;
