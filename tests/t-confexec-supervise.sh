@@ -424,6 +424,21 @@ printf 'borne-plan 1\nprogram %s\narg %s\nro /\nmode strict\nend\n' \
 FP=$TMP/p.exec
 fault "execveat" 126 'child: execveat: Permission denied' env
 
+# A plan with egress: the broker's network is made by confexec's first
+# child (sharing its descriptors), init is the second, the payload the
+# third, which joins that network before anything else is dropped.
+plan --egress 192.0.2.1:80 --rw "$TMP" --timeout 1s -- "$E" grandchild-sleep \
+	"$M.pid" >"$TMP/p.egress"
+FP=$TMP/p.egress
+fault "egress: the run's network" 125 \
+	'refusing: supervisor: egress: network namespace: Input/output error' \
+	st_ clone3 EIO 1
+fault "egress: the listener" 125 \
+	'refusing: supervisor: egress: network namespace: bind 127.0.0.1: Address already in use' \
+	fi_ 1.1 bind 1 98
+fault "payload: network namespace" 125 'child: network namespace' \
+	fi_ 1.3 setns 1 1
+
 # The uid/gid switch needs subordinate ids: /etc/subuid is shared, under
 # the lock every test that edits it takes.
 exec 9>/run/lock/borne-subid.lock

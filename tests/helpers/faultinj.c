@@ -39,7 +39,8 @@ static const struct {
 	{"capset", SYS_capset}, {"landlock_restrict_self", 446},
 	{"seccomp", SYS_seccomp}, {"setgroups", SYS_setgroups},
 	{"write", SYS_write}, {"sendto", SYS_sendto}, {"open", SYS_open},
-	{"rt_sigaction", SYS_rt_sigaction},
+	{"rt_sigaction", SYS_rt_sigaction}, {"bind", SYS_bind},
+	{"setns", SYS_setns},
 };
 
 static struct proc {
@@ -79,6 +80,11 @@ nr_of(const char *s)
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
 		if (strcmp(calls[i].name, s) == 0)
 			return calls[i].nr;
+	/* A number; a name not listed above is a mistake in the test. */
+	if (*s < '0' || *s > '9') {
+		fprintf(stderr, "faultinj: unknown system call %s\n", s);
+		exit(2);
+	}
 	return strtol(s, NULL, 10);
 }
 
