@@ -172,7 +172,8 @@ probe_host_mask(struct probe *p, unsigned what)
 	if (what & PROBE_CAPS)
 		probe_caps(p);
 	if (what & PROBE_CGROUP)
-		probe_cgroup(p, (what & PROBE_EXACT) != 0);
+		probe_cgroup(p, (what & PROBE_EXACT) != 0,
+		    (what & PROBE_CONTROLLERS) != 0);
 
 	if (what & PROBE_LANDLOCK) {
 		p->landlock_abi = ll_abi();

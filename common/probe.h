@@ -81,7 +81,8 @@ int probe_host(struct probe *p);
 enum {
 	PROBE_CALLER = 1u << 0,		/* uid, euid, gid, egid, root */
 	PROBE_CAPS = 1u << 1,		/* caps (cap_to_text) */
-	PROBE_CGROUP = 1u << 2,		/* cg2*, except what PROBE_EXACT adds */
+	PROBE_CGROUP = 1u << 2,		/* cg2*, except what PROBE_EXACT and
+					 * PROBE_CONTROLLERS add */
 	PROBE_LANDLOCK = 1u << 3,	/* landlock_abi, landlock_errno */
 	PROBE_SECCOMP = 1u << 4,	/* seccomp_*, arch */
 	PROBE_NNP = 1u << 5,		/* no_new_privs* */
@@ -98,7 +99,12 @@ enum {
 	 * yes/no, a cheaper "how".  A caller that relies on the cheap answer
 	 * must still fail closed when the real call fails. */
 	PROBE_EXACT = 1u << 11,
-	PROBE_ALL = (1u << 12) - 1,
+	/* With PROBE_CGROUP: cg2_available and cg2_enabled (the caller's
+	 * cgroup.controllers and cgroup.subtree_control), which only the
+	 * controller mechanisms ("memory", "pids", "cpu", "io") use.
+	 * Without it both stay "" and those mechanisms answer 0. */
+	PROBE_CONTROLLERS = 1u << 12,
+	PROBE_ALL = (1u << 13) - 1,
 };
 
 /* probe_host() restricted to the probes in what (PROBE_* bits); the

@@ -138,6 +138,21 @@ clone_into_works(void)
 	return errno == EBADF;
 }
 
+/* cgroup.controllers and cgroup.subtree_control of the caller's dir. */
+static void
+probe_controllers(struct probe *p)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", p->cg2_dir);
+	if (read_small(path, p->cg2_available, sizeof(p->cg2_available)) ==
+	    -1)
+		p->cg2_available[0] = '\0';
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", p->cg2_dir);
+	if (read_small(path, p->cg2_enabled, sizeof(p->cg2_enabled)) == -1)
+		p->cg2_enabled[0] = '\0';
+}
+
 /* The root cgroup has no cgroup.kill (CFTYPE_NOT_ON_ROOT), but every child
  * has it from Linux 5.14: look at the caller's dir, then at an existing
  * child, then at the kernel release (exact: the child before the
@@ -165,10 +180,9 @@ kill_evidence(struct probe *p, int exact)
 }
 
 void
-probe_cgroup(struct probe *p, int exact)
+probe_cgroup(struct probe *p, int exact, int ctl)
 {
 	struct cgscan c = { .p = p, .self = p->cg2_self };
-	char path[PATH_MAX + 64];
 	const char *rest;
 
 	cg_self(p->cg2_self, sizeof(p->cg2_self));
@@ -194,13 +208,8 @@ probe_cgroup(struct probe *p, int exact)
 	 * access(2) asks, mkdir would create. */
 	p->cg2_writable = faccessat(AT_FDCWD, p->cg2_dir, W_OK | X_OK,
 	    AT_EACCESS) == 0;
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", p->cg2_dir);
-	if (read_small(path, p->cg2_available, sizeof(p->cg2_available)) ==
-	    -1)
-		p->cg2_available[0] = '\0';
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", p->cg2_dir);
-	if (read_small(path, p->cg2_enabled, sizeof(p->cg2_enabled)) == -1)
-		p->cg2_enabled[0] = '\0';
+	if (ctl)
+		probe_controllers(p);
 	kill_evidence(p, exact);
 	if (!exact) {
 		/* The caller does clone3(CLONE_INTO_CGROUP) itself and

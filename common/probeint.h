@@ -7,8 +7,8 @@
 
 #include "probe.h"
 
-/* probecg.c: cg2_* (exact: see PROBE_EXACT). */
-void probe_cgroup(struct probe *p, int exact);
+/* probecg.c: cg2_* (exact: see PROBE_EXACT; ctl: PROBE_CONTROLLERS). */
+void probe_cgroup(struct probe *p, int exact, int ctl);
 
 /* 1 when the running kernel release (uname -r) is at least maj.min. */
 int probe_kernel_at_least(int maj, int min);

@@ -77,14 +77,19 @@ read_plan(struct run *r)
 }
 
 /* Step 2: what the host can enforce.  Only the probes whose answers are
- * used: subordinate ids for a uid/gid switch, no clone3 dry run (the
- * kernel release answers, and a failing clone3 refuses later). */
+ * used: subordinate ids for a uid/gid switch, the controller files for a
+ * memory, pids or cpu limit, no clone3 dry run (the kernel release
+ * answers, and a failing clone3 refuses later). */
 static void
 probe(struct run *r)
 {
+	const struct plan *p = &r->p;
+
 	if (probe_host_mask(&r->pr, PROBE_CALLER | PROBE_CGROUP |
 		PROBE_LANDLOCK | PROBE_SECCOMP | PROBE_NNP | PROBE_SYSCALLS |
-		(r->p.has_uid || r->p.has_gid ? PROBE_SUBID : 0)) == -1)
+		(p->has_uid || p->has_gid ? PROBE_SUBID : 0) |
+		(p->mem_max || p->pids_max || p->cpu_quota_us ?
+		    PROBE_CONTROLLERS : 0)) == -1)
 		refuse(r, "probing the host: %s", strerror(errno));
 	layers_init(r);
 	select_layers(r);

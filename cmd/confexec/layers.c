@@ -92,6 +92,8 @@ probe_layers(struct run *r)
 	size_t i;
 	int c;
 
+	/* probe() in confexec.c reads the controller files exactly when
+	 * one of these three is wanted. */
 	r->layers[L_MEMORY].wanted = p->mem_max != 0;
 	r->layers[L_PIDS].wanted = p->pids_max != 0;
 	r->layers[L_CPU].wanted = p->cpu_quota_us != 0;

@@ -152,6 +152,7 @@ main(void)
 		    "clone-into-cgroup", "landlock", "seccomp",
 		    "seccomp-kill-process", "no-new-privs", "execveat",
 		    "pidfd", NULL};
+		const char *ctl[] = {"memory", "pids", "cpu", "io", NULL};
 		int same = 1, i;
 
 		errno = 0;
@@ -175,6 +176,23 @@ main(void)
 		    "confexec's mechanisms");
 		ok(q.subuid_n == 0 && q.openat2 == 0 && q.memfd_seal == 0 &&
 		    q.userns_max == 0, "and nothing outside the mask");
+		ok(q.cg2_available[0] == '\0' && q.cg2_enabled[0] == '\0',
+		    "without PROBE_CONTROLLERS: no controller files read");
+		is_int(probe_host_mask(&q, PROBE_CALLER | PROBE_CGROUP |
+		    PROBE_CONTROLLERS), 0,
+		    "probe_host_mask(PROBE_CONTROLLERS) succeeds");
+		is_str(q.cg2_available, p.cg2_available,
+		    "with it: cgroup.controllers as probe_host reads it");
+		is_str(q.cg2_enabled, p.cg2_enabled,
+		    "and cgroup.subtree_control");
+		same = 1;
+		for (i = 0; ctl[i]; i++)
+			if (probe_can(&p, ctl[i], NULL, 0) !=
+			    probe_can(&q, ctl[i], NULL, 0)) {
+				same = 0;
+				printf("# differs: %s\n", ctl[i]);
+			}
+		ok(same, "and the same answers for the controllers");
 	}
 	for (m = probe_mechanisms; *m; m++)
 		if (probe_can(&p, *m, why, sizeof(why)) == -1) {
