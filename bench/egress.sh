@@ -8,7 +8,10 @@
 #              order alternates every round
 #   conn       NCONN connections of one byte each way: microseconds per
 #              connection, and what the broker adds to each
-# Medians over ROUNDS rounds; ratios relayed / direct (the target: >= 0.8
+# and, for reference, the same client direct from the host through a
+# generic user-space relay (socat -b 1 MiB, one process per connection):
+# on a machine of two cores, client, relay and server share them.
+# Medians over ROUNDS rounds; ratios to direct (the target: relayed >= 0.8
 # for throughput).  The payload's launch is outside every timing.
 #   ROUNDS (default 5), MIB (default 512), NCONN (default 200)
 set -eu
@@ -25,6 +28,19 @@ trap 'kill $SPID 2>/dev/null; rm -rf "$TMP"' EXIT
 SPID=$!
 for i in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
 PORT=$(cat "$TMP/port")
+SOCAT=
+if command -v socat >/dev/null; then
+	SPORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	socat -b 1048576 "TCP-LISTEN:$SPORT,bind=127.0.0.1,reuseaddr,fork" \
+	    "TCP:127.0.0.1:$PORT" &
+	SOCAT=$!
+	trap 'kill $SPID $SOCAT 2>/dev/null; rm -rf "$TMP"' EXIT
+	for i in $(seq 100); do
+		"$PY" -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1]))).close()' \
+		    "$SPORT" 2>/dev/null && break
+		sleep 0.05
+	done
+fi
 # relayed WHAT N: the client inside a run, through its broker.
 relayed() {
 	"$BIN/planenc" --preset sys --ro "$TOP/bench" \
@@ -32,6 +48,13 @@ relayed() {
 	    client proxy "$PORT" "$1" "$2" | "$BIN/confexec"
 }
 direct() { "$PY" "$TOP/bench/egress.py" client direct "$PORT" "$1" "$2"; }
+viasocat() {
+	if [ -n "$SOCAT" ]; then
+		"$PY" "$TOP/bench/egress.py" client direct "$SPORT" "$1" "$2"
+	else
+		echo 0
+	fi
+}
 median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 for r in $(seq "$ROUNDS"); do
@@ -43,18 +66,21 @@ for r in $(seq "$ROUNDS"); do
 			relayed "$w" "$MIB" >>"$TMP/r.$w"
 			direct "$w" "$MIB" >>"$TMP/d.$w"
 		fi
+		viasocat "$w" "$MIB" >>"$TMP/s.$w"
 	done
 	direct conn "$NCONN" >>"$TMP/d.conn"
 	relayed conn "$NCONN" >>"$TMP/r.conn"
 done
-printf '%-34s %12s %12s %8s\n' "egress ($ROUNDS rounds, medians)" direct relayed ratio
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b ? a / b : 0}'; }
+printf '%-34s %10s %10s %6s %10s %6s\n' "egress ($ROUNDS rounds, medians)" \
+    direct relayed ratio socat ratio
 for w in up down; do
-	d=$(median <"$TMP/d.$w"); r=$(median <"$TMP/r.$w")
-	printf '%-34s %12s %12s %8s\n' "throughput $w, $MIB MiB (MiB/s)" "$d" "$r" \
-	    "$(awk -v a="$r" -v b="$d" 'BEGIN {printf "%.2f", a / b}')"
+	d=$(median <"$TMP/d.$w"); r=$(median <"$TMP/r.$w"); s=$(median <"$TMP/s.$w")
+	printf '%-34s %10s %10s %6s %10s %6s\n' "throughput $w, $MIB MiB (MiB/s)" \
+	    "$d" "$r" "$(ratio "$r" "$d")" "$s" "$(ratio "$s" "$d")"
 done
 d=$(median <"$TMP/d.conn"); r=$(median <"$TMP/r.conn")
-printf '%-34s %12s %12s %8s\n' "per connection (us)" "$d" "$r" \
-    "$(awk -v a="$r" -v b="$d" 'BEGIN {printf "%.2f", a / b}')"
-printf '%-34s %12s\n' "added by the broker (us/conn)" \
+printf '%-34s %10s %10s %6s\n' "per connection (us)" "$d" "$r" \
+    "$(ratio "$r" "$d")"
+printf '%-34s %10s\n' "added by the broker (us/conn)" \
     "$(awk -v a="$r" -v b="$d" 'BEGIN {printf "%.1f", a - b}')"
