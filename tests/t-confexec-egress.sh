@@ -13,6 +13,7 @@ need_landlock 4
 need_cmd jq
 need_cmd curl
 need_cmd nsenter
+need_cmd socat
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "needs /usr/bin/python3"
 
@@ -90,6 +91,8 @@ ok "the event counts at least 1 MiB each way" test \
 t_grep "upstream saw the request in origin form, Connection: close" \
 	"^POST /echo HTTP/1.1	.*Connection: close" "$TMP/up.log"
 t_nogrep "upstream saw no Proxy-* header" "Proxy-" "$TMP/up.log"
+t_exit 0 "the journal with its egress events verifies" \
+	"$BIN/journalchain" verify "$J"
 
 rm -f "$IO/out.bin"
 t_exit 0 "curl --proxytunnel: 1 MiB through CONNECT" \
@@ -259,7 +262,9 @@ done
 rm -f "$TMP/a.jnl"
 "$PE" $BASEP --egress "127.0.0.1:$UP" --timeout 30s -- /bin/sleep 30 \
 	>"$TMP/a.plan"
-"$CX" --journal "$TMP/a.jnl" <"$TMP/a.plan" >/dev/null 2>&1 &
+chmod 700 "$TMP"
+"$CX" --journal "$TMP/a.jnl" --control "$TMP/a.sock" <"$TMP/a.plan" \
+	>/dev/null 2>&1 &
 APID=$!
 at_exit "kill $APID 2>/dev/null"
 for i in $(seq 100); do
@@ -278,6 +283,11 @@ for i in $(seq 100); do
 	[ -n "$APAY" ] && break
 	sleep 0.05
 done
+printf '%s\n' '{"v":1,"op":"inspect"}' | socat - "UNIX-CONNECT:$TMP/a.sock" \
+	>"$TMP/a.inspect" 2>&1
+t_eq "inspect: the broker's port, nothing open, nothing relayed yet" \
+	"$(jq -c '.egress' "$TMP/a.inspect")" \
+	"{\"allowed\":0,\"open\":0,\"port\":$APORT,\"refused\":0,\"unlogged\":0}"
 t_exit 0 "run B connects to run A's broker port" \
 	cx --egress "127.0.0.1:$UP" -- "$E" connect "$APORT"
 t_grep "EACCES (another run's broker)" '^EACCES$' "$OUT"

@@ -263,6 +263,11 @@ void tmp_end(struct run *r);
  * (an event each) and its listener closes. */
 void egress_end(struct run *r);
 
+/* What the broker did so far (end record: allowed, refused, unlogged;
+ * live, for inspect: also its port and the connections open), or JSON
+ * null for a plan without egress. */
+json_t *egress_json(const struct run *r, int live);
+
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */
 void exec_interp(struct run *r);

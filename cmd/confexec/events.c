@@ -180,11 +180,7 @@ ev_end(const struct run *r, const struct outcome *o)
 	json_object_set_new(ev, "oom_kill",
 	    o->have_oom ? json_integer((json_int_t)o->oom) : json_null());
 	json_object_set_new(ev, "notify", notify_json(&r->notify));
-	json_object_set_new(ev, "egress", r->p.negress == 0 ? json_null() :
-	    json_pack("{s:I,s:I,s:I}", "allowed",
-	    (json_int_t)r->egress.allowed, "refused",
-	    (json_int_t)r->egress.refused, "unlogged",
-	    (json_int_t)r->egress.unlogged));
+	json_object_set_new(ev, "egress", egress_json(r, 0));
 	if (o->refused != NULL)
 		json_object_set_new(ev, "refused", json_string(o->refused));
 	json_object_set_new(ev, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));

@@ -226,6 +226,25 @@ egress_close(struct source *s, struct run *r)
 	br.r = NULL;
 }
 
+json_t *
+egress_json(const struct run *r, int live)
+{
+	json_t *o;
+
+	if (r->p.negress == 0)
+		return json_null();
+	o = json_pack("{s:I,s:I,s:I}", "allowed",
+	    (json_int_t)r->egress.allowed, "refused",
+	    (json_int_t)r->egress.refused, "unlogged",
+	    (json_int_t)r->egress.unlogged);
+	if (live && o != NULL) {
+		json_object_set_new(o, "port", json_integer(r->egress_port));
+		json_object_set_new(o, "open", json_integer(br.r == r ?
+		    (json_int_t)br.nconn : 0));
+	}
+	return o != NULL ? o : json_null();
+}
+
 static const char *const verdict_name[] = { "refused", "allowed",
 	"refused", "failed" };
 
