@@ -493,7 +493,9 @@ relay(struct broker *b, size_t i)
 		conn_end(b, i, strerror(errno));
 		return;
 	}
-	if (u == 0 && d == 0) {
+	/* Done both ways; or, for a plain HTTP request (Connection:
+	 * close), once the answer is through: nothing is left to carry. */
+	if ((u == 0 && d == 0) || (d == 0 && c->rq.kind == EGRESS_HTTP)) {
 		conn_end(b, i, NULL);
 		return;
 	}
