@@ -24,7 +24,7 @@ UPS=$T_TOP/tests/egress-upstream.py
 CLI=$T_TOP/tests/egress-client.py
 IO=$TMP/io
 mkdir -p "$IO"
-BASEP="--preset sys --ro $T_TOP/tests --rox $HELP --rw $IO \
+BASEP="--preset sys --ro /proc --ro $T_TOP/tests --rox $HELP --rw $IO \
 	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
 J=$TMP/run.jnl
 
@@ -124,7 +124,11 @@ t_eq "IPv6: byte for byte" "$(sha256sum <"$IO/out.bin" 2>/dev/null)" "$SUM"
 	"http://127.0.0.1:$UP/bytes/1000" >"$TMP/nr.plan"
 chmod 644 "$TMP/nr.plan"
 chmod 755 "$TMP"
+# (Under the sanitizers the leak checker cannot run there: its tracer
+# would be a process of the run's pid namespace, which an unprivileged
+# confexec does not leave.)
 t_exit 0 "not root (uid 65534): relayed through its own broker" \
+	env ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$CX" <"$TMP/nr.plan"
 t_eq "1000 bytes came back" "$(wc -c <"$OUT" | tr -d ' ')" 1000
 
