@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: ISC */
+/* Unit tests of common/plan: the egress key (launchplan(5), "egress"):
+ * its host forms, order, bounds and contradictions, in the decoder and in
+ * plan_validate_at, and its round trip. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "esc.h"
+#include "plan.h"
+#include "tap.h"
+
+static char err[512];
+
+/* A plan with only egress destinations, unsorted; tcp granted. */
+static void
+egress_plan(struct plan *p, struct plan_egress *e, size_t n)
+{
+	static char *argv[] = { "pip", NULL };
+
+	memset(p, 0, sizeof(*p));
+	p->program = "/usr/bin/pip";
+	p->argv = argv;
+	p->argc = 1;
+	p->sock = PLAN_SOCK_TCP;
+	p->egress = e;
+	p->negress = n;
+}
+
+/* Decode s; expect a refusal whose message holds want. */
+static void
+bad(const char *s, size_t n, const char *want, const char *desc)
+{
+	struct plan p;
+	char dd[128];
+	int r;
+
+	esc_name(desc, dd, sizeof(dd));
+	desc = dd;
+	err[0] = '\0';
+	r = plan_decode((const unsigned char *)s, n, &p, err, sizeof(err));
+	ok(r == -1 && strstr(err, want) != NULL, "refused: %s", desc);
+	if (r != -1 || strstr(err, want) == NULL)
+		printf("#   r=%d err='%s' want '%s'\n", r, err, want);
+	ok(p.egress == NULL && p.negress == 0, "%s: plan left empty", desc);
+}
+
+/* A plan with "socket tcp" and the lines ins before "mode strict". */
+static void
+bad_lines(const char *ins, const char *want)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf), "borne-plan 1\nprogram /bin/true\n"
+	    "arg /bin/true\nsocket tcp\n%smode strict\nend\n", ins);
+	bad(buf, strlen(buf), want, ins);
+}
+
+/* The host h alone: whether plan_validate takes it. */
+static int
+host_ok(const char *h)
+{
+	struct plan_egress e = { (char *)h, 443 };
+	struct plan p;
+
+	egress_plan(&p, &e, 1);
+	return plan_validate(&p, err, sizeof(err)) == 0;
+}
+
+static void
+round_trip(void)
+{
+	struct plan_egress e[] = {
+		{ "pypi.org", 443 }, { "pypi.org", 80 },
+		{ "*.pythonhosted.org", 443 }, { "2001:db8::1", 8443 },
+		{ "192.0.2.7", 3128 }, { "::ffff:192.0.2.1", 1 },
+	};
+	static const char want[] = "socket tcp\n"
+	    "egress *.pythonhosted.org 443\n"
+	    "egress 192.0.2.7 3128\n"
+	    "egress 2001:db8::1 8443\n"
+	    "egress ::ffff:192.0.2.1 1\n"
+	    "egress pypi.org 80\n"
+	    "egress pypi.org 443\n"
+	    "mode strict\n";
+	unsigned char *enc = NULL, *enc2 = NULL;
+	struct plan p, d;
+	size_t n = 0, n2 = 0, i, bit, nacc = 0, nbad = 0;
+	json_t *j;
+	char *js;
+	int r;
+
+	egress_plan(&p, e, 6);
+	is_int(plan_validate(&p, err, sizeof(err)), 0, "egress plan valid (%s)",
+	    err);
+	r = plan_encode(&p, &enc, &n);
+	is_int(r, 0, "egress plan encodes");
+	if (r != 0)
+		return;
+	ok(memmem(enc, n, want, sizeof(want) - 1) != NULL,
+	    "egress lines sorted by host bytes, then port as a number");
+	r = plan_decode(enc, n, &d, err, sizeof(err));
+	is_int(r, 0, "and decodes (%s)", err);
+	if (r == 0) {
+		ok(d.negress == 6 && strcmp(d.egress[0].host,
+		    "*.pythonhosted.org") == 0 && d.egress[4].port == 80 &&
+		    d.egress[5].port == 443 &&
+		    strcmp(d.egress[5].host, "pypi.org") == 0,
+		    "egress read back in order");
+		is_int(plan_encode(&d, &enc2, &n2), 0, "decoded plan re-encodes");
+		ok(enc2 && n2 == n && memcmp(enc, enc2, n) == 0,
+		    "identical bytes");
+		free(enc2);
+		j = plan_to_json(&d);
+		js = j ? json_dumps(j, JSON_COMPACT) : NULL;
+		ok(js && strstr(js, "\"bind_tcp\":[],\"egress\":[{\"host\":"
+		    "\"*.pythonhosted.org\",\"port\":443},{\"host\":"
+		    "\"192.0.2.7\",\"port\":3128},") != NULL,
+		    "JSON egress: objects in plan order, after bind_tcp");
+		free(js);
+		json_decref(j);
+		plan_free(&d);
+	}
+	for (i = 0; i < n; i++)
+		if (plan_decode(enc, i, &d, NULL, 0) == 0) {
+			nbad++;
+			plan_free(&d);
+		}
+	ok(nbad == 0, "every one of %zu prefixes refused", n);
+	nbad = 0;
+	for (i = 0; i < n; i++)
+		for (bit = 0; bit < 8; bit++) {
+			unsigned char *re;
+			size_t rn;
+
+			enc[i] ^= (unsigned char)(1u << bit);
+			if (plan_decode(enc, n, &d, NULL, 0) == 0) {
+				nacc++;
+				if (plan_encode(&d, &re, &rn) == -1 ||
+				    rn != n || memcmp(re, enc, n) != 0) {
+					nbad++;
+					printf("#   flip %zu.%zu\n", i, bit);
+				} else
+					free(re);
+				plan_free(&d);
+			}
+			enc[i] ^= (unsigned char)(1u << bit);
+		}
+	ok(nbad == 0, "all %zu bit flips refused or canonical (%zu accepted)",
+	    n * 8, nacc);
+	free(enc);
+}
+
+static void
+hosts(void)
+{
+	static const char *const good[] = { "pypi.org", "localhost",
+		"a-b.example", "x1.example", "*.github.com", "*.a.b.example",
+		"192.0.2.7", "0.0.0.0", "2001:db8::1", "::1", "::",
+		"::ffff:192.0.2.1", "xn--bcher-kva.example" };
+	static const char *const badh[] = { "", "Pypi.org", "pypi.org.",
+		".pypi.org", "a..b", "-a.example", "a-.example", "a_b.example",
+		"a b.example", "*", "*.com", "**.a.example", "a.*.example",
+		"*a.example", "*.", "127.1", "192.0.2.01", "256.0.0.1",
+		"1.2.3.4.5", "0x7f.1", "1.example.42", "2001:DB8::1",
+		"2001:db8:0::1", "[::1]", "fe80::1%eth0", "2001:db8::1/64",
+		"caf\xc3\xa9.example" };
+	char h[300];
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ok(host_ok(good[i]), "host %s accepted (%s)", good[i],
+		    host_ok(good[i]) ? "" : err);
+	for (i = 0; i < sizeof(badh) / sizeof(badh[0]); i++)
+		ok(!host_ok(badh[i]) && strstr(err, "egress ") == err,
+		    "host '%s' refused (%s)", badh[i], err);
+	/* Labels of 63 bytes, and 253 bytes in all. */
+	memset(h, 'a', 63);
+	strcpy(h + 63, ".example");
+	ok(host_ok(h), "63-byte label accepted");
+	memset(h, 'a', 64);
+	strcpy(h + 64, ".example");
+	ok(!host_ok(h) && strstr(err, "label longer than 63 bytes"),
+	    "64-byte label refused (%s)", err);
+	for (i = 0; i < 253; i++)
+		h[i] = i % 64 == 63 ? '.' : 'a';
+	h[253] = '\0';
+	ok(host_ok(h), "253-byte host accepted (%s)", err);
+	h[253] = 'a';
+	h[254] = '\0';
+	ok(!host_ok(h) && strstr(err, "host longer than 253 bytes"),
+	    "254-byte host refused (%s)", err);
+	h[0] = '*';
+	h[1] = '.';
+	h[253] = '\0';
+	ok(host_ok(h), "253-byte wildcard accepted (%s)", err);
+}
+
+static void
+validate_at(void)
+{
+	struct plan_egress e[] = { { "a.example", 1 }, { "b.example", 2 },
+		{ "B.example", 3 } };
+	static uint16_t con[] = { 443 };
+	static char *env[] = { "PATH=/bin", "all_proxy=socks5://x", NULL };
+	enum plan_at at;
+	struct plan p;
+	size_t i;
+
+	egress_plan(&p, e, 3);
+	is_int(plan_validate_at(&p, &at, &i, err, sizeof(err)), -1,
+	    "an upper-case host refused");
+	ok(at == PLAN_AT_EGRESS && i == 2, "at egress index 2 (%d %zu)",
+	    (int)at, i);
+	e[2].host = "a.example";
+	e[2].port = 1;
+	is_int(plan_validate_at(&p, &at, &i, err, sizeof(err)), -1,
+	    "a duplicate refused, in any order");
+	ok(at == PLAN_AT_EGRESS && i == 2 &&
+	    strstr(err, "egress a.example 1: same destination given twice"),
+	    "at index 2: %s", err);
+	p.negress = 2;
+	e[1].port = 0;
+	is_int(plan_validate_at(&p, &at, &i, err, sizeof(err)), -1,
+	    "port 0 refused");
+	ok(at == PLAN_AT_EGRESS && i == 1 &&
+	    strstr(err, "egress b.example 0: port outside 1-65535"), "%s",
+	    err);
+	e[1].port = 2;
+	p.sock = PLAN_SOCK_UNIX;
+	is_int(plan_validate_at(&p, &at, &i, err, sizeof(err)), -1,
+	    "egress without the tcp socket right refused");
+	ok(strstr(err, "egress a.example 1: without the tcp socket right"),
+	    "%s", err);
+	p.sock = PLAN_SOCK_TCP;
+	p.connect_tcp = con;
+	p.nconnect = 1;
+	is_int(plan_validate_at(&p, &at, &i, err, sizeof(err)), -1,
+	    "egress with connect-tcp refused");
+	ok(at == PLAN_AT_EGRESS && i == 0 && strstr(err, "egress a.example 1: "
+	    "contradicts connect-tcp (a run with egress has a network of its "
+	    "own, loopback only, where its broker listens; list each "
+	    "destination with --egress)"), "%s", err);
+	p.nconnect = 0;
+	p.bind_tcp = con;
+	p.nbind = 1;
+	is_int(plan_validate(&p, err, sizeof(err)), -1,
+	    "egress with bind-tcp refused");
+	ok(strstr(err, "contradicts bind-tcp") != NULL, "%s", err);
+	p.nbind = 0;
+	p.env = env;
+	p.nenv = 2;
+	is_int(plan_validate_at(&p, &at, &i, err, sizeof(err)), -1,
+	    "egress with env all_proxy refused");
+	ok(at == PLAN_AT_ENV && i == 1 && strstr(err, "env all_proxy: "
+	    "contradicts egress (confexec sets it to the run's broker)"),
+	    "at env index 1: %s", err);
+	p.negress = 0;
+	err[0] = '\0';
+	is_int(plan_validate(&p, err, sizeof(err)), 0,
+	    "all_proxy without egress is the plan's own (%s)", err);
+}
+
+static void
+decoder(void)
+{
+	size_t cap = 65536, k = 0, i;
+	char *b = malloc(cap), h[300];
+
+	bad_lines("egress Pypi.org 443\n",
+	    "line 5: egress Pypi.org 443: upper-case letter");
+	bad_lines("egress pypi.org. 443\n", "trailing dot");
+	bad_lines("egress 2001:DB8::1 443\n", "not in inet_ntop's form");
+	bad_lines("egress *.com 443\n", "wildcard over a top-level domain");
+	bad_lines("egress pypi.org 443\negress pypi.org 80\n",
+	    "line 6: egress: pypi.org 80: out of order (sorted by host, "
+	    "then port)");
+	bad_lines("egress b.example 1\negress a.example 2\n",
+	    "line 6: egress: a.example 2: out of order");
+	bad_lines("egress a.example 1\negress a.example 1\n",
+	    "line 6: egress a.example 1: same destination given twice");
+	bad_lines("egress a.example 0\n", "port outside 1-65535");
+	bad_lines("egress a.example 65536\n", "not a canonical number");
+	bad_lines("egress a.example 080\n", "not a canonical number");
+	bad_lines("egress a.example\n", "line 5: egress: want HOST PORT");
+	bad_lines("egress  a.example 1\n", "line 5: egress: empty field");
+	bad_lines("egress a.example  1\n", "empty field");
+	bad_lines("egress a.example 1 2\n", "too many fields");
+	bad_lines("egress a\\011b 1\n", "byte outside");
+	bad_lines("egress a\tb 1\n", "byte outside printable ASCII");
+	bad_lines("egress\n", "egress: missing value");
+	bad_lines("connect-tcp 443\negress a.example 1\n",
+	    "line 6: egress a.example 1: contradicts connect-tcp");
+	bad_lines("egress a.example 1\nconnect-tcp 443\n",
+	    "line 6: connect-tcp: out of order");
+	bad_lines("egress a.example 1\nenv HTTP_PROXY=http://x\n",
+	    "line 6: env HTTP_PROXY: contradicts egress");
+	snprintf(b, cap, "borne-plan 1\nprogram /p\narg x\n"
+	    "egress a.example 1\nmode strict\nend\n");
+	bad(b, strlen(b), "line 4: egress a.example 1: without the tcp "
+	    "socket right", "egress without socket tcp");
+	/* Bounds: 64 destinations and a 253-byte host pass, one more
+	 * does not; the host is measured before it is copied. */
+	k += (size_t)snprintf(b + k, cap - k, "borne-plan 1\nprogram /p\n"
+	    "arg x\nsocket tcp\n");
+	for (i = 0; i < PLAN_MAX_EGRESS; i++)
+		k += (size_t)snprintf(b + k, cap - k, "egress h%03zu.example "
+		    "443\n", i);
+	k += (size_t)snprintf(b + k, cap - k, "mode strict\nend\n");
+	{
+		struct plan p;
+		int r = plan_decode((unsigned char *)b, k, &p, err,
+		    sizeof(err));
+
+		is_int(r, 0, "64 destinations decode (%s)", err);
+		if (r == 0)
+			plan_free(&p);
+	}
+	k -= strlen("mode strict\nend\n");
+	k += (size_t)snprintf(b + k, cap - k, "egress h999.example 443\n"
+	    "mode strict\nend\n");
+	bad(b, k, "line 69: egress: more than 64 destinations",
+	    "65 destinations");
+	for (i = 0; i < 253; i++)
+		h[i] = i % 64 == 63 ? '.' : 'b';
+	h[253] = '\0';
+	snprintf(b, cap, "borne-plan 1\nprogram /p\narg x\nsocket tcp\n"
+	    "egress %s 443\nmode strict\nend\n", h);
+	{
+		struct plan p;
+		int r = plan_decode((unsigned char *)b, strlen(b), &p, err,
+		    sizeof(err));
+
+		is_int(r, 0, "253-byte host decodes (%s)", err);
+		if (r == 0) {
+			ok(strlen(p.egress[0].host) == 253, "all of it");
+			plan_free(&p);
+		}
+	}
+	snprintf(b, cap, "borne-plan 1\nprogram /p\narg x\nsocket tcp\n"
+	    "egress %sb 443\nmode strict\nend\n", h);
+	bad(b, strlen(b), "line 5: egress: host longer than 253 bytes",
+	    "254-byte host");
+	free(b);
+}
+
+int
+main(void)
+{
+	round_trip();
+	hosts();
+	validate_at();
+	decoder();
+	return done_testing();
+}
