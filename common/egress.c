@@ -160,7 +160,7 @@ parse_name(struct pstate *st, struct span s, char *host)
 }
 
 /* An IP literal: IPv4 dotted quad (inet_pton's strict form) or, when
- * bracketed, IPv6; written back as inet_ntop writes it.  Returns 1 when
+ * bracketed, IPv6; written back in RFC 5952's form (plan_ip_text).  Returns 1 when
  * s is a literal, 0 when it is not, -1 when bracketed but not IPv6. */
 static int
 parse_literal(struct pstate *st, struct span s, int bracketed, char *host)
@@ -181,7 +181,7 @@ parse_literal(struct pstate *st, struct span s, int bracketed, char *host)
 			return fail(st, 400, "bad IPv6 literal");
 		return 0;
 	}
-	if (inet_ntop(af, a, host, PLAN_MAX_HOST_LEN + 1) == NULL)
+	if (plan_ip_text(af, a, host, PLAN_MAX_HOST_LEN + 1) == NULL)
 		return fail(st, 400, "bad IP literal");
 	return 1;
 }

@@ -21,8 +21,8 @@ enum egress_kind { EGRESS_CONNECT = 1, EGRESS_HTTP = 2 };
 struct egress_req {
 	enum egress_kind kind;
 	char host[PLAN_MAX_HOST_LEN + 1];	/* lowercase name, or an IP
-						 * literal as inet_ntop writes
-						 * it (no brackets) */
+						 * literal as plan_ip_text
+						 * writes it (no brackets) */
 	int is_literal;		/* host is an IPv4 or IPv6 literal */
 	uint16_t port;		/* CONNECT: required; HTTP: default 80 */
 	size_t head_len;	/* bytes of buf up to and including the

@@ -59,8 +59,8 @@ struct plan_fsrule {
 /* One destination of the run's egress broker (launchplan(5), "egress"):
  * host is a lowercase DNS name ("pypi.org"), a suffix wildcard
  * ("*.github.com": any name beneath github.com, not github.com itself),
- * or an IP literal in inet_ntop's form ("192.0.2.7", "2001:db8::1", no
- * brackets).  port 1..65535. */
+ * or an IP literal in RFC 5952's form (plan_ip_text: "192.0.2.7",
+ * "2001:db8::1", "::ffff:192.0.2.7", no brackets).  port 1..65535. */
 struct plan_egress {
 	char *host;
 	uint16_t port;
@@ -197,6 +197,12 @@ int plan_rlimit_lookup(const char *name);
 const char *plan_path_why(const char *path);
 const char *plan_env_why(const char *nv);
 const char *plan_envname_why(const char *name, size_t n);
+
+/* The canonical text of an IPv4 (af AF_INET, 4 bytes) or IPv6 (16 bytes)
+ * address, as egress hosts are written (RFC 5952; the same with every
+ * libc): into buf (size bytes; 46 is enough), returned; NULL when it
+ * does not fit. */
+const char *plan_ip_text(int af, const void *addr, char *buf, size_t size);
 
 /* Release everything a decoded or built plan owns; *p becomes empty. */
 void plan_free(struct plan *p);

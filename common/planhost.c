@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /* planhost: the host of an egress line (launchplan(5), "egress"; plan.h,
  * struct plan_egress): a lower-case DNS name, a "*." suffix wildcard or
- * an IP literal as inet_ntop writes it.  Used by the rules of
+ * an IP literal in RFC 5952's form (plan_ip_text).  Used by the rules of
  * planrules.c. */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -53,23 +54,73 @@ name_why(const char *s, size_t *labels)
 	}
 	if (!(*last >= 'a' && *last <= 'z'))
 		return "last label does not begin with a letter (not a name, "
-		    "not an IP address in inet_ntop's form)";
+		    "not an IP address in RFC 5952's form)";
 	return NULL;
 }
 
-/* An IP literal of family af, exactly as inet_ntop writes it. */
+/* RFC 5952's text of an address, the same whatever the libc (their
+ * inet_ntop differ on IPv4-compatible addresses, which a plan made by
+ * one build and read by another would trip on): IPv4 dotted; IPv6 in
+ * lowercase hex without leading zeros, the longest run of two or more
+ * zero groups (the first of equal runs) as "::", ::ffff:0:0/96 as
+ * ::ffff:a.b.c.d. */
+const char *
+plan_ip_text(int af, const void *addr, char *buf, size_t size)
+{
+	const unsigned char *a = addr;
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0xff, 0xff };
+	unsigned g[8];
+	int i, best = -1, bestlen = 1, run = 0, n = 0;
+	char tmp[64];
+
+	if (size == 0)
+		return NULL;
+	if (af == AF_INET) {
+		snprintf(tmp, sizeof(tmp), "%u.%u.%u.%u", a[0], a[1], a[2],
+		    a[3]);
+	} else if (memcmp(a, mapped, 12) == 0) {
+		snprintf(tmp, sizeof(tmp), "::ffff:%u.%u.%u.%u", a[12], a[13],
+		    a[14], a[15]);
+	} else {
+		for (i = 0; i < 8; i++) {
+			g[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+			run = g[i] == 0 ? run + 1 : 0;
+			if (run > bestlen) {
+				bestlen = run;
+				best = i - run + 1;
+			}
+		}
+		for (i = 0; i < 8; i++) {
+			if (i == best) {
+				n += snprintf(tmp + n, sizeof(tmp) - (size_t)n,
+				    "::");
+				i += bestlen - 1;
+				continue;
+			}
+			n += snprintf(tmp + n, sizeof(tmp) - (size_t)n, "%s%x",
+			    n > 0 && tmp[n - 1] != ':' ? ":" : "", g[i]);
+		}
+	}
+	if (strlen(tmp) >= size)
+		return NULL;
+	memcpy(buf, tmp, strlen(tmp) + 1);
+	return buf;
+}
+
+/* An IP literal of family af, exactly in RFC 5952's form. */
 static const char *
 literal_why(const char *s, int af)
 {
 	unsigned char a[16];
-	char back[INET6_ADDRSTRLEN];
+	char back[64];
 
 	if (inet_pton(af, s, a) != 1)
 		return af == AF_INET ? "not an IPv4 address" :
 		    "not an IPv6 address";
-	if (inet_ntop(af, a, back, sizeof(back)) == NULL ||
+	if (plan_ip_text(af, a, back, sizeof(back)) == NULL ||
 	    strcmp(back, s) != 0)
-		return "IP address not in inet_ntop's form (planenc writes "
+		return "IP address not in RFC 5952's form (planenc writes "
 		    "it so)";
 	return NULL;
 }

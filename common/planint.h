@@ -59,7 +59,7 @@ int plan_rules_end(const struct plan *p, char *msg, size_t len);
 
 /* Check the host of an egress line: NULL when it is a lower-case DNS
  * name, "*." and a name of two labels or more, or an IPv4 or IPv6
- * literal exactly as inet_ntop writes it; else a static reason. */
+ * literal exactly as plan_ip_text writes it; else a static reason. */
 const char *plan_host_why(const char *host);
 
 /* ---- plan.c ---- */

@@ -431,10 +431,10 @@ plan --egress 192.0.2.1:80 --rw "$TMP" --timeout 1s -- "$E" grandchild-sleep \
 	"$M.pid" >"$TMP/p.egress"
 FP=$TMP/p.egress
 fault "egress: the run's network" 125 \
-	'refusing: supervisor: egress: network namespace: Input/output error' \
+	"refusing: supervisor: egress: network namespace: $E_IO" \
 	st_ clone3 EIO 1
 fault "egress: the listener" 125 \
-	'refusing: supervisor: egress: network namespace: bind 127.0.0.1: Address already in use' \
+	'refusing: supervisor: egress: network namespace: bind 127.0.0.1: Address (already )?in use' \
 	fi_ 1.1 bind 1 98
 fault "payload: network namespace" 125 'child: network namespace' \
 	fi_ 1.3 setns 1 1

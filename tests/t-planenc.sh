@@ -549,7 +549,7 @@ jq_is egress .egress \
 	'[{"host":"*.pythonhosted.org","port":443},{"host":"192.0.2.7","port":8080},{"host":"2001:db8::1","port":443},{"host":"pypi.org","port":80},{"host":"pypi.org","port":443}]'
 $P -- /bin/true | $P --decode >"$TMP/j.json"
 jq_is "egress always present, empty without --egress" .egress '[]'
-t_exit 0 "an IPv4-mapped address, as inet_ntop writes it" \
+t_exit 0 "an IPv4-mapped address, in RFC 5952's form" \
 	$P --egress '[::FFFF:192.0.2.1]:1' -- /bin/true
 t_grep "  written so" '^egress ::ffff:192\.0\.2\.1 1$' "$OUT"
 t_exit 0 "a name of one label" $P --egress localhost:8080 -- /bin/true
@@ -646,10 +646,10 @@ hostile "egress upper case" \
 	'egress Pypi.org 443'
 hostile "egress trailing dot" 'line 5: egress pypi\.org\. 443: trailing dot' \
 	'socket tcp' 'egress pypi.org. 443'
-hostile "egress IPv6 not as inet_ntop writes it" \
-	"line 5: egress 2001:db8:0::1 443: IP address not in inet_ntop's form" \
+hostile "egress IPv6 not in RFC 5952's form" \
+	"line 5: egress 2001:db8:0::1 443: IP address not in RFC 5952's form" \
 	'socket tcp' 'egress 2001:db8:0::1 443'
-hostile "egress IPv6 upper case" "egress 2001:DB8::1 443: IP address not in inet_ntop's form" \
+hostile "egress IPv6 upper case" "egress 2001:DB8::1 443: IP address not in RFC 5952's form" \
 	'socket tcp' 'egress 2001:DB8::1 443'
 hostile "egress IPv6 in brackets" 'egress \[::1\] 443: not an IPv6 address' \
 	'socket tcp' 'egress [::1] 443'

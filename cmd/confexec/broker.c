@@ -213,7 +213,7 @@ sa_name(const struct sockaddr_storage *a, char *buf, size_t size)
 	    (const void *)&((const struct sockaddr_in *)a)->sin_addr :
 	    (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr;
 
-	if (inet_ntop(a->ss_family, p, buf, (socklen_t)size) == NULL)
+	if (plan_ip_text(a->ss_family, p, buf, size) == NULL)
 		snprintf(buf, size, "?");
 }
 

@@ -137,7 +137,7 @@ port_arg(const char *opt, const char *s, unsigned min)
 }
 
 /* --egress HOST:PORT, [ADDRESS]:PORT for IPv6: a name written in lower
- * case, an address as inet_ntop writes it; the rest is the plan's rules
+ * case, an address in RFC 5952's form (plan_ip_text); the rest is the plan's rules
  * (launchplan(5)).  A run with egress needs the tcp socket right to reach
  * its broker: --egress implies --tcp. */
 static void
@@ -179,7 +179,7 @@ opt_egress(struct opts *o, const char *arg)
 	if (af == 0 && strspn(h, "0123456789.") == hl)
 		af = AF_INET;	/* else a name, which the rules judge */
 	if (af != 0 && (inet_pton(af, h, a) != 1 ||
-	    inet_ntop(af, a, canon, sizeof(canon)) == NULL))
+	    plan_ip_text(af, a, canon, sizeof(canon)) == NULL))
 		die(EXIT_USAGE, "--egress %s: not an %s address", arg,
 		    af == AF_INET ? "IPv4" : "IPv6");
 	p->egress = push(p->egress, &p->negress, sizeof(*p->egress));

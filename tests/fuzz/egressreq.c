@@ -32,7 +32,7 @@ ask(struct answer *a, const uint8_t *data, size_t size)
 /* A host as plan.h describes it: a lowercase name of labels [a-z0-9-]
  * (1..63 bytes, no '-' at either end, the last not all digits, nothing
  * inet_aton would read as an address), or an IP literal exactly as
- * inet_ntop writes it. */
+ * plan_ip_text writes it (RFC 5952). */
 static int
 host_ok(const char *h, size_t size, int lit)
 {
@@ -50,7 +50,7 @@ host_ok(const char *h, size_t size, int lit)
 	if (lit) {
 		af = strchr(h, ':') ? AF_INET6 : AF_INET;
 		return inet_pton(af, h, a) == 1 &&
-		    inet_ntop(af, a, back, sizeof(back)) != NULL &&
+		    plan_ip_text(af, a, back, sizeof(back)) != NULL &&
 		    strcmp(back, h) == 0;
 	}
 	if (inet_pton(AF_INET, h, a) == 1 || inet_pton(AF_INET6, h, a) == 1 ||

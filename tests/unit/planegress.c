@@ -2,6 +2,7 @@
 /* Unit tests of common/plan: the egress key (launchplan(5), "egress"):
  * its host forms, order, bounds and contradictions, in the decoder and in
  * plan_validate_at, and its round trip. */
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,7 +274,7 @@ decoder(void)
 	bad_lines("egress Pypi.org 443\n",
 	    "line 5: egress Pypi.org 443: upper-case letter");
 	bad_lines("egress pypi.org. 443\n", "trailing dot");
-	bad_lines("egress 2001:DB8::1 443\n", "not in inet_ntop's form");
+	bad_lines("egress 2001:DB8::1 443\n", "not in RFC 5952's form");
 	bad_lines("egress *.com 443\n", "wildcard over a top-level domain");
 	bad_lines("egress pypi.org 443\negress pypi.org 80\n",
 	    "line 6: egress: pypi.org 80: out of order (sorted by host, "
@@ -347,9 +348,57 @@ decoder(void)
 	free(b);
 }
 
+/* plan_ip_text: RFC 5952, the same with every libc (glibc's inet_ntop
+ * writes ::/96 as "::a.b.c.d", musl's does not). */
+static void
+ip_text(void)
+{
+	static const char *const cases[][2] = {
+		{ "::", "::" },
+		{ "::1", "::1" },
+		{ "1::", "1::" },
+		{ "2001:DB8:0:0:0:0:0:1", "2001:db8::1" },
+		{ "2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1" },
+		{ "1:0:0:2:0:0:0:3", "1:0:0:2::3" },
+		{ "1:0:0:2:0:0:3:4", "1::2:0:0:3:4" },
+		{ "0:0:1:0:0:0:0:0", "0:0:1::" },
+		{ "::ffff:1.2.3.4", "::ffff:1.2.3.4" },
+		{ "::ffff:0:0", "::ffff:0.0.0.0" },
+		{ "::1.2.3.4", "::102:304" },
+		{ "::255.255.255.255", "::ffff:ffff" },
+		{ "64:ff9b::192.0.2.1", "64:ff9b::c000:201" },
+		{ "fe80:0:0:0:0:0:0:00a", "fe80::a" },
+		{ "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+		    "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff" },
+	};
+	unsigned char a[16];
+	char buf[64];
+	const char *got;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (inet_pton(AF_INET6, cases[i][0], a) != 1) {
+			ok(0, "inet_pton %s", cases[i][0]);
+			continue;
+		}
+		got = plan_ip_text(AF_INET6, a, buf, sizeof(buf));
+		is_str(got, cases[i][1], "%s is written %s",
+		    cases[i][0], cases[i][1]);
+	}
+	memcpy(a, "\xc0\x00\x02\x07", 4);
+	got = plan_ip_text(AF_INET, a, buf, sizeof(buf));
+	is_str(got, "192.0.2.7", "IPv4 dotted");
+	memcpy(a, "\xff\xff\xff\xff", 4);
+	got = plan_ip_text(AF_INET, a, buf, 15);
+	ok(got == NULL, "a buffer too small: NULL");
+	got = plan_ip_text(AF_INET, a, buf, 16);
+	is_str(got, "255.255.255.255", "exactly enough");
+}
+
 int
 main(void)
 {
+	ip_text();
 	round_trip();
 	hosts();
 	validate_at();
