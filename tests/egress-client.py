@@ -11,6 +11,8 @@
 #                             its status line
 #   limit N                   N idle connections, then one request: the
 #                             status line of the last
+#   hangup URL N             N times: GET URL (a large answer), read a
+#                             little, close while the broker still writes
 #   sidestep ADDR PORTFILE GOFILE
 #                             the broker's port to PORTFILE, then once
 #                             GOFILE exists a direct connect to ADDR on
@@ -76,6 +78,17 @@ def main():
         s.sendall(b"GET http://192.0.2.1/ HTTP/1.1\r\nHost: x\r\n\r\n")
         print(status_line(s))
         del held
+    elif mode == "hangup":
+        import time
+        for _ in range(int(sys.argv[3])):
+            s = socket.create_connection(proxy(), timeout=30)
+            s.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n"
+                      % sys.argv[2].encode())
+            s.recv(100)
+            s.shutdown(socket.SHUT_RDWR)
+            s.close()
+            time.sleep(0.2)
+        print("done")
     elif mode == "sidestep":
         import errno
         import time

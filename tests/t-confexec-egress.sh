@@ -336,6 +336,18 @@ fi
 t_eq "run A ended cancelled (SIGTERM): exit 143" \
 	"$(grep '"event":"end"' "$TMP/a.jnl" | jq -r '.event.exit')" 143
 
+# ---- a client that hangs up mid-answer -------------------------------
+# The broker then writes to a closed connection: EPIPE for the broker,
+# never a SIGPIPE that would end the supervisor (and the run with it,
+# without an end record).
+t_exit 0 "5 clients hang up while the broker writes: the run goes on" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" hangup \
+	"http://127.0.0.1:$UP/bytes/50000000" 5
+t_grep "the payload finished" '^done$' "$OUT"
+t_eq "the end record is there, exit 0" "$(jend '.event.exit')" 0
+t_eq "5 events, each allowed" \
+	"$(events '.verdict' | sort | uniq -c | tr -s ' ')" ' 5 "allowed"'
+
 # ---- a slow client never holds the run -----------------------------------
 start=$(date +%s)
 t_exit 0 "a client that connects and sends nothing: the run still ends" \
