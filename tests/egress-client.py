@@ -32,9 +32,14 @@ def proxy():
 
 
 def status_line(s):
+    """The answer's first line; "" when the broker closed the connection
+    without one (a reset too: it closed it unread)."""
     buf = b""
     while b"\r\n" not in buf:
-        b = s.recv(4096)
+        try:
+            b = s.recv(4096)
+        except ConnectionResetError:
+            break
         if not b:
             break
         buf += b

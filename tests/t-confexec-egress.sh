@@ -347,6 +347,27 @@ t_grep "the payload finished" '^done$' "$OUT"
 t_eq "the end record is there, exit 0" "$(jend '.event.exit')" 0
 t_eq "5 events, each allowed" \
 	"$(events '.verdict' | sort | uniq -c | tr -s ' ')" ' 5 "allowed"'
+t_exit 0 "the payload's SIGPIPE is back to default (nothing ignored)" \
+	cx --egress "127.0.0.1:$UP" -- /bin/grep '^SigIgn:' /proc/self/status
+t_grep "SigIgn all clear" '^SigIgn:[[:space:]]+0+$' "$OUT"
+
+# ---- out of descriptors ---------------------------------------------------
+# confexec with 64 descriptors, the payload with 256, holding 70
+# connections to its broker: past confexec's limit each waiting
+# connection is taken and closed at once (not left in the backlog, the
+# listener ready, the loop busy until a descriptor is free).
+"$PE" $BASEP --rlimit nofile=256 --egress "127.0.0.1:$UP" -- "$PY" "$CLI" \
+	limit 70 >"$TMP/fd.plan"
+start=$(date +%s)
+t_exit 0 "confexec out of descriptors: the run goes on and ends" \
+	sh -c 'ulimit -Sn 64 && exec "$1" --journal "$2" <"$3"' sh "$CX" "$J" \
+	"$TMP/fd.plan"
+t_eq "the connection past the limit was closed at once (no answer)" \
+	"$(cat "$OUT")" ""
+ok "within 10 s (the client would wait 30 s in the backlog)" \
+	test $(($(date +%s) - start)) -lt 10
+ok "the end record counts the refused ones" \
+	test "$(jend '.event.egress.refused')" -ge 1
 
 # ---- a slow client never holds the run -----------------------------------
 start=$(date +%s)

@@ -82,6 +82,7 @@ struct broker {
 	size_t nconn;
 	uint32_t gen;
 	int tickfd;
+	int spare;		/* a descriptor kept for running out (shed) */
 	struct egress_self self;
 	/* resolver.c */
 	int resfd;

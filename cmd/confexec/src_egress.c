@@ -16,6 +16,7 @@
  * record counts them all.  The listener closes when the run ends. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,7 +32,7 @@
 #include "err.h"
 #include "landlock.h"
 
-static struct broker br = {.tickfd = -1, .resfd = -1};
+static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1};
 
 /* "HTTP_PROXY=http://127.0.0.1:65535" and the others. */
 static const char *const proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY",
@@ -152,6 +153,9 @@ egress_open(struct source *s, struct run *r)
 	}
 	if (load_self(&br.self) == -1)
 		return fail(s, errno, "the host's addresses");
+	br.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (br.spare == -1)
+		return fail(s, errno, "/dev/null");
 	br.tickfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
 	    TFD_CLOEXEC);
 	if (br.tickfd == -1 || timerfd_settime(br.tickfd, 0, &its, NULL) ==
@@ -160,16 +164,37 @@ egress_open(struct source *s, struct run *r)
 	return 0;
 }
 
+/* Out of descriptors: the waiting connection is taken with the spare
+ * one and closed at once (refused), so that the listener does not stay
+ * ready, and the loop busy, until a descriptor is free. */
+static void
+shed(struct source *s, struct run *r)
+{
+	int fd;
+
+	if (br.spare == -1)
+		return;
+	close(br.spare);
+	fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd != -1) {
+		close(fd);
+		r->egress.refused++;
+	}
+	br.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
 static enum src_ret
 egress_handle(struct source *s, struct run *r)
 {
 	int fd, k;
 
-	(void)r;
 	for (k = 0; k < 16; k++) {
 		fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd == -1)
+		if (fd == -1) {
+			if (errno == EMFILE || errno == ENFILE)
+				shed(s, r);
 			break;
+		}
 		conn_accept(&br, fd);
 	}
 	return SRC_CONTINUE;
@@ -229,6 +254,9 @@ egress_close(struct source *s, struct run *r)
 	if (r->netnsfd != -1)
 		close(r->netnsfd);
 	r->netnsfd = -1;
+	if (br.spare != -1)
+		close(br.spare);
+	br.spare = -1;
 	free(br.self.addr);
 	br.self.addr = NULL;
 	br.self.n = 0;
