@@ -229,6 +229,7 @@ wait $wpid
 rm -f "$TMP/stop"
 cp "$TMP/race.err" "$TMP/race1.err"
 t_eq "replaced under a racing writer: 30 runs exit 0" "$rc" 0
+[ "$rc" -eq 0 ] || { diag "what the runs said:"; diag_file "$TMP/race1.err" 40; }
 t_eq "each run executed A or B, whole" \
     "$(cut -d' ' -f1 "$TMP/runs" | grep -cvE "^($da|$db)\$")" 0
 check_runs "replaced under a racing writer" "$TMP/j.race"
