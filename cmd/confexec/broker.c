@@ -62,12 +62,11 @@ watch(struct broker *b, size_t i, int up, uint32_t ev)
 		*cur = 0;
 		return;
 	}
-	if (*cur == 0 && loop_watch(b->s, fd, TAG_CONN(i, up), ev) == -1) {
+	/* loop_watch adds fd, or changes its events when it is polled. */
+	if (loop_watch(b->s, fd, TAG_CONN(i, up), ev) == -1) {
 		warning_sys("egress: poll a connection");
 		return;
 	}
-	if (*cur != 0 && loop_watch(b->s, fd, TAG_CONN(i, up), ev) == -1)
-		warning_sys("egress: poll a connection");
 	*cur = ev;
 }
 
