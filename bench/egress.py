@@ -3,7 +3,12 @@
 #   server PORTFILE          on 127.0.0.1 (kernel-assigned port); each
 #                            connection starts with one byte: "u" read to
 #                            EOF and answer the count, "d" + 8-byte N:
-#                            send N bytes and close, "e": echo one byte
+#                            send N bytes and close, "e": echo one byte;
+#                            after each "u" or "d" a line "CPU-MS BYTES"
+#                            is appended to PORTFILE.cpu: the CPU time
+#                            every process of the machine spent while the
+#                            bytes moved (/proc/stat, not idle, iowait or
+#                            steal)
 #   client MODE DEST-PORT up|down MIB
 #                            MIB MiB to (up) or from (down) the server,
 #                            direct or through HTTP_PROXY (CONNECT);
@@ -21,6 +26,22 @@ import time
 import urllib.parse
 
 CHUNK = 1 << 20
+TICK_MS = 1000.0 / os.sysconf("SC_CLK_TCK")
+CPU_LOG = None
+CPU_LOCK = threading.Lock()
+
+
+def busy_ticks():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal: the busy ones
+    return v[0] + v[1] + v[2] + v[5] + v[6]
+
+
+def log_cpu(t0, n):
+    ms = (busy_ticks() - t0) * TICK_MS
+    with CPU_LOCK, open(CPU_LOG, "a") as f:
+        f.write("%.0f %d\n" % (ms, n))
 
 
 def serve_one(c):
@@ -29,26 +50,38 @@ def serve_one(c):
         if k == b"u":
             n = 0
             buf = bytearray(CHUNK)
+            t0 = busy_ticks()
             while True:
                 r = c.recv_into(buf)
                 if r == 0:
                     break
                 n += r
+            log_cpu(t0, n)
             c.sendall(struct.pack("!Q", n))
         elif k == b"d":
             hdr = b""
             while len(hdr) < 8:
                 hdr += c.recv(8 - len(hdr))
-            left = struct.unpack("!Q", hdr)[0]
+            left = total = struct.unpack("!Q", hdr)[0]
             buf = memoryview(b"x" * CHUNK)  # slices without a copy
+            t0 = busy_ticks()
             while left > 0:
                 c.sendall(buf[:min(left, CHUNK)])
                 left -= min(left, CHUNK)
+            # the last bytes are in flight: wait for the client's close
+            c.shutdown(socket.SHUT_WR)
+            try:
+                c.recv(1)
+            except OSError:
+                pass
+            log_cpu(t0, total)
         elif k == b"e":
             c.sendall(c.recv(1))
 
 
 def server(portfile):
+    global CPU_LOG
+    CPU_LOG = portfile + ".cpu"
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind(("127.0.0.1", 0))
@@ -117,6 +150,7 @@ def client(mode, port, what, n):
             if r == 0:
                 break
             got += r
+        s.close()
         if got != total:
             sys.exit("bench: short download")
     dt = time.perf_counter() - t0

@@ -13,6 +13,11 @@
 # on a machine of two cores, client, relay and server share them.
 # Medians over ROUNDS rounds; ratios to direct (the target: relayed >= 0.8
 # for throughput).  The payload's launch is outside every timing.
+# Throughput on a small machine swings with where the scheduler puts the
+# client and the server (direct uploads have measured 1.3 and 4 GiB/s in
+# one minute), so the spread is printed too, and the CPU time the whole
+# machine spent per GiB moved (the server reads /proc/stat around each
+# transfer): what the relay costs, whatever the throughput.
 #   ROUNDS (default 5), MIB (default 512), NCONN (default 200)
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,18 +60,27 @@ viasocat() {
 		echo 0
 	fi
 }
+# cpu FILE: the CPU-ms per GiB of the last transfer, appended to FILE.
+cpu() {
+	tail -n 1 "$TMP/port.cpu" | awk '{printf "%.0f\n", $2 ? $1 * 1073741824 / $2 : 0}' >>"$1"
+}
+spread() { sort -n | awk 'NR == 1 {a = $1} {b = $1} END {printf "%s-%s", a, b}'; }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 for r in $(seq "$ROUNDS"); do
 	for w in up down; do
 		if [ $((r % 2)) -eq 0 ]; then
-			direct "$w" "$MIB" >>"$TMP/d.$w"
-			relayed "$w" "$MIB" >>"$TMP/r.$w"
+			direct "$w" "$MIB" >>"$TMP/d.$w"; cpu "$TMP/d.cpu.$w"
+			relayed "$w" "$MIB" >>"$TMP/r.$w"; cpu "$TMP/r.cpu.$w"
 		else
-			relayed "$w" "$MIB" >>"$TMP/r.$w"
-			direct "$w" "$MIB" >>"$TMP/d.$w"
+			relayed "$w" "$MIB" >>"$TMP/r.$w"; cpu "$TMP/r.cpu.$w"
+			direct "$w" "$MIB" >>"$TMP/d.$w"; cpu "$TMP/d.cpu.$w"
 		fi
-		viasocat "$w" "$MIB" >>"$TMP/s.$w"
+		if [ -n "$SOCAT" ]; then
+			viasocat "$w" "$MIB" >>"$TMP/s.$w"; cpu "$TMP/s.cpu.$w"
+		else
+			echo 0 >>"$TMP/s.$w"; echo 0 >>"$TMP/s.cpu.$w"
+		fi
 	done
 	direct conn "$NCONN" >>"$TMP/d.conn"
 	relayed conn "$NCONN" >>"$TMP/r.conn"
@@ -77,6 +91,17 @@ printf '%-34s %10s %10s %6s %10s %6s\n' "egress ($ROUNDS rounds, medians)" \
 for w in up down; do
 	d=$(median <"$TMP/d.$w"); r=$(median <"$TMP/r.$w"); s=$(median <"$TMP/s.$w")
 	printf '%-34s %10s %10s %6s %10s %6s\n' "throughput $w, $MIB MiB (MiB/s)" \
+	    "$d" "$r" "$(ratio "$r" "$d")" "$s" "$(ratio "$s" "$d")"
+done
+for w in up down; do
+	printf '%-34s %10s %10s %6s %10s\n' "  spread $w (MiB/s)" \
+	    "$(spread <"$TMP/d.$w")" "$(spread <"$TMP/r.$w")" "" \
+	    "$(spread <"$TMP/s.$w")"
+done
+for w in up down; do
+	d=$(median <"$TMP/d.cpu.$w"); r=$(median <"$TMP/r.cpu.$w")
+	s=$(median <"$TMP/s.cpu.$w")
+	printf '%-34s %10s %10s %6s %10s %6s\n' "CPU per GiB $w (ms, machine)" \
 	    "$d" "$r" "$(ratio "$r" "$d")" "$s" "$(ratio "$s" "$d")"
 done
 d=$(median <"$TMP/d.conn"); r=$(median <"$TMP/r.conn")
