@@ -187,10 +187,15 @@ fuzz-smoke: $(FUZZERS)
 
 # ---- benchmarks (not tests) ----
 # bench/floor: the static vfork+exec floor the launch benchmark compares
-# with (glibc's libc.a; not a product binary).
+# with (not a product binary), linked with glibc's libc.a and, where
+# musl-gcc is, with musl's (the libc of the static confexec).
 .build/bench/floor: bench/floor.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -static -o $@ $<
+	@if command -v musl-gcc >/dev/null; then \
+		echo "musl-gcc -O2 -static -o $@-musl $<"; \
+		musl-gcc -O2 -static -o $@-musl $<; \
+	else rm -f $@-musl; fi
 
 bench:
 	@sh contrib/install-deps.sh bench

@@ -5,7 +5,9 @@
 # each round), RUNS runs per command per round, medians over all runs,
 # then ratios to the group's first command:
 #   launch   /bin/true bare; the static vfork+exec floor (bench/floor.c,
-#            the least any supervisor that is its own binary costs);
+#            the least any supervisor that is its own binary costs),
+#            linked with glibc and, when built, with musl (FLOOR-musl:
+#            the floor of the static confexec, a musl binary);
 #            confexec, dynamic and static builds (STATIC_BIN, default the
 #            musl build .build/static/bin; left out when missing), the
 #            static one also without the image cache; confexec --control
@@ -96,6 +98,8 @@ static_ok() {
 add launch "bare /bin/true" "/bin/true"
 if [ -x "$FLOOR" ]; then
 	add launch "static vfork+exec floor" "$FLOOR /bin/true"
+	[ -x "$FLOOR-musl" ] &&
+	    add launch "static vfork+exec floor, musl" "$FLOOR-musl /bin/true"
 else
 	echo "bench: no $FLOOR (make .build/bench/floor); not measured" >&2
 fi
