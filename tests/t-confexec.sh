@@ -334,6 +334,21 @@ t_exit 0 "securebits" cxp -- "$E" securebits
 # KEEP_CAPS_LOCKED: 0x1|0x2|0x4|0x8|0x20|0x40|0x80.
 t_eq "securebits locked (0xef)" "$(cat "$OUT")" "securebits 0xef"
 
+# ---- signals: default dispositions, the caller's mask --------------------
+# The caller ignores and blocks every signal it can (sigign), libc's own
+# 32 to 34 included, which signal(3) and sigprocmask(3) leave alone.
+# confexec still reaps the run: an ignored SIGCHLD had the kernel reap
+# init first, and confexec ended 125, "waitid: No child processes".  The
+# payload starts with no signal ignored, and with the caller's mask.
+CXIN=$HELP/sigign
+t_exit 0 "a caller that ignores and blocks every signal: the run ends 0" \
+	cxp -- "$E" status
+CXIN=
+t_grep "the payload ignores no signal, 32 to 34 included" \
+	'^SigIgn:[[:space:]]+0000000000000000$' "$OUT"
+t_grep "its mask is the caller's: all but SIGKILL and SIGSTOP" \
+	'^SigBlk:[[:space:]]+fffffffffffbfeff$' "$OUT"
+
 # ---- Landlock scopes (ABI 6+): no signal out of the domain --------------
 sleep 30 &
 SPID=$!

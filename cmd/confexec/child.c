@@ -196,6 +196,36 @@ close_fds(struct run *r)
 	}
 }
 
+static long raw(long n, long a, long b, long c, long d);
+
+/* Every disposition back to its default and the caller's signal mask
+ * back, by system call: libc's signal(3) and sigprocmask(3) leave alone
+ * the signals libc keeps for itself (32 to 34), and one the caller
+ * ignored would pass through execveat ignored. */
+static void
+default_signals(struct run *r)
+{
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} dfl = { SIG_DFL, 0, NULL, 0 };
+	long ret;
+	int s;
+
+	for (s = 1; s <= 64; s++) {
+		if (s == SIGKILL || s == SIGSTOP)
+			continue;
+		ret = raw(SYS_rt_sigaction, s, (long)&dfl, 0, 8);
+		if (ret < 0)
+			child_fail(r, S_SIGNALS, (int)-ret, -1);
+	}
+	ret = raw(SYS_rt_sigprocmask, SIG_SETMASK, (long)&r->oldmask, 0, 8);
+	if (ret < 0)
+		child_fail(r, S_SIGNALS, (int)-ret, -1);
+}
+
 /* The payload, in confexec's memory until execveat.  The order of
  * SPEC.md, "confexec": membership, session, credentials, stdin,
  * descriptors, rlimits, capabilities, no_new_privs, Landlock, seccomp
@@ -205,7 +235,6 @@ payload(void *arg)
 {
 	struct run *r = arg;
 	const struct plan *p = &r->p;
-	int s;
 
 	if (r->have_cg && cg_is_member(&r->cg) == -1)
 		child_fail(r, S_CGROUP, errno, -1);
@@ -213,10 +242,7 @@ payload(void *arg)
 	 * (TIOCSTI) or to be signalled through. */
 	if (setsid() == -1)
 		child_fail(r, S_SETSID, errno, -1);
-	for (s = 1; s < NSIG; s++)
-		signal(s, SIG_DFL);	/* EINVAL for KILL/STOP: harmless */
-	if (sigprocmask(SIG_SETMASK, &r->oldmask, NULL) == -1)
-		child_fail(r, S_SIGNALS, errno, -1);
+	default_signals(r);
 	/* The egress broker's network: loopback only, its listener. */
 	if (r->netnsfd != -1 && setns(r->netnsfd, CLONE_NEWNET) == -1)
 		child_fail(r, S_NETNS, errno, -1);

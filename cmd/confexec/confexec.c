@@ -574,6 +574,11 @@ main(int argc, char *argv[])
 	int c, dry = 0, outlive = 0, reap_only = 0;
 
 	prog_set("confexec");
+	/* A caller that ignored SIGCHLD would have the kernel reap the
+	 * run's init and the resolver before waitid could say how they
+	 * ended. */
+	if (signal(SIGCHLD, SIG_DFL) == SIG_ERR)
+		die_sys(EXIT_FAIL, "SIGCHLD");
 	if (usage_longopts(options, longopts, sizeof(options) /
 	    sizeof(options[0])) == -1 ||
 	    usage_optstring(options, "+", shorts, sizeof(shorts)) == -1)
