@@ -13,6 +13,14 @@
 #                             status line of the last
 #   hangup URL N             N times: GET URL (a large answer), read a
 #                             little, close while the broker still writes
+#   repeat N TEXT             N connections one after the other, TEXT to
+#                             each: its status line (5 s each at most)
+#   trickle TEXT              TEXT (\r and \n written as such) to the
+#                             broker one byte per segment: its status
+#                             line (5 s at most)
+#   early URL N               POST N bytes to URL, the answer read once
+#                             the sending stops (ends or fails): its
+#                             status line
 #   sidestep ADDR PORTFILE GOFILE
 #                             the broker's port to PORTFILE, then once
 #                             GOFILE exists a direct connect to ADDR on
@@ -94,6 +102,45 @@ def main():
             s.close()
             time.sleep(0.2)
         print("done")
+    elif mode == "repeat":
+        text = sys.argv[3].replace("\\r\\n", "\r\n").encode("latin-1")
+        for _ in range(int(sys.argv[2])):
+            s = socket.create_connection(proxy(), timeout=5)
+            s.sendall(text)
+            try:
+                print(status_line(s))
+            except socket.timeout:
+                print("timeout")
+            s.close()
+    elif mode == "trickle":
+        import time
+        s = socket.create_connection(proxy(), timeout=5)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        text = sys.argv[2].replace("\\r", "\r").replace("\\n", "\n")
+        for b in text.encode("latin-1"):
+            try:
+                s.send(bytes([b]))
+            except OSError:
+                break	# refused before the end: the answer is there
+            time.sleep(0.001)
+        try:
+            print(status_line(s))
+        except socket.timeout:
+            print("timeout")
+    elif mode == "early":
+        u = urllib.parse.urlsplit(sys.argv[2])
+        n = int(sys.argv[3])
+        s = socket.create_connection(proxy(), timeout=30)
+        s.sendall(b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d"
+                  b"\r\n\r\n" % (sys.argv[2].encode(), u.netloc.encode(), n))
+        chunk = b"z" * 65536
+        try:
+            while n > 0:
+                s.sendall(chunk[:min(n, len(chunk))])
+                n -= min(n, len(chunk))
+        except OSError:
+            pass
+        print(status_line(s))
     elif mode == "sidestep":
         import errno
         import time

@@ -4,6 +4,7 @@
 # on ADDR (a kernel-assigned port, written to PORTFILE):
 #   POST /echo        the body back, byte for byte
 #   GET /bytes/N      N bytes (i % 251)
+#   POST /early       413 at once, the body unread (a reset follows)
 #   anything else     200 "hello"
 # LOG gets one line per request: the request line, then each header as
 # "name: value" on the same line, tab-separated.  A connection that
@@ -41,6 +42,12 @@ class Handler(socketserver.StreamRequestHandler):
             log.write(line.rstrip(b"\r\n").decode("latin-1") + "\t" +
                       "\t".join(headers) + "\n")
         method, path, _ = line.decode("latin-1").split(" ", 2)
+        if method == "POST" and path == "/early":
+            self.wfile.write(b"HTTP/1.1 413 Content Too Large\r\n"
+                             b"Content-Length: 0\r\nConnection: close"
+                             b"\r\n\r\n")
+            self.wfile.flush()
+            return
         body = self.rfile.read(length) if length else b""
         if method == "POST" and path == "/echo":
             out = body

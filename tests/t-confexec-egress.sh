@@ -222,6 +222,50 @@ t_grep "400" '^HTTP/1.1 400 ' "$OUT"
 t_exit 0 "64 connections at once, the 65th: 503" \
 	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" limit 64
 t_grep "503" '^HTTP/1.1 503 ' "$OUT"
+t_eq "the 65th is an event too: refused, 503, the reason" \
+	"$(events 'select(.status == 503) | [.verdict, .reason] | join(": ")')" \
+	'"refused: more than 64 connections at once"'
+
+# ---- failed connects, one after the other, never wear the broker out --
+# Each failed connect used to leave its socket counted in the loop's
+# budget of polled descriptors (160): past it, connections and control
+# clients were never polled.  Port 1 of 127.0.0.1, listed: refused.
+t_exit 0 "200 failed connects in one run" \
+	cx --egress 127.0.0.1:1 --egress "127.0.0.1:$UP" -- /bin/sh -c \
+	"$PY $CLI repeat 200 'CONNECT 127.0.0.1:1 HTTP/1.1\\r\\n\\r\\n' &&
+	 $PY $CLI raw 'CONNECT 127.0.0.1:$UP HTTP/1.1\\r\\n\\r\\n'"
+t_eq "each one answered 502 at once" \
+	"$(grep -c '^HTTP/1.1 502 ' "$OUT")" 200
+t_eq "then a listed destination is still relayed: 200" \
+	"$(tail -n 1 "$OUT")" "HTTP/1.1 200 Connection established"
+t_eq "200 events say failed, with the connect's errno" \
+	"$(events 'select(.verdict == "failed") | .reason' |
+	    grep -c 'connect 127.0.0.1 port 1: Connection refused')" 200
+
+# ---- a head that comes one byte at a time --------------------------------
+# Parsed once its blank line is there (each byte looked at once), and a
+# bare LF judged as soon as it comes, not at the 10 s head deadline.
+t_exit 0 "a CONNECT head sent one byte per segment" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" trickle \
+	"CONNECT 127.0.0.1:$UP HTTP/1.1\\r\\nUser-Agent: slow\\r\\n\\r\\n"
+t_eq "is relayed: 200" "$(cat "$OUT")" "HTTP/1.1 200 Connection established"
+t_exit 0 "a head with a bare LF, one byte per segment" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" trickle \
+	"CONNECT 127.0.0.1:$UP HTTP/1.1\\nX: y"
+t_grep "is refused at the LF: 400 (within the client's 5 s)" \
+	'^HTTP/1.1 400 ' "$OUT"
+
+# ---- a destination that answers before the body is through ---------------
+# It answers 413 and closes with the body unread (a reset): sending
+# fails, and the answer still reaches the payload.
+t_exit 0 "POST 16 MiB to a destination that answers at once" \
+	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" early \
+	"http://127.0.0.1:$UP/early" 16777216
+t_eq "the payload gets the 413" "$(cat "$OUT")" \
+	"HTTP/1.1 413 Content Too Large"
+t_eq "one event: allowed, 413 relayed, sending's failure as reason" \
+	"$(events '[.verdict, (.reason // "" | test("^relaying to the destination: "))]')" \
+	'["allowed",true]'
 
 # ---- from inside: no way around the broker -----------------------------
 n0=$(lines "$TMP/up.log")
@@ -369,6 +413,12 @@ ok "within 10 s (the client would wait 30 s in the backlog)" \
 	test $(($(date +%s) - start)) -lt 10
 ok "the end record counts the refused ones" \
 	test "$(jend '.event.egress.refused')" -ge 1
+ok "those closed at once are events, with the reason" test \
+	"$(events 'select(.reason == "confexec is out of descriptors")' |
+	    wc -l)" -ge 1
+t_eq "every connection is one event (allowed + refused)" \
+	"$(events .verdict | wc -l | tr -d ' ')" \
+	"$(jend '.event.egress.allowed + .event.egress.refused')"
 
 # ---- a slow client never holds the run -----------------------------------
 start=$(date +%s)

@@ -78,6 +78,15 @@ close_fd(int *fd)
 	*fd = -1;
 }
 
+/* The destination's socket closed, out of the loop first (a closed
+ * descriptor still polled would keep its place in the loop's budget). */
+static void
+close_up(struct broker *b, size_t i)
+{
+	watch(b, i, 1, 0);
+	close_fd(&b->conn[i]->ufd);
+}
+
 void
 conn_end(struct broker *b, size_t i, const char *why)
 {
@@ -89,18 +98,19 @@ conn_end(struct broker *b, size_t i, const char *why)
 		snprintf(c->why, sizeof(c->why), "%s", why);
 	watch(b, i, 0, 0);
 	watch(b, i, 1, 0);
-	/* Counted in the end record, and an event. */
-	if (c->verdict == CV_ALLOWED)
-		b->r->egress.allowed++;
-	else
-		b->r->egress.refused++;
-	broker_event(b, c);
 	close_fd(&c->cfd);
 	close_fd(&c->ufd);
 	close_fd(&c->up.pipe[0]);
 	close_fd(&c->up.pipe[1]);
 	close_fd(&c->down.pipe[0]);
 	close_fd(&c->down.pipe[1]);
+	/* Counted in the end record, and an event: after the closes, so
+	 * that a confexec out of descriptors can still open its journal. */
+	if (c->verdict == CV_ALLOWED)
+		b->r->egress.allowed++;
+	else
+		b->r->egress.refused++;
+	broker_event(b, c);
 	free(c);
 	b->conn[i] = NULL;
 	b->nconn--;
@@ -136,8 +146,7 @@ refuse(struct broker *b, size_t i, enum cverdict v, int status,
 		c->down.len = sizeof(c->reply) - 1;
 	c->down.buf = c->reply;
 	c->down.off = 0;
-	close_fd(&c->ufd);
-	c->uev = 0;
+	close_up(b, i);
 	c->st = C_REFUSE;
 	watch(b, i, 0, EPOLLOUT);
 }
@@ -177,10 +186,12 @@ conn_accept(struct broker *b, int fd)
 		static const char busy[] = "HTTP/1.1 503 Service Unavailable"
 		    "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 
-		/* Counted, and said once in the end record. */
+		/* Counted, and an event like every connection. */
 		(void)!write(fd, busy, sizeof(busy) - 1);
 		close(fd);
 		b->r->egress.refused++;
+		broker_event_away(b, 503, "more than " BROKER_MAXCONN_TEXT
+		    " connections at once");
 		return;
 	}
 	c->cfd = fd;
@@ -226,8 +237,7 @@ connect_next(struct broker *b, size_t i, int err)
 	struct conn *c = b->conn[i];
 	struct sockaddr_storage *a;
 
-	close_fd(&c->ufd);
-	c->uev = 0;
+	close_up(b, i);
 	while (c->next < c->naddr) {
 		a = &c->addr[c->next++];
 		sa_name(a, c->address, sizeof(c->address));
@@ -382,6 +392,24 @@ decide(struct broker *b, size_t i)
 	connect_next(b, i, EHOSTUNREACH);
 }
 
+/* Whether the head of len bytes, the last n of them new, has a blank
+ * line ending it or a bare LF: only the new bytes and the 3 before. */
+static int
+head_ready(const char *h, size_t len, size_t n)
+{
+	size_t k = len - n > 3 ? len - n - 3 : 0;
+
+	for (; k < len; k++) {
+		if (h[k] != '\n')
+			continue;
+		if (k == 0 || h[k - 1] != '\r')
+			return 1;
+		if (k >= 3 && h[k - 2] == '\n' && h[k - 3] == '\r')
+			return 1;
+	}
+	return 0;
+}
+
 /* C_HEAD: read what came, parse it. */
 static void
 read_head(struct broker *b, size_t i)
@@ -401,6 +429,12 @@ read_head(struct broker *b, size_t i)
 		return;
 	}
 	c->hlen += (size_t)n;
+	/* Parsed once the head can be judged: its blank line, a bare LF
+	 * (refused), or a full buffer.  Each byte is looked at once here,
+	 * however slowly the head comes. */
+	if (!head_ready(c->head, c->hlen, (size_t)n) &&
+	    c->hlen < sizeof(c->head))
+		return;
 	why[0] = '\0';
 	/* out keeps room for the body bytes that came with the head. */
 	ret = egress_parse(c->head, c->hlen, &c->rq, c->out,
@@ -486,10 +520,22 @@ relay(struct broker *b, size_t i)
 	struct conn *c = b->conn[i];
 	int u, d;
 
-	u = pump(&c->up, c->cfd, c->ufd, &c->last);
+	u = c->up.dead ? 0 : pump(&c->up, c->cfd, c->ufd, &c->last);
+	if (u == -1) {
+		/* The destination stopped taking bytes (an early answer, a
+		 * reset): what it sent still goes to the payload. */
+		if (c->why[0] == '\0')
+			snprintf(c->why, sizeof(c->why), "relaying to the "
+			    "destination: %s", strerror(errno));
+		c->up.dead = 1;
+		u = 0;
+	}
 	d = pump(&c->down, c->ufd, c->cfd, &c->last);
-	if (u == -1 || d == -1) {
-		conn_end(b, i, strerror(errno));
+	if (d == -1) {
+		if (c->why[0] == '\0')
+			snprintf(c->why, sizeof(c->why), "relaying from the "
+			    "destination: %s", strerror(errno));
+		conn_end(b, i, NULL);
 		return;
 	}
 	/* Done both ways; or, for a plain HTTP request (Connection:

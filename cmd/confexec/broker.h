@@ -23,6 +23,7 @@
 #include "loop.h"
 
 #define BROKER_MAXCONN	64		/* payload connections at once */
+#define BROKER_MAXCONN_TEXT "64"
 #define BROKER_HEAD_MS	10000		/* the request head must arrive */
 #define BROKER_CONNECT_MS 10000		/* resolve and connect */
 #define BROKER_IDLE_MS	300000		/* a relay with no byte either way */
@@ -49,6 +50,7 @@ struct dir {
 	int eof, shut;		/* src ended; dst shut for writing */
 	uint64_t bytes;		/* delivered to dst (buf when counted) */
 	int count_buf;		/* buf is the payload's (a request head) */
+	int dead;		/* failed: the other direction goes on */
 };
 
 struct conn {
@@ -103,6 +105,9 @@ void conn_end(struct broker *b, size_t i, const char *why);
 
 /* src_egress.c: the connection's event, once, when it ends. */
 void broker_event(struct broker *b, const struct conn *c);
+/* The event of a connection turned away before it had a slot (status
+ * 503 when too many are open; 0 when out of descriptors). */
+void broker_event_away(struct broker *b, int status, const char *why);
 
 /* resolver.c: ask for c's name (0, or -1: the resolver cannot be
  * reached); read answers (each given to conn_resolved); stop it. */

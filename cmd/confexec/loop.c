@@ -23,7 +23,22 @@ static const struct source_ops *const table[] = {
 
 static struct source sources[NSRC];
 static int epfd = -1;
+/* The extra descriptors polled, for the budget: an fd number counts
+ * once, even when it was closed without loop_unwatch and is polled
+ * again as a new descriptor. */
+static int extra_fd[LOOP_EXTRA];
 static int nextra;
+
+static int
+extra_find(int fd)
+{
+	int k;
+
+	for (k = 0; k < nextra; k++)
+		if (extra_fd[k] == fd)
+			return k;
+	return -1;
+}
 
 /* epoll's data: the source's index, bit 8 for an extra descriptor, the
  * source's tag in the high half. */
@@ -35,6 +50,7 @@ loop_watch(struct source *s, int fd, uint32_t tag, uint32_t events)
 {
 	struct epoll_event ev;
 	size_t i = (size_t)(s - sources);
+	int known;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.events = events;
@@ -43,21 +59,27 @@ loop_watch(struct source *s, int fd, uint32_t tag, uint32_t events)
 		return 0;
 	if (errno != ENOENT)
 		return -1;
-	if (nextra >= LOOP_EXTRA) {
+	known = extra_find(fd) >= 0;
+	if (!known && nextra >= LOOP_EXTRA) {
 		errno = EMFILE;
 		return -1;
 	}
 	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == -1)
 		return -1;
-	nextra++;
+	if (!known)
+		extra_fd[nextra++] = fd;
 	return 0;
 }
 
 void
 loop_unwatch(int fd)
 {
-	if (epfd != -1 && epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL) == 0)
-		nextra--;
+	int k = extra_find(fd);
+
+	if (epfd != -1)
+		(void)epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+	if (k >= 0)
+		extra_fd[k] = extra_fd[--nextra];
 }
 
 int

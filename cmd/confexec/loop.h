@@ -51,7 +51,8 @@ extern const struct source_ops src_pidfd, src_signal, src_timer, src_parent,
 #define LOOP_EXTRA 160	/* control clients, broker connections (2 each) */
 int loop_watch(struct source *s, int fd, uint32_t tag, uint32_t events);
 
-/* Stop polling fd (before closing it). */
+/* Stop polling fd, before closing it: an extra descriptor closed without
+ * it keeps its place in the budget until its number is polled again. */
 void loop_unwatch(int fd);
 
 /* Before the clone: the epoll instance and every source's open.

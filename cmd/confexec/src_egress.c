@@ -29,8 +29,14 @@
 #include <unistd.h>
 
 #include "broker.h"
+#include "control.h"
 #include "err.h"
 #include "landlock.h"
+
+/* Every extra descriptor the loop may poll at once: control clients,
+ * two per connection, the tick and the resolver. */
+_Static_assert(LOOP_EXTRA >= CTL_CLIENTS + 2 * BROKER_MAXCONN + 2,
+    "the loop's budget of extra descriptors is too small");
 
 static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1};
 
@@ -179,6 +185,7 @@ shed(struct source *s, struct run *r)
 	if (fd != -1) {
 		close(fd);
 		r->egress.refused++;
+		broker_event_away(&br, 0, "confexec is out of descriptors");
 	}
 	br.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
@@ -285,10 +292,13 @@ egress_json(const struct run *r, int live)
 static const char *const verdict_name[] = { "refused", "allowed",
 	"refused", "failed" };
 
-void
-broker_event(struct broker *b, const struct conn *c)
+/* The payload's egress event for c, or for a connection turned away
+ * (c NULL: no request was read). */
+static void
+event(struct broker *b, const struct conn *c, int status, const char *why)
 {
 	struct run *r = b->r;
+	int rq = c != NULL && c->have_rq;
 	json_t *ev;
 
 	if (!log_wanted(r) || !r->started)
@@ -301,26 +311,40 @@ broker_event(struct broker *b, const struct conn *c)
 	ev = json_object();
 	json_object_set_new(ev, "event", json_string("egress"));
 	json_object_set_new(ev, "plan", json_string(r->plan_hex));
-	json_object_set_new(ev, "host", c->have_rq ?
+	json_object_set_new(ev, "host", rq ?
 	    json_string(c->rq.host) : json_null());
-	json_object_set_new(ev, "port", c->have_rq ?
+	json_object_set_new(ev, "port", rq ?
 	    json_integer(c->rq.port) : json_null());
-	json_object_set_new(ev, "kind", !c->have_rq ? json_null() :
+	json_object_set_new(ev, "kind", !rq ? json_null() :
 	    json_string(c->rq.kind == EGRESS_CONNECT ? "connect" : "http"));
-	json_object_set_new(ev, "address", c->address[0] && c->verdict ==
-	    CV_ALLOWED ? json_string(c->address) : json_null());
-	json_object_set_new(ev, "verdict", json_string(verdict_name[c->verdict]));
-	json_object_set_new(ev, "status", c->status ?
-	    json_integer(c->status) : json_null());
-	json_object_set_new(ev, "reason", c->why[0] ?
-	    json_string(c->why) : json_null());
-	json_object_set_new(ev, "bytes_sent", json_integer(
-	    (json_int_t)c->up.bytes));
-	json_object_set_new(ev, "bytes_received", json_integer(
-	    (json_int_t)c->down.bytes));
-	json_object_set_new(ev, "duration_ms", json_integer(
-	    (json_int_t)(broker_ms() - c->t0)));
+	json_object_set_new(ev, "address", c != NULL && c->address[0] &&
+	    c->verdict == CV_ALLOWED ? json_string(c->address) :
+	    json_null());
+	json_object_set_new(ev, "verdict", json_string(c != NULL ?
+	    verdict_name[c->verdict] : "refused"));
+	json_object_set_new(ev, "status", status ?
+	    json_integer(status) : json_null());
+	json_object_set_new(ev, "reason", why[0] ?
+	    json_string(why) : json_null());
+	json_object_set_new(ev, "bytes_sent", json_integer(c != NULL ?
+	    (json_int_t)c->up.bytes : 0));
+	json_object_set_new(ev, "bytes_received", json_integer(c != NULL ?
+	    (json_int_t)c->down.bytes : 0));
+	json_object_set_new(ev, "duration_ms", json_integer(c != NULL ?
+	    (json_int_t)(broker_ms() - c->t0) : 0));
 	journal_events(r, &ev, 1, "egress record");
+}
+
+void
+broker_event(struct broker *b, const struct conn *c)
+{
+	event(b, c, c->status, c->why);
+}
+
+void
+broker_event_away(struct broker *b, int status, const char *why)
+{
+	event(b, NULL, status, why);
 }
 
 const struct source_ops src_egress = {
