@@ -257,4 +257,14 @@ struct borne_file_attr {
 	uint32_t fa_cowextsize;
 };
 
+/* ---- signals by system call (confexec's payload, tests/helpers) ---- */
+/* rt_sigaction's argument on x86_64 (libc's struct sigaction is not the
+ * kernel's; libc's calls refuse its own signals, 32 to 34). */
+struct borne_ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
 #endif

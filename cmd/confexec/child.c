@@ -205,12 +205,7 @@ static long raw(long n, long a, long b, long c, long d);
 static void
 default_signals(struct run *r)
 {
-	struct {
-		void (*handler)(int);
-		unsigned long flags;
-		void (*restorer)(void);
-		uint64_t mask;
-	} dfl = { SIG_DFL, 0, NULL, 0 };
+	struct borne_ksigaction dfl = { SIG_DFL, 0, NULL, 0 };
 	long ret;
 	int s;
 

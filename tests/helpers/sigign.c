@@ -10,15 +10,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "uapi.h"
+
 int
 main(int argc, char *argv[])
 {
-	struct {
-		void (*handler)(int);
-		unsigned long flags;
-		void (*restorer)(void);
-		uint64_t mask;
-	} ign = { SIG_IGN, 0, NULL, 0 };
+	struct borne_ksigaction ign = { SIG_IGN, 0, NULL, 0 };
 	uint64_t all = ~(uint64_t)0;
 	int s;
 
