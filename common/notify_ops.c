@@ -71,8 +71,10 @@ do_chown(const struct call *c, int fd, uid_t u, gid_t g, struct answer *a)
 	if (nt_check_rw(c, fd, &st, a) == -1)
 		return;
 	/* chown_ok/chgrp_ok without CAP_CHOWN: the owner, keeping its uid,
-	 * giving the file to one of its own groups. */
-	if ((u != (uid_t)-1 || g != (gid_t)-1) && st.st_uid != np->uid) {
+	 * giving the file to one of its own groups.  chown(-1, -1) too:
+	 * done as root it still clears another owner's setuid, setgid and
+	 * capabilities. */
+	if (st.st_uid != np->uid) {
 		nt_deny(a, EPERM);
 		return;
 	}
@@ -106,6 +108,11 @@ do_xattr(const struct call *c, int fd, const char *name, const void *value,
 	} else if (strcmp(name, "system.posix_acl_access") != 0 &&
 	    strcmp(name, "system.posix_acl_default") != 0) {
 		nt_deny(a, EPERM);	/* trusted., security.: capabilities */
+		return;
+	} else if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX)) {
+		/* A sticky directory keeps its mode (do_chmod), and others'
+		 * files in it their umask: no access or default ACL. */
+		nt_deny(a, EPERM);
 		return;
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -235,8 +242,12 @@ nt_do_ioctl(const struct call *c, struct answer *a)
 		nt_fail(a, errno);
 		goto out;
 	}
+	/* Immutable and append-only need CAP_LINUX_IMMUTABLE, ext4's
+	 * data journaling CAP_SYS_RESOURCE: the supervisor's, not the
+	 * caller's. */
 	if (!flags_ok((uint32_t)cf, (uint32_t)fl, FS_IMMUTABLE_FL |
-	    FS_APPEND_FL, a) || nt_still_valid(c, a) == -1)
+	    FS_APPEND_FL | FS_JOURNAL_DATA_FL, a) ||
+	    nt_still_valid(c, a) == -1)
 		goto out;
 	nt_done(a, ioctl(fd, FS_IOC_SETFLAGS, &fl));
 out:
@@ -525,8 +536,16 @@ bind_path(const struct call *c, int s, const struct sockaddr_un *sun,
 		nt_fail(a, ENOTDIR);
 	else if (!nt_beneath(dfd, c->np->rw, c->np->rwfd, c->np->nrw))
 		nt_deny(a, EACCES);
-	else if (nt_still_valid(c, a) == 0 &&
-	    (cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) != -1) {
+	/* The caller's own write and search rights on the directory: as
+	 * fsuid 0 the bind would keep the supervisor's DAC override. */
+	else if (!nt_dac_allows(c->np, &st, S_IWOTH) ||
+	    !nt_dac_allows(c->np, &st, S_IXOTH))
+		nt_deny(a, EACCES);
+	else if (nt_still_valid(c, a) == -1)
+		;	/* answered */
+	else if ((cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		nt_fail(a, errno);
+	else {
 		memset(&b, 0, sizeof(b));
 		b.sun_family = AF_UNIX;
 		memcpy(b.sun_path, base, strlen(base));
@@ -546,8 +565,7 @@ bind_path(const struct call *c, int s, const struct sockaddr_un *sun,
 		close(cwd);
 		errno = e;
 		nt_done(a, r);
-	} else if (a->k != FAILED)
-		nt_fail(a, errno);
+	}
 	close(dfd);
 }
 
@@ -615,12 +633,26 @@ nt_listen_call(const struct call *c, struct answer *a)
 		return;
 	}
 	memcpy(&port, (char *)&ss + 2, sizeof(port));
-	/* Unbound: listen would pick an ephemeral port on every address. */
-	if ((ss.ss_family == AF_INET || ss.ss_family == AF_INET6) &&
-	    port == 0)
+	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6) {
+		if (nt_still_valid(c, a) == 0)
+			nt_done(a, listen(s, IARG(c, 1)));
+		close(s);
+		return;
+	}
+	/* An unbound socket would listen on an ephemeral port of every
+	 * address.  The port getsockname shows can be a stale one: a
+	 * failed connect, or connect(AF_UNSPEC), gives an autobound port
+	 * back and leaves its number.  So only a port the plan grants, and
+	 * bound here again: EINVAL when the socket still holds it. */
+	if (!port_ok(c->np, ntohs(port)))
 		nt_deny(a, EACCES);
-	else if (nt_still_valid(c, a) == 0)
-		nt_done(a, listen(s, IARG(c, 1)));
+	else if (nt_still_valid(c, a) == 0) {
+		if (bind(s, (struct sockaddr *)&ss, len) == -1 &&
+		    errno != EINVAL)
+			nt_fail(a, errno);
+		else
+			nt_done(a, listen(s, IARG(c, 1)));
+	}
 	close(s);
 }
 

@@ -180,6 +180,21 @@ chmod 1777 "$W/shared"
 try EPERM "chmod of a sticky directory (a shared /tmp): EPERM" \
 	chmod "$W/shared" 777
 t_eq "host side: still 1777" "$(stat -c %a "$W/shared")" 1777
+# Found by review: ACLs changed what chmod may not, and a default ACL
+# made others' later files in it world-writable.
+S0=$(what "$W/shared")
+try EPERM "an access ACL on the sticky directory: EPERM" acl "$W/shared"
+try EPERM "a default ACL on it: EPERM" acl-default "$W/shared"
+t_eq "host side: mode and ACLs unchanged" "$(what "$W/shared")" "$S0"
+# chown(-1, -1) as root clears setuid, setgid and capabilities: not for
+# another owner's file (found by review).
+echo x >"$W/theirs"
+chown 65534:65534 "$W/theirs"
+chmod 6755 "$W/theirs"
+T0=$(what "$W/theirs")
+try EPERM "chown(-1, -1) of another owner's setuid file: EPERM" \
+	chown "$W/theirs" -1 -1
+t_eq "host side: still 6755, ctime aside unchanged" "$(what "$W/theirs")" "$T0"
 N0=$(stat -c '%a %u:%g' /dev/null)
 try EPERM "chmod of a device a --rw rule names (/dev/null): EPERM" \
 	--rw /dev/null -- chmod /dev/null 600
@@ -255,6 +270,29 @@ t_eq "listen() without bind(): EACCES (it would autobind 0.0.0.0:ephemeral)" \
 	"$(cat "$OUT")" EACCES
 t_eq "host side: no listening socket of the payload (ss)" "$(cat "$TMP/hold")" 0
 try EACCES "listen() without bind(), IPv6: EACCES" --tcp -- listen-unbound6
+# A refused connect, or connect(AF_UNSPEC), gives the autobound port back
+# and leaves its number where getsockname reads it: listen then took a
+# new ephemeral port on every address (found by review).
+CP=$(freeport)
+holdcheck "ss -ltnpH | grep -c root-attack" --tcp --connect-tcp "$CP" -- \
+	listen-after-connect "$CP"
+t_eq "listen() after a refused connect: EACCES" "$(cat "$OUT")" EACCES
+t_eq "host side: no listening socket of the payload (ss)" \
+	"$(cat "$TMP/hold")" 0
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+time.sleep(6)' "$CP" &
+LP=$!
+sleep 0.5
+holdcheck "ss -ltnpH | grep -c root-attack" --tcp --connect-tcp "$CP" -- \
+	listen-after-unspec "$CP"
+t_eq "listen() after connect and connect(AF_UNSPEC): EACCES" \
+	"$(cat "$OUT")" EACCES
+t_eq "host side: no listening socket of the payload (ss)" \
+	"$(cat "$TMP/hold")" 0
+kill $LP 2>/dev/null
+wait $LP 2>/dev/null
 BP=$(freeport)
 try OK "bind to a --bind-tcp port, then listen: OK" \
 	--tcp --bind-tcp "$BP" -- listen-bound "$BP"
@@ -297,6 +335,14 @@ holdcheck "$abs_connect" --unix -- bind-unix "$W/sock"
 t_eq "bind to a pathname beneath --rw: OK" "$(cat "$OUT")" OK
 t_eq "host side: the socket file is in the work tree, owned by root" \
 	"$(stat -c '%F %u' "$W/sock" 2>&1)" "socket 0"
+# The caller's own rights on the directory, not the supervisor's DAC
+# override (found by review).
+mkdir "$W/theirdir"
+chown 65534:65534 "$W/theirdir"
+chmod 755 "$W/theirdir"
+try EACCES "bind in another owner's directory, mode 755: EACCES" \
+	--unix -- bind-unix "$W/theirdir/sock"
+ok "host side: no socket there" test ! -e "$W/theirdir/sock"
 try EINVAL "bind with an address longer than sockaddr_un: EINVAL" \
 	--unix -- bind-unix-len "$W/long" 128
 try EACCES "bind to a pathname outside the rules: EACCES" \

@@ -8,6 +8,7 @@
  *   setxattr|lsetxattr|fsetxattr|setxattrat PATH NAME VALUE
  *   removexattr|fremovexattr|removexattrat PATH NAME
  *   acl PATH          a POSIX ACL granting uid 65534 read-write
+ *   acl-default PATH  a default ACL: rw for owner, group and others
  *   utimensat|utimes|utime|futimesat|futimens PATH   to 2001-09-09
  *   touch-now PATH    utimensat(NULL)             futimens-fd FD
  *   setflags PATH     FS_IOC_SETFLAGS (+noatime) through an O_RDONLY fd
@@ -30,6 +31,8 @@
  * Network and IPC (PORT on 127.0.0.1 or ::1):
  *   tfo-sendto|tfo-sendmsg|tfo-sendmmsg|tfo6-sendto|tfo-connectopt PORT
  *   listen-unbound | listen-unbound6 | listen-bound PORT | bind-tcp PORT
+ *   listen-after-connect PORT  connect (refused), then listen
+ *   listen-after-unspec PORT   connect, connect(AF_UNSPEC), then listen
  *   bind-abstract NAME | bind-autobind | passcred |
  *   bind-unix PATH             (bind, then listen)
  *   bind-unix-len PATH LEN     bind with addrlen LEN (up to 128)
@@ -231,6 +234,13 @@ meta(const char *op)
 		    65534, 0x00040004, 0xffffffff, 0x00060010, 0xffffffff,
 		    0x00000020, 0xffffffff};
 		return report(setxattr(p, "system.posix_acl_access", acl,
+		    sizeof(acl), 0));
+	}
+	if (!strcmp(op, "acl-default")) {
+		/* version 2; USER_OBJ, GROUP_OBJ and OTHER rw */
+		uint32_t acl[7] = {2, 0x00060001, 0xffffffff, 0x00060004,
+		    0xffffffff, 0x00060020, 0xffffffff};
+		return report(setxattr(p, "system.posix_acl_default", acl,
 		    sizeof(acl), 0));
 	}
 	if (!strcmp(op, "utimensat"))
@@ -493,6 +503,26 @@ net(const char *op)
 	if (!strcmp(op, "listen-unbound") || !strcmp(op, "listen-unbound6")) {
 		s = socket(op[14] ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
 		return report(s == -1 ? -1 : listen(s, 1));
+	}
+	if (!strcmp(op, "listen-after-connect") ||
+	    !strcmp(op, "listen-after-unspec")) {
+		struct sockaddr_in sin = {AF_INET, htons((uint16_t)num(2)),
+		    {htonl(INADDR_LOOPBACK)}, {0}};
+		struct sockaddr unspec = {AF_UNSPEC, {0}};
+		int c;
+
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		if (s == -1)
+			return report(-1);
+		c = connect(s, (struct sockaddr *)&sin, sizeof(sin));
+		if (op[13] == 'u') {	/* connected: disconnect */
+			if (c == -1 || connect(s, &unspec, sizeof(unspec)))
+				return report(-1);
+		} else if (c == 0) {
+			fputs("root-attack: the connect worked\n", stderr);
+			return 2;
+		}
+		return report(listen(s, 1));
 	}
 	if (!strcmp(op, "bind-abstract"))
 		return unix_bind(str(2), 1, 0);
