@@ -159,6 +159,35 @@ print(h.recv(4096).decode().strip())
 EOF
 t_grep "a 17th client is told so" '"error":"too many clients \(16\)"' "$A"
 t_grep "the 16 held ones are still served" '"state":"running"' "$A"
+# A 17th client that hangs up before it is told: writing the answer
+# fails (EPIPE), and the supervisor lives on; SIGPIPE had killed it
+# (exit 141, no end record).  confexec is stopped while the 17th
+# connects and closes (its process alive, so it passes the peer check).
+"$PY" - "$S" "$CXPID" >"$A" 2>"$ERR" <<'EOF'
+import os, signal, socket, sys, time
+held = []
+for i in range(16):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    s.sendall(b'{"v":1,"op":"heartbeat"}\n')
+    s.recv(4096)
+    held.append(s)
+pid = int(sys.argv[2])
+os.kill(pid, signal.SIGSTOP)
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.close()
+os.kill(pid, signal.SIGCONT)
+time.sleep(1)
+with open("/proc/%d/stat" % pid) as f:
+    print("state", f.read().rsplit(")", 1)[1].split()[0])
+h = held[0]
+h.sendall(b'{"v":1,"op":"heartbeat"}\n')
+print(h.recv(4096).decode().strip())
+EOF
+t_grep "a 17th client gone before its answer: confexec lives on" \
+	'^state [RS]$' "$A"
+t_grep "and still serves the others" '"state":"running"' "$A"
 
 # ---- authentication first ----------------------------------------------
 # confexec is stopped while a uid-65534 client (which may open the 0600
@@ -257,9 +286,43 @@ ok "the socket is removed when the run ends" test ! -e "$S"
 t_eq "4 refusals of uid 65534 logged (1 + 3)" \
 	"$(grep -c '"event":"control_refused",.*"reason":"uid"' "$J")" 4
 
+# ---- a socket the payload could replace is refused ------------------------
+# A payload that may write the socket's directory (or one above it) could
+# move the socket away and bind its own there: host clients would talk to
+# it (found by review).  Refused in either mode, before anything runs.
+for rule in "$TMP" "$(dirname "$TMP")"; do
+	"$PE" $BASEP --rw "$rule" -- /bin/true >"$TMP/plan"
+	t_exit 125 "--rw $rule holds the socket's directory: refused (125)" \
+		"$CX" --control "$S" <"$TMP/plan"
+	t_grep "the refusal names the rule" "rule rw $rule\\)" "$ERR"
+	ok "no socket was made" test ! -e "$S"
+done
+"$PE" $BASEP --degrade --rwx "$TMP" -- /bin/true >"$TMP/plan"
+t_exit 125 "--rwx of it, with --degrade: refused too" \
+	"$CX" --control "$S" <"$TMP/plan"
+mkdir -p "$TMP/beside"
+"$PE" $BASEP --rw "$TMP/beside" -- /bin/true >"$TMP/plan"
+t_exit 0 "--rw of a directory beside it: runs" "$CX" --control "$S" <"$TMP/plan"
+
+# ---- a caller that is not root -------------------------------------------
+# In its own user namespace confexec cannot judge a peer (root's uid is
+# unmapped there; a peer's pid namespace is out of reach): every client
+# would be refused, so the socket is refused up front, with the reason.
+mkdir -p "$TMP/nr"
+chown 65534:65534 "$TMP/nr"
+chmod 711 "$TMP"
+"$PE" $BASEP --degrade -- /bin/true >"$TMP/plan"
+t_exit 125 "--control by a caller that is not root: refused (125)" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$CX" --control "$TMP/nr/ctl" <"$TMP/plan"
+t_grep "the refusal says why" 'needs a confexec run by root' "$ERR"
+ok "no socket was made" test ! -e "$TMP/nr/ctl"
+chmod 700 "$TMP"
+
 # ---- cancel kills the tree, a setsid grandchild included ---------------
-MARK=$TMP/marker-$$-$(date +%s%N)
-start_run --rw "$TMP" -- "$E" grandchild-sleep "$MARK.pid"
+mkdir -p "$TMP/marks"
+MARK=$TMP/marks/marker-$$-$(date +%s%N)
+start_run --rw "$TMP/marks" -- "$E" grandchild-sleep "$MARK.pid"
 for i in $(seq 200); do [ -s "$MARK.pid" ] && break; sleep 0.02; done
 GC=$(cat "$MARK.pid")
 marked() { pgrep -f -- "$MARK" | wc -l | tr -d ' '; }
@@ -315,19 +378,21 @@ t_exit 0 "payload without a unix grant" \
 	"$CX" --journal "$J" --control "$S" <"$TMP/plan"
 t_eq "its socket(AF_UNIX): EPERM (seccomp)" "$(cat "$OUT")" socket:EPERM
 # With the grant: confexec is stopped while the payload connects and
-# sends (it waits for $TMP/go, then creates $TMP/go.sent), so its bytes
-# are queued before the peer check; it may write $TMP for these flags.
-rm -f "$J" "$TMP/go" "$TMP/go.sent"
-"$PE" $BASEP --unix --rw "$TMP" -- "$E" unix-request "$S" \
-	'{"v":1,"op":"cancel"}' "$TMP/go" >"$TMP/plan"
+# sends (it waits for $TMP/flags/go, then creates $TMP/flags/go.sent), so
+# its bytes are queued before the peer check; it may write $TMP/flags for
+# these flags (not $TMP: the socket's directory, see below).
+rm -f "$J" "$TMP/flags/go" "$TMP/flags/go.sent"
+mkdir -p "$TMP/flags"
+"$PE" $BASEP --unix --rw "$TMP/flags" -- "$E" unix-request "$S" \
+	'{"v":1,"op":"cancel"}' "$TMP/flags/go" >"$TMP/plan"
 "$CX" --journal "$J" --control "$S" <"$TMP/plan" >"$TMP/payload.out" \
     2>"$TMP/cx.err" &
 CXPID=$!
 for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
 req '{"v":1,"op":"heartbeat"}' >"$A"
 kill -STOP "$CXPID"
-touch "$TMP/go"
-for i in $(seq 300); do [ -e "$TMP/go.sent" ] && break; sleep 0.01; done
+touch "$TMP/flags/go"
+for i in $(seq 300); do [ -e "$TMP/flags/go.sent" ] && break; sleep 0.01; done
 kill -CONT "$CXPID"
 wait_run
 t_eq "payload with a unix grant runs to its end (not cancelled)" "$RC" 0

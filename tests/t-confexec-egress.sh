@@ -420,6 +420,25 @@ t_eq "every connection is one event (allowed + refused)" \
 	"$(events .verdict | wc -l | tr -d ' ')" \
 	"$(jend '.event.egress.allowed + .event.egress.refused')"
 
+# ---- a follower of the control log gets each connection as it ends -----
+# Not only with the end record (found by review).  The payload connects
+# 1 s in, then sleeps: a follower that subscribed at once reads for 3 s.
+rm -f "$J" "$TMP/f.sock"
+"$PE" $BASEP --egress "127.0.0.1:$UP" -- /bin/sh -c \
+	"sleep 1; curl -s -o /dev/null http://127.0.0.1:$UP/f; sleep 5" \
+	>"$TMP/f.plan"
+"$CX" --journal "$J" --control "$TMP/f.sock" <"$TMP/f.plan" >/dev/null \
+	2>"$TMP/f.err" &
+FPID=$!
+for i in $(seq 100); do [ -S "$TMP/f.sock" ] && break; sleep 0.05; done
+(echo '{"v":1,"op":"subscribe","follow":true}'; sleep 3) |
+	socat -t 0 - "UNIX-CONNECT:$TMP/f.sock" >"$TMP/follow.out" 2>&1
+t_grep "3 s in, the follower has the egress record" 'bytes_received' \
+	"$TMP/follow.out"
+ok "and the run has not ended yet" test "$(grep -c wall_ns "$TMP/follow.out")" = 0
+wait "$FPID"
+t_eq "the run ends 0" "$?" 0
+
 # ---- a slow client never holds the run -----------------------------------
 start=$(date +%s)
 t_exit 0 "a client that connects and sends nothing: the run still ends" \

@@ -579,6 +579,12 @@ main(int argc, char *argv[])
 	 * ended. */
 	if (signal(SIGCHLD, SIG_DFL) == SIG_ERR)
 		die_sys(EXIT_FAIL, "SIGCHLD");
+	/* A peer that hangs up (a control client, the payload's end of an
+	 * egress connection) costs a write EPIPE, never the supervisor's
+	 * life and the run's end record.  The payload gets every
+	 * disposition back to its default before execveat. */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		die_sys(EXIT_FAIL, "SIGPIPE");
 	if (usage_longopts(options, longopts, sizeof(options) /
 	    sizeof(options[0])) == -1 ||
 	    usage_optstring(options, "+", shorts, sizeof(shorts)) == -1)

@@ -246,6 +246,8 @@ int log_wanted(const struct run *r);
 /* src_control.c: the run's pid namespace, recorded once init runs (its
  * processes are never served). */
 void control_running(struct run *r);
+/* After a record is added to the run's log (journal_events). */
+void control_log_grew(struct run *r);
 
 /* child.c */
 #define CHILD_STACK (1u << 20)

@@ -262,8 +262,10 @@ journal_events(struct run *r, json_t **ev, size_t n, const char *what)
 		rc = 0;
 	else
 		warning("journal %s: %s: %s", r->journal, what, err);
-	if (rc == 0 && keep)
+	if (rc == 0 && keep) {
 		log_add(r, out, outlen);
+		control_log_grew(r);
+	}
 out:
 	free(out);
 	free(txt[0]);

@@ -97,6 +97,66 @@ open_dir(struct source *s, const char *path)
 	return 0;
 }
 
+/* Whether the directory dfd is the directory top or beneath it, walking
+ * up through "..". */
+static int
+dir_within(int dfd, const struct stat *top)
+{
+	struct stat st, up;
+	int fd, nfd, depth, in = 0;
+
+	fd = openat(dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (depth = 0; fd != -1 && depth < 4096; depth++) {
+		if (fstat(fd, &st) == -1)
+			break;
+		if (st.st_dev == top->st_dev && st.st_ino == top->st_ino) {
+			in = 1;
+			break;
+		}
+		nfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (nfd == -1)
+			break;
+		if (fstat(nfd, &up) == 0 && up.st_dev == st.st_dev &&
+		    up.st_ino == st.st_ino) {
+			close(nfd);	/* "/": the top */
+			break;
+		}
+		close(fd);
+		fd = nfd;
+	}
+	if (fd != -1)
+		close(fd);
+	return in;
+}
+
+/* A payload that may write the socket's directory, or one above it,
+ * could move the socket away and bind its own in its place. */
+static int
+payload_writes_dir(struct source *s, struct run *r)
+{
+	const struct plan *p = &r->p;
+	struct stat st;
+	size_t i;
+	int fd, in;
+
+	for (i = 0; i < p->nfs; i++) {
+		if (p->fs[i].intent != PLAN_RW && p->fs[i].intent != PLAN_RWX)
+			continue;
+		fd = open(p->fs[i].path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd == -1)
+			continue;	/* a file: it holds no directory */
+		in = fstat(fd, &st) == 0 && dir_within(ctl.dirfd, &st);
+		close(fd);
+		if (in)
+			return fail(s, EPERM, "%s: the payload may write its "
+			    "directory (rule %s %s) and could put its own "
+			    "socket in its place; use a directory no rw or "
+			    "rwx rule covers", r->control,
+			    plan_intent_name(p->fs[i].intent), p->fs[i].path);
+	}
+	return 0;
+}
+
 static socklen_t
 addr(struct sockaddr_un *sa)
 {
@@ -166,6 +226,14 @@ open_control(struct source *s, struct run *r)
 		return 0;
 	ctl.r = r;
 	ctl.src = s;
+	/* In its own user namespace (a caller that is not root) confexec
+	 * cannot judge a peer: root's uid is unmapped there, and a peer's
+	 * pid namespace out of reach; every one would be refused. */
+	if (r->userns)
+		return fail(s, EPERM, "%s: the control socket needs a "
+		    "confexec run by root (in the user namespace of a caller "
+		    "that is not root its peers cannot be told apart)",
+		    r->control);
 	if (access("/proc/self/fd", X_OK) == -1) {
 		if (strlen(r->control) >= sizeof(sa.sun_path))
 			return fail(s, ENAMETOOLONG, "%s: longer than %zu "
@@ -173,7 +241,8 @@ open_control(struct source *s, struct run *r)
 			    sizeof(sa.sun_path) - 1);
 		ctl.path = r->control;
 	}
-	if (open_dir(s, r->control) == -1 || stale(s, r->control) == -1)
+	if (open_dir(s, r->control) == -1 ||
+	    payload_writes_dir(s, r) == -1 || stale(s, r->control) == -1)
 		return -1;
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0);
@@ -329,10 +398,10 @@ authenticate(struct run *r, int fd)
 		}
 	}
 	close(fd);
-	if (ctl.refused++ < CTL_REFUSALS_LOGGED) {
+	/* Recorded until the end record, never after it (the linger). */
+	if (ctl.refused++ < CTL_REFUSALS_LOGGED && r->state != ST_ENDED) {
 		ev = ev_control_refused(uc.uid, uc.pid, why);
 		journal_events(r, &ev, 1, "control_refused record");
-		ctl_push_all(&ctl);
 	}
 	return -1;
 }
@@ -354,11 +423,22 @@ accept_all(void)
 			/* Served, but no room: one line, closed. */
 			static const char busy[] = "{\"error\":\"too many "
 			    "clients (16)\",\"ok\":false,\"v\":1}\n";
-			if (write(fd, busy, sizeof(busy) - 1) < 0)
+			if (send(fd, busy, sizeof(busy) - 1,
+				MSG_NOSIGNAL) < 0)
 				errno = 0;
 			close(fd);
 		}
 	}
+}
+
+/* A record was added to the run's log: followers get it now, while the
+ * run runs (from its end on, the linger sends the last pages, the end
+ * record's with "end":true). */
+void
+control_log_grew(struct run *r)
+{
+	if (ctl.r == r && ctl.fd != -1 && r->state == ST_RUNNING)
+		ctl_push_all(&ctl);
 }
 
 /* ---- the source ---- */
@@ -382,7 +462,8 @@ extra_control(struct source *s, struct run *r, uint32_t tag,
 static void
 close_control(struct source *s, struct run *r)
 {
-	if (ctl.fd != -1 && ctl.made && r->state == ST_ENDED)
+	if (ctl.fd != -1 && ctl.made && s->watch != NULL &&
+	    r->state == ST_ENDED)
 		ctl_linger(&ctl, accept_all);
 	ctl_client_close_all(&ctl);
 	remove_socket();

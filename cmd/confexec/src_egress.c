@@ -128,21 +128,15 @@ static int
 egress_open(struct source *s, struct run *r)
 {
 	struct itimerspec its = {{1, 0}, {1, 0}};
-	struct sigaction ign;
 	char err[512];
 	size_t i;
 
 	if (r->p.negress == 0)
 		return 0;
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
 	br.r = r;
 	br.s = s;
-	/* A payload that closes its end while the broker writes to it
-	 * must cost the broker EPIPE, never the supervisor's life (the
-	 * payload gets every disposition back to default before exec). */
-	if (sigaction(SIGPIPE, &ign, NULL) == -1)
-		return fail(s, errno, "SIGPIPE");
+	/* SIGPIPE is ignored (main): a payload that closes its end while
+	 * the broker writes to it costs the broker EPIPE. */
 	if (make_netns(s, r) == -1)
 		return -1;
 	s->watch = &s->fd;
