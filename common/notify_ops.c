@@ -642,9 +642,13 @@ nt_listen_call(const struct call *c, struct answer *a)
 	/* An unbound socket would listen on an ephemeral port of every
 	 * address.  The port getsockname shows can be a stale one: a
 	 * failed connect, or connect(AF_UNSPEC), gives an autobound port
-	 * back and leaves its number.  So only a port the plan grants, and
-	 * bound here again: EINVAL when the socket still holds it. */
-	if (!port_ok(c->np, ntohs(port)))
+	 * back and leaves its number.  So, unless the plan grants port 0
+	 * (any ephemeral port), only a port it grants, bound here again:
+	 * EINVAL when the socket still holds it. */
+	if (port_ok(c->np, 0)) {
+		if (nt_still_valid(c, a) == 0)
+			nt_done(a, listen(s, IARG(c, 1)));
+	} else if (!port_ok(c->np, ntohs(port)))
 		nt_deny(a, EACCES);
 	else if (nt_still_valid(c, a) == 0) {
 		if (bind(s, (struct sockaddr *)&ss, len) == -1 &&

@@ -290,19 +290,26 @@ t_eq "4 refusals of uid 65534 logged (1 + 3)" \
 # A payload that may write the socket's directory (or one above it) could
 # move the socket away and bind its own there: host clients would talk to
 # it (found by review).  Refused in either mode, before anything runs.
-for rule in "$TMP" "$(dirname "$TMP")"; do
-	"$PE" $BASEP --rw "$rule" -- /bin/true >"$TMP/plan"
+mkdir -p "$TMP/d/sub" "$TMP/d/beside"
+chmod 700 "$TMP/d" "$TMP/d/sub"
+S2=$TMP/d/sub/ctl.sock
+for rule in "$TMP/d/sub" "$TMP/d"; do
+	t_exit 0 "planenc --rw $rule" "$PE" $BASEP --rw "$rule" -- /bin/true
+	cp "$OUT" "$TMP/plan"
 	t_exit 125 "--rw $rule holds the socket's directory: refused (125)" \
-		"$CX" --control "$S" <"$TMP/plan"
+		"$CX" --control "$S2" <"$TMP/plan"
 	t_grep "the refusal names the rule" "rule rw $rule\\)" "$ERR"
-	ok "no socket was made" test ! -e "$S"
+	ok "no socket was made" test ! -e "$S2"
 done
-"$PE" $BASEP --degrade --rwx "$TMP" -- /bin/true >"$TMP/plan"
+t_exit 0 "planenc --degrade --rwx" "$PE" $BASEP --degrade --rwx "$TMP/d" -- \
+	/bin/true
+cp "$OUT" "$TMP/plan"
 t_exit 125 "--rwx of it, with --degrade: refused too" \
-	"$CX" --control "$S" <"$TMP/plan"
-mkdir -p "$TMP/beside"
-"$PE" $BASEP --rw "$TMP/beside" -- /bin/true >"$TMP/plan"
-t_exit 0 "--rw of a directory beside it: runs" "$CX" --control "$S" <"$TMP/plan"
+	"$CX" --control "$S2" <"$TMP/plan"
+t_exit 0 "planenc --rw beside" "$PE" $BASEP --rw "$TMP/d/beside" -- /bin/true
+cp "$OUT" "$TMP/plan"
+t_exit 0 "--rw of a directory beside it: runs" "$CX" --control "$S2" \
+	<"$TMP/plan"
 
 # ---- a caller that is not root -------------------------------------------
 # In its own user namespace confexec cannot judge a peer (root's uid is
