@@ -50,8 +50,14 @@ fail() {
 	T_N=$((T_N + 1)); T_FAIL=$((T_FAIL + 1))
 	echo "not ok $T_N - $1"
 }
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
-diag_file() { [ -s "$1" ] && head -n "${2:-20}" "$1" | sed 's/^/#   /'; return 0; }
+# diag: what a failure says, on stderr (prove shows it without -v, so a
+# failed CI run says why); note: what a test reports, on stdout.
+diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }
+diag_file() {
+	[ -s "$1" ] && head -n "${2:-20}" "$1" | sed 's/^/#   /' >&2
+	return 0
+}
+note() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
 skip() {
 	if [ "${CI:-}" = true ]; then

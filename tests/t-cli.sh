@@ -20,7 +20,7 @@ listed=$(for t in $TOOLS $PENDING; do echo "${t%:*}"; done | sort)
 built=$(ls "$T_TOP/cmd" | sort)
 t_eq "TOOLS and PENDING name every tool of cmd/, once" "$listed" "$built"
 if [ -n "$PENDING" ]; then
-	diag "not checked yet (PENDING): $PENDING"
+	note "not checked yet (PENDING): $PENDING"
 fi
 
 # The long options of the OPTIONS section of man page $1: on its term

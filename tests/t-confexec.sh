@@ -265,7 +265,7 @@ deny EPERM "mount: EPERM" mount
 if grep -q '^int80 returned' "$TMP/int80.out"; then
 	t_exit 159 "i386 int 0x80: killed by SIGSYS (128+31)" cxp -- "$E" int80
 else
-	diag "this kernel has no i386 entry (int 0x80 faults outside too)"
+	note "this kernel has no i386 entry (int 0x80 faults outside too)"
 	t_exit 139 "i386 int 0x80: no 32-bit entry here, SIGSEGV (128+11)" \
 		cxp -- "$E" int80
 fi

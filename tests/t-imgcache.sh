@@ -264,7 +264,7 @@ while [ $i -lt 30 ]; do
 done
 touch "$TMP/stop"
 wait $wpid
-diag "in place: $(wc -l <"$TMP/runs") of 30 runs executed; the others:" \
+note "in place: $(wc -l <"$TMP/runs") of 30 runs executed; the others:" \
     "$(sort "$TMP/race.err" | uniq -c)"
 check_runs "rewritten in place under a racing writer" "$TMP/j.inplace"
 t_eq "runs served from the cache executed A or B, whole" \

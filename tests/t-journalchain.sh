@@ -221,7 +221,7 @@ while [ $r -lt "$rounds" ]; do
 	esac
 	r=$((r + 1))
 done
-diag "kill -9 rounds: $rounds, torn: $torn, valid: $valid"
+note "kill -9 rounds: $rounds, torn: $torn, valid: $valid"
 t_eq "kill -9 x $rounds: always torn (then recovered) or valid, never a partial record accepted" \
     "$wrong" 0
 t_eq "every round classified" "$((torn + valid))" "$rounds"

@@ -127,7 +127,7 @@ BASE=cgroup2,cgroup-kill,clone-into-cgroup,landlock,seccomp,seccomp-kill-process
 cx_want() {
 	if can "$BASE${1:+,$1}"; then echo 0; else echo 125; fi
 }
-diag "confexec can run a plain plan here: $(cx_want | sed 's/^0$/yes/; s/^125$/no (125)/')"
+note "confexec can run a plain plan here: $(cx_want | sed 's/^0$/yes/; s/^125$/no (125)/')"
 
 # Stand-ins for the programs the pages name (/usr/bin/tool, agent) live in
 # an overlay on /usr/local/bin, in this file's mount namespace only: under
@@ -544,7 +544,7 @@ cat >"$TMP/inspect-build1.json" <<EOF
   {"Type":"bind","Source":"$R/w","Destination":"/w","RW":true},
   {"Type":"bind","Source":"$F/elsewhere","Destination":"/e","RW":true}]}]
 EOF
-diag "suidstrip(1), borne(7): 'docker inspect' is answered by a stand-in (saved JSON)"
+note "suidstrip(1), borne(7): 'docker inspect' is answered by a stand-in (saved JSON)"
 mode() { stat -c %a "$R/w/$1"; }
 srun() { run "$1" PATH="$SHIMPATH"; }
 ex_suidstrip() {
@@ -668,6 +668,6 @@ for p in "$T_TOP"/man/*.scd; do
 	*) fail "${p%.*}(${p##*.}): examples run (no section of this file runs them)" ;;
 	esac
 done
-diag "man page examples executed:$SUMMARY total $TOTAL"
+note "man page examples executed:$SUMMARY total $TOTAL"
 
 done_testing

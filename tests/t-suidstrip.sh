@@ -518,7 +518,7 @@ while [ $i -lt "$ROUNDS" ]; do
 done
 kill -TERM $SW; wait $SW
 unset ASAN_OPTIONS
-diag "race: $ROUNDS runs x $K targets = $((ROUNDS * K)) walks in $(($(date +%s) - t0)) s," \
+note "race: $ROUNDS runs x $K targets = $((ROUNDS * K)) walks in $(($(date +%s) - t0)) s," \
 	"$(cat "$TMP/swaps") exchanges, $warned runs saw a change (WARNING)"
 t_eq "race: every run exited 0 or 1 (no crash)" "$bad" "0"
 ok "race: the swapper really swapped" test "$(cat "$TMP/swaps")" -gt 1000

@@ -17,7 +17,7 @@ case $series in
 6.12)	want_abi=6 want_fchmodat2=yes want_memfd_exec=yes ;;
 *)	fail "known kernel series (got '$series')"; done_testing ;;
 esac
-diag "kernel $(uname -r), series $series"
+note "kernel $(uname -r), series $series"
 
 CG=$BIN/cgprobe
 
