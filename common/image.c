@@ -58,42 +58,54 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 	unsigned char *m = MAP_FAILED;
 	off_t done = 0;
 	ssize_t n;
-	int src, mfd = -1, e = 0;
+	int src, mfd = -1, e = 0, tries;
 	dev_t dev;
 	ino_t ino;
 
 	*memfd = -1;
 	/* A FIFO would block in open(2) and a device act on it: the inode
 	 * is named first (O_PATH), and only a regular file opened, without
-	 * blocking, then checked to be that same inode. */
-	src = open(path, O_PATH | O_CLOEXEC);
-	if (src != -1 && fstat(src, &st) == 0 && !S_ISREG(st.st_mode)) {
+	 * blocking, then checked to be that same inode.  Another regular
+	 * file there by then: the name was replaced (a rename over it, as
+	 * an install does), and both steps are taken again. */
+	for (tries = 0;; tries++) {
+		src = open(path, O_PATH | O_CLOEXEC);
+		if (src != -1 && fstat(src, &st) == 0 &&
+		    !S_ISREG(st.st_mode)) {
+			close(src);
+			return fail(IMAGE_NOEXEC, EACCES, err, errlen, path,
+			    "not a regular file");
+		}
+		if (src != -1) {
+			close(src);
+			src = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+			    O_NONBLOCK);
+		}
+		if (src == -1) {
+			e = errno;
+			return fail(e == ENOENT || e == ENOTDIR ?
+			    IMAGE_NOTFOUND : e == EACCES ? IMAGE_NOEXEC :
+			    IMAGE_FAIL, e, err, errlen, path, "open");
+		}
+		dev = st.st_dev;
+		ino = st.st_ino;
+		if (fstat(src, &st) == -1) {
+			e = errno;
+			what = "fstat";
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			k = IMAGE_NOEXEC;
+			e = EACCES;
+			what = "not a regular file";
+			goto out;
+		}
+		if (st.st_dev == dev && st.st_ino == ino)
+			break;
 		close(src);
-		return fail(IMAGE_NOEXEC, EACCES, err, errlen, path,
-		    "not a regular file");
-	}
-	if (src != -1) {
-		close(src);
-		src = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	}
-	if (src == -1) {
-		e = errno;
-		return fail(e == ENOENT || e == ENOTDIR ? IMAGE_NOTFOUND :
-		    e == EACCES ? IMAGE_NOEXEC : IMAGE_FAIL, e, err, errlen,
-		    path, "open");
-	}
-	dev = st.st_dev;
-	ino = st.st_ino;
-	if (fstat(src, &st) == -1) {
-		e = errno;
-		what = "fstat";
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_dev != dev || st.st_ino != ino) {
-		k = IMAGE_NOEXEC;
-		e = EACCES;
-		what = "not a regular file";
-		goto out;
+		if (tries == 7)
+			return fail(IMAGE_FAIL, EAGAIN, err, errlen, path,
+			    "replaced while it was opened, 8 times");
 	}
 	if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0) {
 		k = IMAGE_NOEXEC;
