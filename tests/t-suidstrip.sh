@@ -428,19 +428,42 @@ umount "$G"
 B=$W/big
 mkdir -p "$B"
 ok "made $NFILES empty files" "$HELP/mkmany" "$B" "$NFILES" 2000
+# stalled CMD...: CMD, stopped for 1.5 s early in its walk (SIGSTOP; the
+# monotonic clock runs on), so that a 1 s budget is spent however fast
+# this machine walks (an idle one walked the whole tree within 1 s).
+stalled() {
+	"$@" &
+	sp=$!
+	sleep 0.05
+	kill -STOP "$sp" 2>/dev/null
+	sleep 1.5
+	kill -CONT "$sp" 2>/dev/null
+	wait "$sp"
+}
 t_exit 1 "a 1 s budget on $NFILES files is exceeded: exit 1" \
-	"$S" --json --budget 1 "$B"
+	stalled "$S" --json --budget 1 "$B"
 t_eq "exactly one WARNING line" "$(grep -c WARNING "$ERR")" "1"
 t_grep "naming the target and the budget" \
 	"^suidstrip: WARNING: $B: strip incomplete: budget of 1 s spent$" "$ERR"
 t_eq "json summary status is incomplete" \
 	"$(jq -r 'select(.status) | .status' "$OUT")" "incomplete"
 t_nogrep "no progress line when stderr is not a tty" "entries scanned" "$ERR"
+# script(1) stops itself when its child stops: both are continued.
+(
+	sleep 0.1
+	p=$(pgrep -f -x -- "$S --check --budget 3 $B") || exit 0
+	pp=$(ps -o ppid= -p "$p")
+	kill -STOP "$p"
+	sleep 1.5
+	kill -CONT "$p" $pp
+) >/dev/null 2>&1 &
+sp=$!
 script -q -e -c "'$S' --check --budget 3 '$B'" /dev/null >"$TMP/tty.out" 2>&1
+wait "$sp"
 t_grep "progress on a terminal for a walk longer than 1 s" \
 	"entries scanned, [0-9]+/s" "$TMP/tty.out"
 t_exit 1 "--chown with a spent budget warns once too" \
-	"$S" --chown 1000:1000 --budget 1 "$B"
+	stalled "$S" --chown 1000:1000 --budget 1 "$B"
 t_eq "one WARNING for both steps" "$(grep -c WARNING "$ERR")" "1"
 t_grep "naming the restore step" \
 	"WARNING: $B: ownership restore incomplete: budget of 1 s spent" "$ERR"
