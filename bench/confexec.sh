@@ -16,26 +16,40 @@
 #   large    gcc's cc1 (33 MB; CC1, default `gcc -print-prog-name=cc1`)
 #            bare, and under confexec: first launch (a fresh image cache
 #            before every run: copy, hash, fill) and cached (a hit)
-#   metadata tar x (modes, times, owner) of NFILES files into a --rw
-#            directory, the caller root and no uid switch (every chmod,
-#            chown and utimensat is a seccomp notification confexec
-#            answers), against the same tar x bare; MRUNS runs each, one
-#            round
+#   metadata tar x -p of NFILES files in directories of 100 (directory
+#            entries, modes, times, owner) into a --rw directory, the
+#            caller root and no uid switch (every chmod, chown and
+#            utimensat is a seccomp notification confexec answers),
+#            against the same tar x bare and under bwrap --unshare-all
+#            (/ bound read-only, the directory read-write, its own /dev
+#            and /proc); MRUNS runs per command per round
+#   mounts   the launch cost against the size of the caller's mount
+#            namespace: confexec (static when built) running /bin/true
+#            in this namespace, and in a scratch one (unshare --mount,
+#            private propagation) topped up with tmpfs mounts to MOUNTS
+#            mounts in all, hyperfine running inside it; bare /bin/true
+#            in each beside them; the scratch namespace ends with its
+#            round, its mount points are removed with the rest
 # The confexec plan, pre-encoded once: cgroup, sealed image with a pinned
 # SHA-256 (from the image cache in $TMP), uid/gid switch (temporary
 # /etc/subuid and /etc/subgid entries, restored on exit), fds closed and
 # verified, rlimits, capabilities dropped, Landlock, seccomp, a timeout.
 # Every command runs through sh -c (stdin redirection), whose spawn time
-# hyperfine measures and subtracts.  Targets: confexec static <= 1.5x bare
-# on true; cc1 cached <= 1.3x bare.
+# hyperfine measures and subtracts.  Targets, printed beside their ratios:
+# confexec static <= 1.5x bare on true; cc1 cached <= 1.3x bare; tar x
+# under confexec <= 1.1x bare.
 # hyperfine and every command run with the payload's environment (PATH
 # only), so that bare and confined programs do the same work (a locale in
 # the environment costs cc1 milliseconds).
 #   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1,
-#   NFILES (10000), MRUNS (default 5),
-#   BENCH_GROUPS (default "launch large metadata")
-# To add a line: `add GROUP LABEL COMMAND [PREPARE]` below; ratios are
-# printed for every label of the group.
+#   NFILES (10000), MRUNS (default 5), MOUNTS (1000),
+#   BENCH_GROUPS (default "launch large metadata mounts")
+# To add a line: `add GROUP LABEL COMMAND [PREPARE [WRAP]]` below (WRAP: a
+# command prefix hyperfine runs under; lines with the same WRAP next to
+# each other in a round's order share one hyperfine run); ratios to the
+# group's first line are printed for every label of the group, with
+# `target GROUP LABEL MAX` a target beside one, with `versus GROUP LABEL
+# BASE` a ratio of LABEL to BASE after them.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BORNE_BIN:-$TOP/.build/dyn/bin}
@@ -44,10 +58,11 @@ RUNS=${RUNS:-40}
 STATIC_BIN=${STATIC_BIN:-$TOP/.build/static/bin}
 FLOOR=${FLOOR:-$TOP/.build/bench/floor}
 CC1=${CC1:-$(gcc -print-prog-name=cc1 2>/dev/null || true)}
-BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata}
+BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata mounts}
 NFILES=${NFILES:-10000}
 MRUNS=${MRUNS:-5}
-for c in hyperfine jq bwrap chattr; do
+MOUNTS=${MOUNTS:-1000}
+for c in hyperfine jq bwrap chattr unshare; do
 	command -v "$c" >/dev/null || { echo "bench: needs $c" >&2; exit 1; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (uid switch)" >&2; exit 1; }
@@ -85,10 +100,16 @@ plan() {
 }
 plan "$TMP/plan" /bin/true
 
-# add GROUP LABEL COMMAND [PREPARE]
+# add GROUP LABEL COMMAND [PREPARE [WRAP]]
 add() {
-	printf '%s\t%s\t%s\n' "$2" "$3" "${4:-true}" >>"$TMP/group.$1"
+	printf '%s\t%s\t%s\t%s\n' "$2" "$3" "${4:-true}" "${5:-}" \
+	    >>"$TMP/group.$1"
 }
+# target GROUP LABEL MAX: "target <= MAXx" printed beside LABEL's ratio.
+target() { printf '%s\t%s\n' "$2" "$3" >>"$TMP/target.$1"; }
+# versus GROUP LABEL BASE: the ratio of LABEL to BASE printed after the
+# group's lines.
+versus() { printf '%s\t%s\n' "$2" "$3" >>"$TMP/versus.$1"; }
 static_ok() {
 	[ -x "$STATIC_BIN/confexec" ] && "$STATIC_BIN/confexec" $CACHE \
 	    <"$TMP/plan" || { echo "bench: no static confexec at" \
@@ -106,6 +127,7 @@ fi
 add launch "confexec, dynamic" "$BIN/confexec $CACHE <$TMP/plan"
 if static_ok; then
 	add launch "confexec, static" "$STATIC_BIN/confexec $CACHE <$TMP/plan"
+	target launch "confexec, static" 1.5
 	add launch "confexec, static, no cache" \
 	    "$STATIC_BIN/confexec --no-image-cache <$TMP/plan"
 fi
@@ -117,14 +139,17 @@ else
 fi
 add launch "bwrap --unshare-all" "bwrap --ro-bind / / --unshare-all /bin/true"
 
+# CX: the confexec of the large and mounts groups, static when built.
+CX=$BIN/confexec
+static_ok >/dev/null 2>&1 && CX=$STATIC_BIN/confexec
+
 if [ -n "$CC1" ] && [ -x "$CC1" ]; then
 	plan "$TMP/plan.cc1" "$CC1" -quiet /dev/null -o /dev/null
 	fresh="chattr -R -i $TMP/fresh 2>/dev/null; rm -rf $TMP/fresh;"
 	fresh="$fresh mkdir -m 700 $TMP/fresh"
-	CX=$BIN/confexec
-	static_ok >/dev/null 2>&1 && CX=$STATIC_BIN/confexec
 	add large "bare cc1" "$CC1 -quiet /dev/null -o /dev/null"
 	add large "confexec cc1, cached" "$CX $CACHE <$TMP/plan.cc1"
+	target large "confexec cc1, cached" 1.3
 	add large "confexec cc1, first launch" \
 	    "$CX --image-cache $TMP/fresh <$TMP/plan.cc1" "$fresh"
 	add large "confexec cc1, no cache" \
@@ -134,27 +159,117 @@ else
 fi
 
 case " $BENCH_GROUPS " in *" metadata "*)
+	# NFILES files, 100 a directory: modes 640 and 600, all dated 2001
+	# (tar x -p restores each: fchmod, fchown, utimensat; fchownat and
+	# utimensat for the directories, last).  The directories are 700,
+	# the mode tar makes them with, so that it does not chmod them: tar
+	# changes a directory's mode by chmod("/proc/self/fd/N") (fchmodat
+	# with AT_SYMLINK_NOFOLLOW, without fchmodat2), a magic link that
+	# confexec refuses (ELOOP), and the run would fail.
 	mkdir "$TMP/src" "$TMP/x"
-	seq -f "$TMP/src/f%05g" "$NFILES" | xargs touch
-	chmod 640 "$TMP"/src/f0*
+	seq 0 "$((NFILES - 1))" | awk -v d="$TMP/src" \
+	    '{ printf "%s/d%03d/f%05d\n", d, int($1 / 100), $1 }' \
+	    >"$TMP/names"
+	sed 's|/[^/]*$||' "$TMP/names" | uniq >"$TMP/dirs"
+	xargs mkdir -m 700 <"$TMP/dirs"
+	xargs touch <"$TMP/names"
+	xargs chmod 640 <"$TMP/names"
+	grep '[05]$' "$TMP/names" | xargs -r chmod 600
+	cat "$TMP/names" "$TMP/dirs" | xargs touch -d @1000000000
 	tar -cf "$TMP/t.tar" -C "$TMP/src" .
-	rm -rf "$TMP/src"
+	rm -rf "$TMP/src" "$TMP/names" "$TMP/dirs"
 	"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --ro "$TMP/t.tar" \
 	    --rw "$TMP/x" -- /usr/bin/tar -xpf "$TMP/t.tar" -C "$TMP/x" \
 	    >"$TMP/tarplan"
-	"$BIN/confexec" $CACHE <"$TMP/tarplan" || {
-		echo "bench: tar x does not run" >&2; exit 1; }
+	bwtar="bwrap --unshare-all --ro-bind / / --bind $TMP/x $TMP/x"
+	bwtar="$bwtar --dev /dev --proc /proc"
+	bwtar="$bwtar /usr/bin/tar -xpf $TMP/t.tar -C $TMP/x"
 	xprep="rm -rf $TMP/x && mkdir $TMP/x"
+	# Each way extracts every file, once, before it is measured.
+	for how in "$BIN/confexec $CACHE <$TMP/tarplan" "$bwtar"; do
+		sh -c "$xprep && $how" && n=$(find "$TMP/x" -type f |
+		    wc -l) && [ "$n" -eq "$NFILES" ] || {
+			echo "bench: tar x does not run: $how" >&2; exit 1; }
+	done
 	add metadata "bare tar x, $NFILES files" \
 	    "tar -xpf $TMP/t.tar -C $TMP/x" "$xprep"
 	add metadata "confexec tar x (--rw dir)" \
 	    "$BIN/confexec $CACHE <$TMP/tarplan" "$xprep"
+	target metadata "confexec tar x (--rw dir)" 1.1
+	add metadata "bwrap tar x (--bind dir)" "$bwtar" "$xprep"
+esac
+
+case " $BENCH_GROUPS " in *" mounts "*)
+	# Mount points made here, mounted on only in the scratch namespace
+	# (its mounts die with it at the end of each round), removed on exit
+	# with $TMP.
+	n0=$(wc -l </proc/self/mountinfo)
+	if [ "$n0" -ge "$MOUNTS" ]; then
+		echo "bench: $n0 mounts here already (MOUNTS=$MOUNTS);" \
+		    "mounts not measured" >&2
+	else
+		mkdir "$TMP/m"
+		seq -f "$TMP/m/%g" "$((MOUNTS - n0))" | xargs mkdir
+		cat >"$TMP/mounts.sh" <<-EOF
+		set -e
+		for d in $TMP/m/*; do
+			mount -t tmpfs -o size=4k,mode=700 none "\$d"
+		done
+		n=\$(wc -l </proc/self/mountinfo)
+		[ "\$n" -ge $MOUNTS ] || {
+			echo "bench: \$n mounts in the scratch namespace," \
+			    "fewer than $MOUNTS" >&2; exit 1; }
+		exec "\$@"
+		EOF
+		ns="unshare --mount --propagation private sh $TMP/mounts.sh"
+		$ns "$CX" $CACHE <"$TMP/plan" || {
+			echo "bench: confexec does not run in the scratch" \
+			    "namespace" >&2; exit 1; }
+		add mounts "bare /bin/true" "/bin/true"
+		add mounts "confexec, $n0 mounts" "$CX $CACHE <$TMP/plan"
+		add mounts "bare /bin/true, $MOUNTS mounts" "/bin/true" "" "$ns"
+		add mounts "confexec, $MOUNTS mounts" \
+		    "$CX $CACHE <$TMP/plan" "" "$ns"
+		versus mounts "confexec, $MOUNTS mounts" "confexec, $n0 mounts"
+	fi
 esac
 
 # q STRING: STRING quoted for eval.
 q() { printf "'%s'" "$(printf %s "$1" | sed "s/'/'\\\\''/g")"; }
-# measure GROUP RUNS ROUNDS WARMUP: ROUNDS hyperfine runs, the command
-# order rotated.
+# hf GROUP RUNS ROUND WARMUP SEGMENT: one hyperfine run of the lines of
+# SEGMENT (lines of the same WRAP), under that WRAP.
+hf() {
+	args=
+	cmds=
+	while IFS="$(printf '\t')" read -r label cmd prep wrap; do
+		args="$args --prepare $(q "$prep")"
+		cmds="$cmds $(q "$cmd")"
+		w=$wrap
+	done <"$5"
+	# A failed run (another test on a shared machine can get in the
+	# way) is named and run again, twice at most.
+	try=0
+	until eval env -i PATH=/usr/bin:/bin $w hyperfine --style none \
+	    --output inherit --warmup "$4" --runs "$2" \
+	    --export-json "$TMP/r.json" $args $cmds >"$TMP/hf.log" 2>&1
+	do
+		echo "bench: a run failed ($1, round $3):" >&2
+		grep -E '^(confexec|bwrap|bench|unshare|mount|Error):' \
+		    "$TMP/hf.log" | head -n 3 >&2
+		try=$((try + 1))
+		[ "$try" -lt 3 ] || exit 1
+		subid_add
+	done
+	i=0
+	while IFS="$(printf '\t')" read -r label cmd prep wrap; do
+		jq -r --argjson i "$i" --arg l "$label" \
+		    '.results[$i].times[] | "\($l)\t\(.)"' \
+		    "$TMP/r.json" >>"$TMP/all.$1"
+		i=$((i + 1))
+	done <"$5"
+}
+# measure GROUP RUNS ROUNDS WARMUP: ROUNDS rounds, the command order
+# rotated, each round one hyperfine run per segment of one WRAP.
 measure() {
 	n=$(wc -l <"$TMP/group.$1")
 	r=0
@@ -162,33 +277,15 @@ measure() {
 		k=$((r % n))
 		{ tail -n "+$((k + 1))" "$TMP/group.$1"
 		  head -n "$k" "$TMP/group.$1"; } >"$TMP/order"
-		args=
-		cmds=
-		while IFS="$(printf '\t')" read -r label cmd prep; do
-			args="$args --prepare $(q "$prep")"
-			cmds="$cmds $(q "$cmd")"
-		done <"$TMP/order"
-		# A failed run (another test on a shared machine can get in
-		# the way) is named and its round run again, twice at most.
-		try=0
-		until eval env -i PATH=/usr/bin:/bin hyperfine --style none \
-		    --output inherit --warmup "$4" --runs "$2" \
-		    --export-json "$TMP/r.json" $args $cmds >"$TMP/hf.log" 2>&1
-		do
-			echo "bench: a run failed ($1, round $r):" >&2
-			grep -E '^(confexec|bwrap|Error):' "$TMP/hf.log" |
-			    head -n 3 >&2
-			try=$((try + 1))
-			[ "$try" -lt 3 ] || exit 1
-			subid_add
+		rm -f "$TMP"/seg.*
+		awk -F '\t' -v p="$TMP/seg." \
+		    'NR == 1 || $4 != w { s++; w = $4 } { print >(p s) }' \
+		    "$TMP/order"
+		s=1
+		while [ -f "$TMP/seg.$s" ]; do
+			hf "$1" "$2" "$r" "$4" "$TMP/seg.$s"
+			s=$((s + 1))
 		done
-		i=0
-		while IFS="$(printf '\t')" read -r label cmd prep; do
-			jq -r --argjson i "$i" --arg l "$label" \
-			    '.results[$i].times[] | "\($l)\t\(.)"' \
-			    "$TMP/r.json" >>"$TMP/all.$1"
-			i=$((i + 1))
-		done <"$TMP/order"
 		r=$((r + 1))
 	done
 }
@@ -199,19 +296,33 @@ med() {
 }
 report() {
 	base=
-	while IFS="$(printf '\t')" read -r label cmd prep; do
+	w=$(cut -f1 "$TMP/group.$1" | awk '
+	    length > w { w = length } END { print (w > 28 ? w : 28) }')
+	touch "$TMP/target.$1" "$TMP/versus.$1"
+	while IFS="$(printf '\t')" read -r label cmd prep wrap; do
 		m=$(med "$1" "$label")
 		[ -n "$base" ] || base=$m
-		awk -v l="$label" -v m="$m" -v b="$base" 'BEGIN {
-			printf "  %-28s %9.3f ms  %5.2fx\n", l, m * 1000, m / b }'
+		t=$(awk -F '\t' -v l="$label" '$1 == l { print $2 }' \
+		    "$TMP/target.$1")
+		awk -v l="$label" -v m="$m" -v b="$base" -v w="$w" \
+		    -v t="$t" 'BEGIN {
+			printf "  %-*s %9.3f ms  %5.2fx", w, l, m * 1000, m / b
+			if (t != "")
+				printf "  (target <= %.2fx)", t
+			printf "\n" }'
 	done <"$TMP/group.$1"
+	while IFS="$(printf '\t')" read -r label base; do
+		awk -v l="$label" -v b="$base" -v m="$(med "$1" "$label")" \
+		    -v n="$(med "$1" "$base")" 'BEGIN {
+			printf "  %s / %s: %.2fx\n", l, b, m / n }'
+	done <"$TMP/versus.$1"
 }
 
 uptime
 for g in $BENCH_GROUPS; do
 	[ -f "$TMP/group.$g" ] || continue
 	case $g in
-	metadata) set -- "$MRUNS" 1 1 ;;
+	metadata) set -- "$MRUNS" "$ROUNDS" 1 ;;
 	*) set -- "$RUNS" "$ROUNDS" 3 ;;
 	esac
 	measure "$g" "$@"

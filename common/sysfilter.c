@@ -40,8 +40,13 @@
 enum rule {
 	R_EPERM,	/* refused */
 	R_ENOSYS,	/* refused as absent: libcs fall back */
-	R_META,		/* user notification: the supervisor does it
-			 * (metadata, watches, bind, listen) */
+	R_META,		/* user notification: the supervisor answers
+			 * (watches) */
+	R_HOSTNET,	/* user notification in the host's network
+			 * (SF_HOST_NET: bind, listen), else allowed */
+	R_SYSV,		/* allowed in the run's IPC namespace
+			 * (SF_OWN_IPC), else EPERM */
+	R_CHMOD,	/* mode arg .a with S_ISUID or S_ISGID: EPERM */
 	R_PID0,		/* arg .a (a pid) must be 0: this process */
 	R_PRLIMIT,	/* pid 0, or no new limit (a read) */
 	R_WHO0,		/* setpriority/ioprio_set: process or own pgrp, 0 */
@@ -133,18 +138,19 @@ static const struct sf_entry {
 	    "watches files outside the rules (read access only)"},
 	{__NR_fanotify_mark, R_EPERM, 0, 0, "same"},
 	/* -- IPC outside every file rule -- */
-	{__NR_shmget, R_EPERM, 0, 0, "SysV IPC: the host's segments"},
-	{__NR_shmat, R_EPERM, 0, 0, "SysV IPC"},
-	{__NR_shmctl, R_EPERM, 0, 0, "SysV IPC"},
-	{__NR_shmdt, R_EPERM, 0, 0, "SysV IPC"},
-	{__NR_msgget, R_EPERM, 0, 0, "SysV IPC: the host's queues"},
-	{__NR_msgsnd, R_EPERM, 0, 0, "SysV IPC"},
-	{__NR_msgrcv, R_EPERM, 0, 0, "SysV IPC"},
-	{__NR_msgctl, R_EPERM, 0, 0, "SysV IPC"},
-	{__NR_semget, R_EPERM, 0, 0, "SysV IPC: the host's semaphores"},
-	{__NR_semop, R_EPERM, 0, 0, "SysV IPC"},
-	{__NR_semtimedop, R_EPERM, 0, 0, "SysV IPC"},
-	{__NR_semctl, R_EPERM, 0, 0, "SysV IPC"},
+	{__NR_shmget, R_SYSV, 0, 0,
+	    "SysV IPC: the host's segments, unless the run has its own"},
+	{__NR_shmat, R_SYSV, 0, 0, "SysV IPC"},
+	{__NR_shmctl, R_SYSV, 0, 0, "SysV IPC"},
+	{__NR_shmdt, R_SYSV, 0, 0, "SysV IPC"},
+	{__NR_msgget, R_SYSV, 0, 0, "SysV IPC: the host's queues"},
+	{__NR_msgsnd, R_SYSV, 0, 0, "SysV IPC"},
+	{__NR_msgrcv, R_SYSV, 0, 0, "SysV IPC"},
+	{__NR_msgctl, R_SYSV, 0, 0, "SysV IPC"},
+	{__NR_semget, R_SYSV, 0, 0, "SysV IPC: the host's semaphores"},
+	{__NR_semop, R_SYSV, 0, 0, "SysV IPC"},
+	{__NR_semtimedop, R_SYSV, 0, 0, "SysV IPC"},
+	{__NR_semctl, R_SYSV, 0, 0, "SysV IPC"},
 	{__NR_mq_open, R_EPERM, 0, 0,
 	    "POSIX queues: mqueue's internal mount, no Landlock path walk"},
 	{__NR_mq_unlink, R_EPERM, 0, 0, "POSIX queues"},
@@ -152,28 +158,16 @@ static const struct sf_entry {
 	{__NR_mq_timedreceive, R_EPERM, 0, 0, "POSIX queues"},
 	{__NR_mq_notify, R_EPERM, 0, 0, "POSIX queues"},
 	{__NR_mq_getsetattr, R_EPERM, 0, 0, "POSIX queues"},
-	/* -- file metadata: Landlock has no right for it -- */
-	{__NR_chmod, R_META, 0, 0, "mode: only beneath --rw, by the supervisor"},
-	{__NR_fchmod, R_META, 0, 0, "mode"},
-	{__NR_fchmodat, R_META, 0, 0, "mode"},
-	{__NR_fchmodat2, R_META, 0, 0, "mode"},
-	{__NR_chown, R_META, 0, 0, "owner"},
-	{__NR_fchown, R_META, 0, 0, "owner"},
-	{__NR_lchown, R_META, 0, 0, "owner"},
-	{__NR_fchownat, R_META, 0, 0, "owner"},
-	{__NR_setxattr, R_META, 0, 0, "xattrs (POSIX ACLs)"},
-	{__NR_lsetxattr, R_META, 0, 0, "xattrs"},
-	{__NR_fsetxattr, R_META, 0, 0, "xattrs"},
-	{__NR_setxattrat, R_META, 0, 0, "xattrs"},
-	{__NR_removexattr, R_META, 0, 0, "xattrs"},
-	{__NR_lremovexattr, R_META, 0, 0, "xattrs"},
-	{__NR_fremovexattr, R_META, 0, 0, "xattrs"},
-	{__NR_removexattrat, R_META, 0, 0, "xattrs"},
-	{__NR_utime, R_META, 0, 0, "times"},
-	{__NR_utimes, R_META, 0, 0, "times"},
-	{__NR_futimesat, R_META, 0, 0, "times"},
-	{__NR_utimensat, R_META, 0, 0, "times"},
-	{469 /* file_setattr */, R_META, 0, 0, "inode flags"},
+	/* -- file metadata: Landlock has no right for it.  Owner, xattr,
+	 * times and inode flags are the kernel's: the run's mount view
+	 * refuses them outside the rw rules (EROFS), and inside them a
+	 * capability-less caller may only change its own files.  The
+	 * mode is in a register: no setuid or setgid file, ever (a
+	 * planted one is itself the hazard, seeds/000). -- */
+	{__NR_chmod, R_CHMOD, 1, 0, "no setuid or setgid mode"},
+	{__NR_fchmod, R_CHMOD, 1, 0, "same"},
+	{__NR_fchmodat, R_CHMOD, 2, 0, "same"},
+	{__NR_fchmodat2, R_CHMOD, 2, 0, "same"},
 	{__NR_inotify_add_watch, R_META, 0, 0,
 	    "watches: only beneath a rule, resolved by the supervisor"},
 	{__NR_ioctl, R_IOCTL, 1, 0, "see ioctl_rules[]"},
@@ -197,24 +191,22 @@ static const struct sf_entry {
 	{__NR_sendmsg, R_FLAGBIT, 2, MSG_FASTOPEN, "same"},
 	{__NR_sendmmsg, R_FLAGBIT, 3, MSG_FASTOPEN, "same"},
 	{__NR_setsockopt, R_SOCKOPT, 1, 0, "see sockopt_rules[]"},
-	{__NR_bind, R_META, 0, 0,
-	    "abstract and autobound unix names (inherited sockets too): "
-	    "the supervisor binds"},
-	{__NR_listen, R_META, 0, 0,
-	    "listen() autobinds an unbound TCP socket (inherited too): "
-	    "the supervisor checks"},
+	{__NR_bind, R_HOSTNET, 0, 0,
+	    "in the host's network, abstract and autobound unix names "
+	    "(inherited sockets too): the supervisor binds"},
+	{__NR_listen, R_HOSTNET, 0, 0,
+	    "in the host's network, listen() autobinds an unbound TCP "
+	    "socket (inherited too): the supervisor checks"},
 };
 
 /* ioctl requests (compared on the low 32 bits, how the kernel reads
  * them, under mask).  What they answer: */
-enum { I_EPERM, I_META, I_NOTSUP };
+enum { I_EPERM, I_NOTSUP };
 static const struct {
 	uint32_t req, mask;
 	int what;
 } ioctl_rules[] = {
 #define ONE(r, w) {(r), 0xffffffffu, (w)}
-	ONE(FS_IOC_SETFLAGS, I_META), ONE(FS_IOC32_SETFLAGS, I_META),
-	ONE(FS_IOC_FSSETXATTR, I_META),
 	/* inode metadata without a Landlock right; none is needed by
 	 * a build, an owner could otherwise set them on host files */
 	ONE(FS_IOC_SETVERSION, I_EPERM), ONE(FS_IOC32_SETVERSION, I_EPERM),
@@ -284,8 +276,8 @@ sf_is_notified(int nr, unsigned variant)
 
 	if (e == NULL)
 		return 0;
-	(void)variant;	/* the same calls in every variant */
-	return e->rule == R_META;
+	return e->rule == R_META ||
+	    (e->rule == R_HOSTNET && (variant & SF_HOST_NET));
 }
 
 /* Low-32-bit equality: MASKED_EQ with a 32-bit mask leaves the high word
@@ -410,6 +402,9 @@ add_base(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 	case R_TRUNCATE:
 		return seccomp_rule_add(ctx, trunc ? SCMP_ACT_ERRNO(EACCES) :
 		    ALLOW, e->nr, 0);
+	case R_SYSV:
+		return (variant & SF_OWN_IPC) ?
+		    seccomp_rule_add(ctx, ALLOW, e->nr, 0) : 0;
 	default:
 		/* Decided in the args program. */
 		return seccomp_rule_add(ctx, ALLOW, e->nr, 0);
@@ -428,6 +423,9 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 	switch (e->rule) {
 	case R_META:
 		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, e->nr, 0);
+	case R_HOSTNET:
+		return (variant & SF_HOST_NET) ?
+		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, e->nr, 0) : 0;
 	case R_FLAGBIT:
 		return seccomp_rule_add(ctx, EPERM_, e->nr, 1,
 		    BITS32(e->a, e->v, e->v));
@@ -445,7 +443,6 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 		for (i = 0; r == 0 && i < sizeof(ioctl_rules) /
 		    sizeof(ioctl_rules[0]); i++)
 			r = seccomp_rule_add(ctx,
-			    ioctl_rules[i].what == I_META ? SCMP_ACT_NOTIFY :
 			    ioctl_rules[i].what == I_NOTSUP ?
 			    SCMP_ACT_ERRNO(EOPNOTSUPP) : EPERM_, e->nr, 1,
 			    BITS32(1, ioctl_rules[i].mask, ioctl_rules[i].req));
@@ -463,6 +460,7 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 			    BITS32(e->a + 1, setid[i % 2], setid[i % 2]));
 		return r;
 	case R_CREATMODE:
+	case R_CHMOD:
 		for (i = 0; r == 0 && i < 2; i++)
 			r = seccomp_rule_add(ctx, EPERM_, e->nr, 1,
 			    BITS32(e->a, setid[i], setid[i]));
@@ -478,10 +476,11 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 }
 
 unsigned
-sf_variant(unsigned sock, int abi)
+sf_variant(unsigned sock, int abi, int own_ipc, int host_net)
 {
 	return (sock & (PLAN_SOCK_UNIX | PLAN_SOCK_TCP)) |
-	    (abi < 3 ? SF_DENY_TRUNCATE : 0);
+	    (abi < 3 ? SF_DENY_TRUNCATE : 0) | (own_ipc ? SF_OWN_IPC : 0) |
+	    (host_net ? SF_HOST_NET : 0);
 }
 
 /* Export ctx into a malloc'd program. */

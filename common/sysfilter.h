@@ -11,8 +11,8 @@
  *    (syscalls newer than this table) get EPERM;
  *  - EPERM: calls that reach other processes (ptrace, process_vm_*,
  *    pidfd_getfd, kcmp, process_madvise, process_mrelease), new or other
- *    namespaces, io_uring, the mount API, keyrings, SysV IPC, POSIX
- *    message queues, fanotify, statmount/listmount, syslog, and (defence
+ *    namespaces, io_uring, the mount API, keyrings, SysV IPC (unless
+ *    the run has its own IPC namespace: SF_OWN_IPC), POSIX message queues, fanotify, statmount/listmount, syslog, and (defence
  *    in depth) module, kexec, bpf, perf, swap, reboot, acct, quota;
  *  - pid-taking calls act on the caller only: prlimit64 (pid 0 or no new
  *    limit), setpriority and ioprio_set (process or own process group,
@@ -22,21 +22,23 @@
  *    cannot read; libcs fall back to clone and openat);
  *  - EACCES: open/openat with access mode 3 (ioctls and leases without a
  *    read or write check); EPERM: a setuid or setgid mode at creation
- *    (open/openat with O_CREAT or O_TMPFILE, creat, mknod, mknodat: the
- *    chmod rule of notify.h), fcntl F_SETLEASE, the MSG_FASTOPEN bit
+ *    (open/openat with O_CREAT or O_TMPFILE, creat, mknod, mknodat) and in a mode
+ *    change (chmod, fchmod, fchmodat, fchmodat2: the mode is a
+ *    register; owner, xattrs, times and inode flags are left to the
+ *    kernel and the run's read-only mount view, mountview.h), fcntl F_SETLEASE, the MSG_FASTOPEN bit
  *    on sendto/sendmsg/sendmmsg, setsockopt TCP_FASTOPEN_CONNECT,
  *    SO_PASSCRED and SO_PASSPIDFD (they autobind abstract unix names),
  *    seccomp(2) with SECCOMP_FILTER_FLAG_NEW_LISTENER (its listener would
  *    answer our notifications), and ioctls that change a terminal (TCSETS*,
  *    TIOCSWINSZ, TIOCEXCL, TIOCSTI, TCFLSH, TCXONC, ...) or inode
- *    metadata Landlock does not see (FS_IOC_SETVERSION, encryption
- *    policy, verity);
+ *    metadata a capability-less owner could set (FS_IOC_SETVERSION,
+ *    encryption policy, verity);
  *  - user notification (SECCOMP_RET_USER_NOTIF, answered by the
- *    supervisor, notify.h): the chmod, chown, set/remove xattr and times
- *    families, file_setattr, ioctl FS_IOC_SETFLAGS/FSSETXATTR,
- *    inotify_add_watch, bind and listen (in every variant: an inherited
- *    socket is one the plan did not grant).  The program must be loaded with sf_load_listener: without a
- *    listener those calls fail with ENOSYS;
+ *    supervisor, notify.h): inotify_add_watch in every variant; bind
+ *    and listen only with SF_HOST_NET (the run shares the host's
+ *    network: an inherited socket is one the plan did not grant).  The
+ *    program must be loaded with sf_load_listener: without a listener
+ *    those calls fail with ENOSYS;
  *  - clone with a CLONE_NEW* flag: EPERM;
  *  - socket/socketpair: EPERM unless the plan grants the shape: AF_UNIX
  *    with SOCK_STREAM/SOCK_DGRAM/SOCK_SEQPACKET and protocol 0 (unix), or
@@ -57,13 +59,19 @@
 #define SF_NR_KNOWN 469	/* file_setattr: the newest call judged here */
 
 /* A program variant: the plan's socket grants (PLAN_SOCK_* bits 0..1)
- * plus SF_DENY_TRUNCATE, the stand-in for Landlock's truncate right. */
+ * plus SF_DENY_TRUNCATE, the stand-in for Landlock's truncate right,
+ * SF_OWN_IPC, the run in an IPC namespace of its own (SysV IPC allowed),
+ * and SF_HOST_NET, the run in the host's network (bind and listen
+ * notified). */
 #define SF_DENY_TRUNCATE 0x4u
-#define SF_NVARIANTS 8
+#define SF_OWN_IPC 0x8u
+#define SF_HOST_NET 0x10u
+#define SF_NVARIANTS 32
 
 /* The variant for a plan's socket grants on a kernel of Landlock ABI abi:
- * SF_DENY_TRUNCATE below ABI 3 (LANDLOCK_ACCESS_FS_TRUNCATE). */
-unsigned sf_variant(unsigned sock, int abi);
+ * SF_DENY_TRUNCATE below ABI 3 (LANDLOCK_ACCESS_FS_TRUNCATE); own_ipc and
+ * host_net as the run's namespaces are. */
+unsigned sf_variant(unsigned sock, int abi, int own_ipc, int host_net);
 
 /* Compile the filter for a variant (sf_variant) with libseccomp into
  * prog (prog->filter malloc'd; free with sf_free).

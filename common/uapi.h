@@ -222,6 +222,9 @@ struct borne_landlock_net_port_attr {
 #ifndef MOUNT_ATTR_NODEV
 #define MOUNT_ATTR_NODEV 0x00000004
 #endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
 struct borne_mount_attr {
 	uint64_t attr_set;
 	uint64_t attr_clr;
@@ -229,6 +232,22 @@ struct borne_mount_attr {
 	uint64_t userns_fd;
 };
 
+/* ---- the mount API (Linux 5.2), for confexec's view (mountview.h) ---- */
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
 
 /* ---- the control socket's peers (Linux 6.5, 6.11) ---- */
 #ifndef SO_PEERPIDFD

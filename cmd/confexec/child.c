@@ -46,12 +46,13 @@
 #include "confexec.h"
 #include "err.h"
 #include "landlock.h"
+#include "mountview.h"
 #include "uapi.h"
 
 const char *const stage_name[S_NSTAGES] = {
 	"init: parent-death signal", "init: closing descriptors",
 	"init: signals", "cgroup membership", "setsid", "signals",
-	"network namespace", "securebits", "bounding set", "uid/gid switch", "stdin",
+	"network namespace", "loopback", "mount view", "securebits", "bounding set", "uid/gid switch", "stdin",
 	"closing descriptors", "verifying descriptors", "rlimits",
 	"dropping capabilities", "no_new_privs", "landlock", "seccomp",
 	"seccomp listener", "execveat",
@@ -198,6 +199,35 @@ close_fds(struct run *r)
 
 static long raw(long n, long a, long b, long c, long d);
 
+/* Bring loopback up on socket s (any socket of the namespace). */
+static int
+lo_up(int s)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
+		return -1;
+	ifr.ifr_flags |= IFF_UP;
+	return ioctl(s, SIOCSIFFLAGS, &ifr);
+}
+
+/* Loopback up in the payload's new network namespace. */
+static int
+loopback_up(void)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r, e;
+
+	if (s == -1)
+		return -1;
+	r = lo_up(s);
+	e = errno;
+	close(s);
+	errno = e;
+	return r;
+}
+
 /* Every disposition back to its default and the caller's signal mask
  * back, by system call: libc's signal(3) and sigprocmask(3) leave alone
  * the signals libc keeps for itself (32 to 34), and one the caller
@@ -238,9 +268,15 @@ payload(void *arg)
 	if (setsid() == -1)
 		child_fail(r, S_SETSID, errno, -1);
 	default_signals(r);
-	/* The egress broker's network: loopback only, its listener. */
+	/* The egress broker's network: loopback only, its listener; or,
+	 * without a host TCP right, a network of the run's own. */
 	if (r->netnsfd != -1 && setns(r->netnsfd, CLONE_NEWNET) == -1)
 		child_fail(r, S_NETNS, errno, -1);
+	if (r->newnet && loopback_up() == -1)
+		child_fail(r, S_LOOPBACK, errno, -1);
+	/* The read-only view, while capable (mountview.h). */
+	if (layer_on(r, L_MOUNTNS) && mv_apply(&r->mv) == -1)
+		child_fail(r, S_MOUNT, errno, -1);
 	if (r->root) {
 		if (caps_lock_securebits() == -1)
 			child_fail(r, S_SECUREBITS, errno, -1);
@@ -351,7 +387,6 @@ netns_child(void *arg)
 {
 	struct netns_made *m = arg;
 	struct sockaddr_in sin;
-	struct ifreq ifr;
 	socklen_t len = sizeof(sin);
 	int s;
 
@@ -360,13 +395,8 @@ netns_child(void *arg)
 		 0)) == -1)
 		goto fail;
 	m->listenfd = s;
-	memset(&ifr, 0, sizeof(ifr));
-	memcpy(ifr.ifr_name, "lo", 3);
 	m->what = "loopback";
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == -1)
-		goto fail;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) == -1)
+	if (lo_up(s) == -1)
 		goto fail;
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;

@@ -133,8 +133,8 @@ prepare_layers(struct run *r)
 		refuse(r, "%s", err);
 	if (tmp_make(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
-	if (sf_build(sf_variant(r->p.sock, r->abi), &r->filter, err,
-		sizeof(err)) == -1)
+	if (sf_build(sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
+		!layer_on(r, L_NETNS)), &r->filter, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 	r->caps_empty = caps_empty();
 	if (r->caps_empty == NULL)
@@ -227,6 +227,30 @@ seal_image(struct run *r)
 		    strerror(errno));
 }
 
+/* The private tmp's size in the view: the plan's memory limit, else
+ * half the machine's memory (tmpfs's own default); its pages are charged
+ * to the run's memory cgroup either way. */
+static uint64_t
+tmp_bytes(const struct run *r)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (r->p.mem_max != 0)
+		return r->p.mem_max;
+	if (pages <= 0 || size <= 0)
+		return 1ull << 30;
+	return (uint64_t)pages * (uint64_t)size / 2;
+}
+
+/* The run's mount view (mountview.h), applied by the payload. */
+static int
+prepare_view(struct run *r)
+{
+	return mv_prepare(&r->mv, &r->p, r->real, r->rulesetfd, r->abi,
+	    r->have_tmp ? r->tmpdir : NULL, r->final_uid, r->final_gid,
+	    tmp_bytes(r), r->cwd, r->refusal, sizeof(r->refusal));
+}
+
 /* Step 6: the rest of what the child needs: stdin, the environment, the
  * listener channel, the descriptors it keeps. */
 static void
@@ -249,6 +273,8 @@ prepare_child(struct run *r)
 	r->nenvp = i;
 	if (getcwd(r->cwd, sizeof(r->cwd)) == NULL)
 		r->cwd[0] = '\0';
+	if (layer_on(r, L_MOUNTNS) && prepare_view(r) == -1)
+		refuse(r, "%s", r->refusal);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		r->sock) == -1)
 		refuse(r, "listener channel: %s", strerror(errno));
@@ -379,6 +405,15 @@ spawn(struct run *r)
 	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
+	/* The run's own mounts and IPC; its own network unless it joins
+	 * the egress broker's (made by now, loop_open). */
+	if (layer_on(r, L_MOUNTNS))
+		ca.flags |= CLONE_NEWNS;
+	if (layer_on(r, L_IPCNS))
+		ca.flags |= CLONE_NEWIPC;
+	r->newnet = layer_on(r, L_NETNS) && r->netnsfd == -1;
+	if (r->newnet)
+		ca.flags |= CLONE_NEWNET;
 	if (r->have_cg) {
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)r->cg.dirfd;

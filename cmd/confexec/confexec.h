@@ -34,6 +34,7 @@
 #include "fd.h"
 #include "hash.h"
 #include "journal.h"
+#include "mountview.h"
 #include "notify.h"
 #include "plan.h"
 #include "probe.h"
@@ -56,7 +57,7 @@ struct layer {
 enum {
 	L_CGROUP, L_KILL, L_INTO, L_MEMORY, L_PIDS, L_CPU, L_LANDLOCK,
 	L_TRUNCATE, L_TCP, L_SCOPE, L_SECCOMP, L_KILLPROC, L_NNP, L_EXECVEAT,
-	L_PIDFD, L_PIDNS, L_NPROC, L_NLAYERS
+	L_PIDFD, L_PIDNS, L_MOUNTNS, L_IPCNS, L_NETNS, L_NPROC, L_NLAYERS
 };
 
 /* Degrade-mode warnings, printed and journaled with the start record. */
@@ -72,7 +73,8 @@ enum stage {
 	/* init */
 	S_PDEATHSIG, S_INITFDS, S_INITSIG,
 	/* the payload */
-	S_CGROUP, S_SETSID, S_SIGNALS, S_NETNS, S_SECUREBITS, S_BOUNDING, S_CREDS,
+	S_CGROUP, S_SETSID, S_SIGNALS, S_NETNS, S_LOOPBACK, S_MOUNT,
+	S_SECUREBITS, S_BOUNDING, S_CREDS,
 	S_STDIN, S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
 	S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
 };
@@ -199,6 +201,12 @@ struct run {
 	uint16_t egress_port;
 	int netnsfd;
 	struct egress_stats egress;
+	/* The run's namespaces besides the pid namespace (layers.c decides,
+	 * the payload's clone3 makes them): its mount view (mountview.h),
+	 * IPC, and a network with only loopback (no host TCP right, no
+	 * egress broker: the broker's network is joined instead). */
+	struct mountview mv;
+	int newnet;		/* CLONE_NEWNET for the payload */
 	int have_pidns;		/* the run's pid namespace: 1 recorded, 0
 				 * not yet (never ran), -1 unknown */
 	dev_t pidns_dev;

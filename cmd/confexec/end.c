@@ -217,6 +217,10 @@ end_child_failed(struct run *r, const struct report *rep)
 		    "report");
 	else if (rep->stage == S_EXEC)
 		exec_why(r, rep->err, why, sizeof(why));
+	else if (rep->stage == S_MOUNT && r->mv.failed != NULL)
+		snprintf(why, sizeof(why), "child: mount view: %s %s: %s",
+		    r->mv.failed, r->mv.failed_path != NULL ?
+		    r->mv.failed_path : "", strerror(rep->err));
 	else if (rep->stage == S_FDVERIFY && rep->fd >= 0)
 		snprintf(why, sizeof(why), "child: %s: fd %d is still open",
 		    stage_name[rep->stage], rep->fd);

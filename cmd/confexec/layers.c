@@ -40,6 +40,9 @@ static const struct layer template[L_NLAYERS] = {
 	[L_EXECVEAT] = {"execveat", "execveat", 0, 1, V_ENFORCE, ""},
 	[L_PIDFD] = {"pidfd", "pidfd", 0, 1, V_ENFORCE, ""},
 	[L_PIDNS] = {"pid-namespace", NULL, 0, 1, V_ENFORCE, ""},
+	[L_MOUNTNS] = {"mount-view", NULL, 1, 1, V_ENFORCE, ""},
+	[L_IPCNS] = {"ipc-namespace", NULL, 1, 1, V_ENFORCE, ""},
+	[L_NETNS] = {"net-namespace", NULL, 1, 0, V_ENFORCE, ""},
 	[L_NPROC] = {"rlimit-nproc", NULL, 1, 0, V_ENFORCE, ""},
 };
 
@@ -162,6 +165,45 @@ judge_pidns(struct run *r)
 		    "namespaces to uid %lu (run as root)",
 		    (unsigned long)geteuid());
 		l->v = V_REFUSE;
+	}
+}
+
+/* The run's mount, IPC and network namespaces need what its pid
+ * namespace needs (root, or a user namespace of confexec's own); without
+ * them the kernel no longer bounds what the reason names.  A network of
+ * its own for a plan without a host TCP right (an egress plan joins its
+ * broker's). */
+static void
+judge_views(struct run *r)
+{
+	static const struct {
+		int layer;
+		const char *lost;
+	} v[] = {
+		{L_MOUNTNS, "the mode, owner, times, xattrs and flags of host "
+		    "files outside the rw rules, the host's /proc and a tmpfs "
+		    "for the private tmp are then not bounded"},
+		{L_IPCNS, "SysV IPC stays refused (the host's objects)"},
+		{L_NETNS, "abstract unix names and binds are then the host's, "
+		    "checked by the supervisor"},
+	};
+	const struct plan *p = &r->p;
+	struct layer *pid = &r->layers[L_PIDNS], *l;
+	size_t i;
+
+	r->layers[L_NETNS].wanted = !(p->sock & PLAN_SOCK_TCP) ||
+	    p->negress > 0;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		l = &r->layers[v[i].layer];
+		if (!l->wanted)
+			continue;
+		if (pid->v == V_ENFORCE) {
+			l->v = V_ENFORCE;
+			continue;
+		}
+		l->v = p->mode == PLAN_DEGRADE ? V_DEGRADE : V_REFUSE;
+		snprintf(l->why, sizeof(l->why), "%.300s; %s", pid->why[0] ?
+		    pid->why : "no namespaces for this caller", v[i].lost);
 	}
 }
 
@@ -293,6 +335,7 @@ select_layers(struct run *r)
 
 	probe_layers(r);
 	judge_pidns(r);
+	judge_views(r);
 	judge_cgroup(r);
 	r->final_uid = p->has_uid ? p->uid : geteuid();
 	r->final_gid = p->has_gid ? p->gid : getegid();

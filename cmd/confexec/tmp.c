@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /* confexec: the run's private temporary directory (launchplan(5), tmp):
- * made before the clone under confexec's own TMPDIR (else /tmp), granted
- * rw by a rule on its descriptor, TMPDIR set in the payload's
- * environment, removed once the payload's whole tree is gone. */
+ * made before the clone under confexec's own TMPDIR (else /tmp), TMPDIR
+ * set in the payload's environment.  With the mount view it is only a
+ * mount point: the payload mounts a tmpfs of the run's namespace on it
+ * (mountview.h) and confexec removes the empty directory at the end.
+ * Without it (degrade), the directory itself, granted rw by a rule on
+ * its descriptor and removed once the payload's whole tree is gone. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +61,17 @@ tmp_end(struct run *r)
 	if (!r->have_tmp)
 		return;
 	r->have_tmp = 0;
+	/* With the mount view the payload's files were on a tmpfs of the
+	 * run's namespace, gone with it: the host's directory was only its
+	 * mount point, and nothing in it is walked (another run may have
+	 * put something there: a residue, never followed). */
+	if (layer_on(r, L_MOUNTNS)) {
+		if (rmdir(r->tmpdir) == -1) {
+			r->tmp_residue = 1;
+			warning("residue: %s: %s", r->tmpdir, strerror(errno));
+		}
+		return;
+	}
 	if (tmpdir_remove(r->tmpdir, err, sizeof(err)) == -1) {
 		r->tmp_residue = 1;
 		warning("residue: %s", err);

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: ISC */
+/* mountview: the run's read-only view of the host (mountview.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "landlock.h"
+#include "mountinfo.h"
+#include "mountview.h"
+#include "uapi.h"
+
+/* path is dir or lies beneath it (both normalised). */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
+	    path[n] == '/');
+}
+
+static int
+by_length(const void *a, const void *b)
+{
+	size_t la = strlen(((const struct mv_bind *)a)->path);
+	size_t lb = strlen(((const struct mv_bind *)b)->path);
+
+	return la < lb ? -1 : la > lb;
+}
+
+/* Device file systems, and whatever is mounted on /dev (a container's
+ * tmpfs): their devices stay usable (mountview.h, step 7). */
+static int
+dev_mount(const struct mountinfo *m, void *arg)
+{
+	struct mountview *mv = arg;
+	char **n;
+	size_t i;
+
+	if (strcmp(m->fstype, "devtmpfs") != 0 &&
+	    strcmp(m->fstype, "devpts") != 0 &&
+	    strcmp(m->mountpoint, "/dev") != 0)
+		return 0;
+	for (i = 0; i < mv->ndev; i++)
+		if (strcmp(mv->dev[i], m->mountpoint) == 0)
+			return 0;
+	n = realloc(mv->dev, (mv->ndev + 1) * sizeof(*n));
+	if (n == NULL)
+		return 1;
+	mv->dev = n;
+	if ((mv->dev[mv->ndev] = strdup(m->mountpoint)) == NULL)
+		return 1;
+	mv->ndev++;
+	return 0;
+}
+
+int
+mv_prepare(struct mountview *mv, const struct plan *p, char *const *real,
+    int rulesetfd, int abi, const char *tmp, uid_t uid, gid_t gid,
+    uint64_t tmp_bytes, const char *cwd, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t i;
+	int r;
+
+	memset(mv, 0, sizeof(*mv));
+	mv->rulesetfd = rulesetfd;
+	mv->cwd = cwd;
+	mv->bind = calloc(p->nfs + 1, sizeof(*mv->bind));
+	mv->proc = calloc(p->nfs + 1, sizeof(*mv->proc));
+	if (mv->bind == NULL || mv->proc == NULL)
+		return err_set_sys(err, errlen, "mount view");
+	for (i = 0; i < p->nfs; i++) {
+		const struct plan_fsrule *fr = &p->fs[i];
+		int rw = fr->intent == PLAN_RW || fr->intent == PLAN_RWX;
+
+		if (beneath(fr->path, "/proc")) {
+			/* The run's own procfs replaces the host's. */
+			if (stat(real[i], &st) == -1)
+				return err_set_sys(err, errlen, "mount view: %s",
+				    fr->path);
+			mv->proc[mv->nproc].path = fr->path;
+			mv->proc[mv->nproc++].access = ll_intent_rights(
+			    fr->intent, S_ISDIR(st.st_mode), abi);
+			mv->proc_rw |= rw;
+			continue;
+		}
+		if (stat(real[i], &st) == -1)
+			return err_set_sys(err, errlen, "mount view: %s",
+			    real[i]);
+		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+			mv->bind[mv->nbind].device = 1;
+		else if (!rw)
+			continue;
+		mv->bind[mv->nbind].path = real[i];
+		mv->bind[mv->nbind++].fd = -1;
+	}
+	qsort(mv->bind, mv->nbind, sizeof(*mv->bind), by_length);
+	r = mountinfo_each("/proc/self/mountinfo", dev_mount, mv);
+	if (r != 0)
+		return err_set_sys(err, errlen, "mount view: "
+		    "/proc/self/mountinfo");
+	if (tmp != NULL) {
+		mv->tmp = tmp;
+		mv->tmp_access = ll_intent_rights(PLAN_RW, 1, abi);
+		if (snprintf(mv->tmpopts, sizeof(mv->tmpopts),
+		    "mode=0700,uid=%lu,gid=%lu,size=%llu", (unsigned long)uid,
+		    (unsigned long)gid, (unsigned long long)tmp_bytes) >=
+		    (int)sizeof(mv->tmpopts))
+			return errno = ENAMETOOLONG,
+			    err_set_sys(err, errlen, "mount view: tmp");
+	}
+	return 0;
+}
+
+static long
+tree_clone(int dfd, const char *path, unsigned flags)
+{
+	return syscall(__NR_open_tree, dfd, path, flags);
+}
+
+static int
+setattr(int dfd, const char *path, unsigned flags, uint64_t set,
+    uint64_t clr)
+{
+	struct borne_mount_attr a = {set, clr, 0, 0};
+
+	return (int)syscall(__NR_mount_setattr, dfd, path, flags, &a,
+	    sizeof(a));
+}
+
+/* One more Landlock rule, on path as this namespace resolves it. */
+static int
+add_rule(int rfd, const char *path, uint64_t access)
+{
+	struct landlock_path_beneath_attr pb;
+	int fd, r, e;
+
+	if (rfd == -1 || access == 0)
+		return 0;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	memset(&pb, 0, sizeof(pb));
+	pb.parent_fd = fd;
+	pb.allowed_access = access;
+	r = (int)syscall(__NR_landlock_add_rule, rfd,
+	    LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+	e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+#define FAIL(step, p)                                                    \
+	do {                                                             \
+		mv->failed = (step);                                     \
+		mv->failed_path = (p);                                   \
+		goto fail;                                               \
+	} while (0)
+
+int
+mv_apply(struct mountview *mv)
+{
+	uint64_t attr;
+	size_t i;
+	long fd;
+	int e;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
+		FAIL("propagation", "/");
+	for (i = 0; i < mv->nbind; i++) {
+		fd = tree_clone(AT_FDCWD, mv->bind[i].path, OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+		if (fd == -1)
+			FAIL("clone", mv->bind[i].path);
+		mv->bind[i].fd = (int)fd;
+	}
+	attr = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	if (setattr(AT_FDCWD, "/", AT_RECURSIVE, attr, 0) == -1)
+		FAIL("read-only", "/");
+	for (i = 0; i < mv->nbind; i++) {
+		struct mv_bind *b = &mv->bind[i];
+
+		attr = b->device ? MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID :
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+		if (setattr(b->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, attr,
+			b->device ? MOUNT_ATTR_NODEV : 0) == -1)
+			FAIL("bind attributes", b->path);
+		if (syscall(__NR_move_mount, b->fd, "", AT_FDCWD, b->path,
+			MOVE_MOUNT_F_EMPTY_PATH) == -1)
+			FAIL("bind", b->path);
+		close(b->fd);
+		b->fd = -1;
+	}
+	if (mv->tmp != NULL) {
+		if (mount("tmpfs", mv->tmp, "tmpfs", MS_NOSUID | MS_NODEV,
+			mv->tmpopts) == -1)
+			FAIL("tmpfs", mv->tmp);
+		if (add_rule(mv->rulesetfd, mv->tmp, mv->tmp_access) == -1)
+			FAIL("tmp rule", mv->tmp);
+	}
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC |
+		(mv->proc_rw ? 0 : MS_RDONLY), NULL) == -1)
+		FAIL("procfs", "/proc");
+	for (i = 0; i < mv->nproc; i++)
+		if (add_rule(mv->rulesetfd, mv->proc[i].path,
+			mv->proc[i].access) == -1)
+			FAIL("proc rule", mv->proc[i].path);
+	/* Devices back where they live: a mount point gone or covered
+	 * stays nodev, which only narrows. */
+	for (i = 0; i < mv->ndev; i++)
+		(void)setattr(AT_FDCWD, mv->dev[i], 0, 0, MOUNT_ATTR_NODEV);
+	/* A cwd gone or out of reach stays where it was: on the read-only
+	 * mount beneath, never a wider one. */
+	if (mv->cwd != NULL && mv->cwd[0] != '\0')
+		(void)chdir(mv->cwd);
+	return 0;
+fail:
+	e = errno;
+	for (i = 0; i < mv->nbind; i++)
+		if (mv->bind[i].fd != -1) {
+			close(mv->bind[i].fd);
+			mv->bind[i].fd = -1;
+		}
+	errno = e;
+	return -1;
+}
+
+void
+mv_free(struct mountview *mv)
+{
+	size_t i;
+
+	for (i = 0; i < mv->ndev; i++)
+		free(mv->dev[i]);
+	free(mv->dev);
+	free(mv->bind);
+	free(mv->proc);
+	memset(mv, 0, sizeof(*mv));
+}
