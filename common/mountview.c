@@ -97,6 +97,17 @@ mv_prepare(struct mountview *mv, const struct plan *p, char *const *real,
 		if (stat(real[i], &st) == -1)
 			return err_set_sys(err, errlen, "mount view: %s",
 			    real[i]);
+		/* A shared sticky directory (/tmp) the payload owns: its
+		 * mode and ACLs, which the kernel leaves to the owner, are
+		 * every user's. */
+		if (rw && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) &&
+		    st.st_uid == uid)
+			return errno = EPERM, err_set(err, errlen, "%s %s: a "
+			    "shared sticky directory owned by uid %lu, the "
+			    "payload's: its mode and ACLs would be the "
+			    "payload's (use --tmp for a private temporary "
+			    "directory, or --uid)", plan_intent_name(fr->intent),
+			    fr->path, (unsigned long)uid);
 		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 			mv->bind[mv->nbind].device = 1;
 		else if (!rw)

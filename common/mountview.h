@@ -69,8 +69,10 @@ struct mountview {
 /* The view for plan p: real are its rule paths as resolved (ll_build_real),
  * rulesetfd the run's Landlock ruleset (-1: none), abi its ABI; tmp the
  * private tmp's mount point (NULL: none), owned by uid:gid, at most
- * tmp_bytes large; cwd the directory to enter again.  0, or -1 with errno
- * and err set. */
+ * tmp_bytes large; cwd the directory to enter again.  A rw or rwx rule on
+ * a sticky directory uid owns (/tmp for a uid-0 payload) is refused
+ * (EPERM): its mode and ACLs are the owner's to change.  0, or -1 with
+ * errno and err set. */
 int mv_prepare(struct mountview *mv, const struct plan *p, char *const *real,
     int rulesetfd, int abi, const char *tmp, uid_t uid, gid_t gid,
     uint64_t tmp_bytes, const char *cwd, char *err, size_t errlen);

@@ -331,17 +331,17 @@ mkdir -p "$TMP/marks"
 MARK=$TMP/marks/marker-$$-$(date +%s%N)
 start_run --rw "$TMP/marks" -- "$E" grandchild-sleep "$MARK.pid"
 for i in $(seq 200); do [ -s "$MARK.pid" ] && break; sleep 0.02; done
-GC=$(cat "$MARK.pid")
 marked() { pgrep -f -- "$MARK" | wc -l | tr -d ' '; }
 t_eq "payload and its setsid grandchild run (by the marker)" "$(marked)" 2
-ok "the grandchild is alive" kill -0 "$GC"
+ok "the grandchild is alive (its lock is held)" \
+	sh -c '! flock -n "$1" true' sh "$MARK.pid.lock"
 req '{"v":1,"op":"cancel"}' >"$A"
 t_eq "cancel: delivered" "$(jget '[.ok, .result] | join(" ")')" \
 	"true delivered"
 wait_run
 t_eq "exit status 129" "$RC" 129
 t_eq "no process carries the marker any more" "$(marked)" 0
-ok "the grandchild is gone" sh -c '! kill -0 "$1" 2>/dev/null' sh "$GC"
+ok "the grandchild is gone (its lock is free)" flock -n "$MARK.pid.lock" true
 t_eq "end record: cancel control, exit 129" \
 	"$(tail -n 1 "$J" | jq -r '[.event.cancel, .event.exit] | join(" ")')" \
 	"control 129"

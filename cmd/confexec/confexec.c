@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,6 +111,33 @@ decide(struct run *r)
 		warning("WARNING: %s", r->warnings[i]);
 }
 
+/* The descriptors the run inherits (stdout, stderr, the kept ones) stay
+ * the host's, outside the run's namespaces: a directory would let the
+ * payload change metadata beneath it past the mount view (fchmodat and
+ * fchownat relative to it), refused; a socket is of the host's network,
+ * so bind and listen stay the supervisor's.  Returns 1 when one is a
+ * socket. */
+static int
+inherited_fds(struct run *r)
+{
+	struct stat st;
+	size_t i;
+	int fd, sock = 0;
+
+	for (i = 0; i < r->p.nkeep + 2; i++) {
+		fd = i < 2 ? (int)i + 1 : r->p.keep_fds[i - 2];
+		if (fstat(fd, &st) == -1)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			refuse(r, "%s fd %d is a directory of the host's: the "
+			    "payload would change metadata beneath it past the "
+			    "mount view (grant its path with a rule instead)",
+			    i < 2 ? "inherited" : "kept", fd);
+		sock |= S_ISSOCK(st.st_mode);
+	}
+	return sock;
+}
+
 /* Step 3: the Landlock ruleset, the seccomp program and the empty
  * capability sets are built before anything is created: a path missing
  * at run time refuses the whole ruleset here, never a partial one. */
@@ -118,6 +146,7 @@ prepare_layers(struct run *r)
 {
 	char err[1024];
 	size_t i;
+	int host_sock;
 
 	/* Not root: the pid namespace needs a user namespace, in which
 	 * init and the payload hold capabilities until the payload drops
@@ -128,13 +157,17 @@ prepare_layers(struct run *r)
 	for (i = 0; i < r->p.nkeep; i++)
 		if (fcntl(r->p.keep_fds[i], F_GETFD) == -1)
 			refuse(r, "kept fd %d is not open", r->p.keep_fds[i]);
+	host_sock = inherited_fds(r);
 	if (ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real, err,
 		sizeof(err)) == -1)
 		refuse(r, "%s", err);
 	if (tmp_make(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
+	/* bind and listen stay the supervisor's in the host's network, and
+	 * on a socket of the host's the run inherits. */
 	if (sf_build(sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
-		!layer_on(r, L_NETNS)), &r->filter, err, sizeof(err)) == -1)
+		!layer_on(r, L_NETNS) || host_sock), &r->filter, err,
+		sizeof(err)) == -1)
 		refuse(r, "%s", err);
 	r->caps_empty = caps_empty();
 	if (r->caps_empty == NULL)

@@ -32,8 +32,11 @@
  *   escape readfd N                          read an inherited fd
  *   escape grandchild[-sleep] PIDFILE        setsid child that sleeps
  *                                            (-sleep: the parent too);
- *                                            PIDFILE gets its pid as the
- *                                            host sees it (/proc/self)
+ *                                            it holds an exclusive flock
+ *                                            on PIDFILE.lock (released
+ *                                            when it dies: the host's
+ *                                            proof), then PIDFILE gets
+ *                                            its pid (the run's)
  *   escape session                           "leader" or "member", then
  *                                            the errno of open(/dev/tty)
  *   escape pid                               getpid(), getppid()
@@ -52,6 +55,7 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/sendfile.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -185,20 +189,6 @@ status_lines(void)
 	buf[n] = '\0';
 	fputs(buf, stdout);
 	return 0;
-}
-
-/* Our pid in the pid namespace of /proc's mount (the host's): the
- * payload's own getpid() is its namespace's. */
-static long
-host_pid(void)
-{
-	char buf[32];
-	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return (long)getpid();
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
 }
 
 int
@@ -519,14 +509,19 @@ main(int argc, char *argv[])
 		if (p == 0) {
 			char tmp[4096];
 			FILE *f;
+			int lk;
 
 			setsid();
+			snprintf(tmp, sizeof(tmp), "%s.lock", argv[2]);
+			lk = open(tmp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+			if (lk == -1 || flock(lk, LOCK_EX) == -1)
+				_exit(1);
 			/* Complete or absent: the parent waits for it. */
 			snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
 			f = fopen(tmp, "w");
 			if (f == NULL)
 				_exit(1);
-			fprintf(f, "%ld\n", host_pid());
+			fprintf(f, "%ld\n", (long)getpid());
 			if (fclose(f) != 0 || rename(tmp, argv[2]) != 0)
 				_exit(1);
 			for (;;)

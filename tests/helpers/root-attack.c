@@ -358,7 +358,7 @@ race(const char *op)
 		r = chmod(!strcmp(op, "race-path") ? race_buf : race_a, 0604);
 		if (r == 0)
 			ok++;
-		else if (errno == EACCES || errno == EPERM)
+		else if (errno == EACCES || errno == EPERM || errno == EROFS)
 			denied++;
 		else if (!strcmp(op, "race-path") &&
 		    (errno == ENOENT || errno == ENOTDIR))

@@ -90,18 +90,25 @@ test_seccomp(void)
 	    "unknown variant not compiled");
 
 	/* Program selection: the truncate stand-in below Landlock ABI 3. */
-	is_int(sf_variant(0, 2), SF_DENY_TRUNCATE, "ABI 2, no socket: "
+	is_int(sf_variant(0, 2, 0, 0), SF_DENY_TRUNCATE, "ABI 2, no socket: "
 	    "truncate stand-in");
-	is_int(sf_variant(PLAN_SOCK_TCP, 2), PLAN_SOCK_TCP | SF_DENY_TRUNCATE,
+	is_int(sf_variant(PLAN_SOCK_TCP, 2, 0, 0),
+	    PLAN_SOCK_TCP | SF_DENY_TRUNCATE,
 	    "ABI 2, tcp: tcp + truncate stand-in");
-	is_int(sf_variant(PLAN_SOCK_UNIX | PLAN_SOCK_TCP, 1),
+	is_int(sf_variant(PLAN_SOCK_UNIX | PLAN_SOCK_TCP, 1, 0, 0),
 	    PLAN_SOCK_UNIX | PLAN_SOCK_TCP | SF_DENY_TRUNCATE,
 	    "ABI 1, unix + tcp: both + truncate stand-in");
-	is_int(sf_variant(PLAN_SOCK_TCP, 3), PLAN_SOCK_TCP,
+	is_int(sf_variant(PLAN_SOCK_TCP, 3, 0, 0), PLAN_SOCK_TCP,
 	    "ABI 3: Landlock handles truncate, no stand-in");
-	is_int(sf_variant(PLAN_SOCK_UNIX, 7), PLAN_SOCK_UNIX, "ABI 7: none");
-	is_int(sf_variant(0, 0), SF_DENY_TRUNCATE,
+	is_int(sf_variant(PLAN_SOCK_UNIX, 7, 0, 0), PLAN_SOCK_UNIX,
+	    "ABI 7: none");
+	is_int(sf_variant(0, 0, 0, 0), SF_DENY_TRUNCATE,
 	    "no Landlock at all: stand-in (confexec refuses anyway)");
+	/* The run's namespaces. */
+	is_int(sf_variant(PLAN_SOCK_TCP, 7, 1, 1),
+	    PLAN_SOCK_TCP | SF_OWN_IPC | SF_HOST_NET,
+	    "its own IPC, the host's network: both bits");
+	is_int(sf_variant(0, 7, 1, 0), SF_OWN_IPC, "its own IPC and network");
 }
 
 #define AUDIT_X86_64 0xc000003eu
@@ -316,7 +323,7 @@ abi2_child(const struct plan *p, int filter, const char *d, int *res)
 		printf("# ll_build: %s\n", err);
 		return -1;
 	}
-	if (filter && sf_build(sf_variant(0, 2), &prog, err,
+	if (filter && sf_build(sf_variant(0, 2, 0, 0), &prog, err,
 		sizeof(err)) == -1) {
 		printf("# sf_build: %s\n", err);
 		return -1;
