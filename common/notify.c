@@ -108,25 +108,34 @@ nt_fetch_fd(const struct call *c, int fd)
 	return (int)syscall(__NR_pidfd_getfd, c->pidfd, fd, 0);
 }
 
+/* The caller's cwd or root ("cwd", "root"): its mount view's, not the
+ * supervisor's. */
 static int
-caller_cwd(const struct call *c)
+caller_dir(const struct call *c, const char *which)
 {
 	char p[64];
 
-	snprintf(p, sizeof(p), "/proc/%u/cwd", c->n->pid);
+	snprintf(p, sizeof(p), "/proc/%u/%s", c->n->pid, which);
 	return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
+static int
+caller_cwd(const struct call *c)
+{
+	return caller_dir(c, "cwd");
+}
 
-/* Resolve path (already copied) against the caller's dfd or cwd, as the
- * caller would, into an O_PATH descriptor.  /proc/self and magic links
- * would name the supervisor's own: RESOLVE_NO_MAGICLINKS refuses them
- * (ELOOP). */
+
+/* Resolve path (already copied) against the caller's dfd or cwd, an
+ * absolute one beneath the caller's root (RESOLVE_IN_ROOT: the run's
+ * mount view), as the caller would, into an O_PATH descriptor.
+ * /proc/self and magic links would name the supervisor's own:
+ * RESOLVE_NO_MAGICLINKS refuses them (ELOOP). */
 int
 nt_resolve_str(const struct call *c, int dfd, const char *path, unsigned tf)
 {
 	struct open_how how;
-	int base = AT_FDCWD, fd, e;
+	int base, fd, e;
 
 	if (path[0] == '\0') {
 		if (!(tf & T_EMPTY)) {
@@ -135,18 +144,16 @@ nt_resolve_str(const struct call *c, int dfd, const char *path, unsigned tf)
 		}
 		return dfd == AT_FDCWD ? caller_cwd(c) : nt_fetch_fd(c, dfd);
 	}
-	if (path[0] != '/') {
-		base = dfd == AT_FDCWD ? caller_cwd(c) : nt_fetch_fd(c, dfd);
-		if (base == -1)
-			return -1;
-	}
+	base = path[0] == '/' ? caller_dir(c, "root") : dfd == AT_FDCWD ?
+	    caller_cwd(c) : nt_fetch_fd(c, dfd);
+	if (base == -1)
+		return -1;
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC | ((tf & T_NOFOLLOW) ? O_NOFOLLOW : 0);
-	how.resolve = RESOLVE_NO_MAGICLINKS;
+	how.resolve = RESOLVE_NO_MAGICLINKS | RESOLVE_IN_ROOT;
 	fd = (int)syscall(__NR_openat2, base, path, &how, sizeof(how));
 	e = errno;
-	if (base != AT_FDCWD)
-		close(base);
+	close(base);
 	errno = e;
 	return fd;
 }
@@ -330,18 +337,9 @@ dispatch(const struct call *c, struct answer *a)
 	case __NR_inotify_add_watch:
 		nt_watch_call(c, a);
 		return;
-	case __NR_ioctl:
-		switch ((uint32_t)ARG(c, 1)) {
-		case FS_IOC_SETFLAGS:
-		case FS_IOC32_SETFLAGS:
-		case FS_IOC_FSSETXATTR:
-			nt_do_ioctl(c, a);
-			return;
-		}
-		nt_deny(a, EPERM);
-		return;
 	default:
-		nt_meta_call(c, nr, a);
+		/* Nothing else is notified (sysfilter.h). */
+		nt_deny(a, ENOSYS);
 	}
 }
 

@@ -64,8 +64,6 @@ int nt_check_owner(const struct call *c, const struct stat *st,
     struct answer *a);
 
 /* The calls (notify_ops.c). */
-void nt_meta_call(const struct call *c, int nr, struct answer *a);
-void nt_do_ioctl(const struct call *c, struct answer *a);
 void nt_watch_call(const struct call *c, struct answer *a);
 void nt_bind_call(const struct call *c, struct answer *a);
 void nt_listen_call(const struct call *c, struct answer *a);

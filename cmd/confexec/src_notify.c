@@ -6,14 +6,23 @@
  * with a listener; the child hands it over the report channel
  * (r->notifyfd), the loop polls it once the run has started. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 
 #include "err.h"
 #include "loop.h"
 #include "notify.h"
 
 static struct notify_policy policy;
+static int tmp_pending;	/* the view's tmpfs, added at the first call */
 
 static int
 open_notify(struct source *s, struct run *r)
@@ -23,18 +32,55 @@ open_notify(struct source *s, struct run *r)
 	if (notify_policy_init(&policy, &r->p, r->final_uid, r->final_gid,
 		!r->p.has_uid, err, sizeof(err)) == -1)
 		return -1;
-	if (r->have_tmp && notify_policy_add_rw(&policy, r->tmpfd,
-		r->tmpdir) == -1)
+	/* With the mount view the private tmp is a tmpfs of the run's
+	 * namespace, which exists once the payload runs. */
+	tmp_pending = r->have_tmp && layer_on(r, L_MOUNTNS);
+	if (r->have_tmp && !tmp_pending && notify_policy_add_rw(&policy,
+		r->tmpfd, r->tmpdir) == -1)
 		return -1;
 	r->want_notify = 1;
 	s->watch = &r->notifyfd;	/* received after the clone */
 	return 0;
 }
 
+/* The run's tmpfs, through the payload's root: its mount point, never a
+ * symlink, must be a mount root on a tmpfs (else nothing is added and
+ * watches there are refused). */
+static void
+add_view_tmp(struct run *r)
+{
+	struct open_how how;
+	struct statfs sfs;
+	struct statx sx;
+	char root[64];
+	int base, fd;
+
+	tmp_pending = 0;
+	snprintf(root, sizeof(root), "/proc/%ld/root", (long)r->pid);
+	base = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (base == -1)
+		return;
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS;
+	fd = (int)syscall(__NR_openat2, base, r->tmpdir, &how, sizeof(how));
+	close(base);
+	if (fd == -1)
+		return;
+	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC &&
+	    statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &sx) == 0 &&
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		(void)notify_policy_add_rw(&policy, fd, r->tmpdir);
+	close(fd);
+}
+
 static enum src_ret
 handle_notify(struct source *s, struct run *r)
 {
 	struct pollfd pf = {r->notifyfd, POLLIN, 0};
+
+	if (tmp_pending)
+		add_view_tmp(r);
 
 	/* RECV blocks when nothing is pending: only when readable.  Once
 	 * no task uses the filter the listener only hangs up. */
