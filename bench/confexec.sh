@@ -18,13 +18,15 @@
 #            before every run: copy, hash, fill) and cached (a hit)
 #   metadata tar x -p of NFILES files in directories of 100 (directory
 #            entries, modes, times, owner) into a --rw directory, the
-#            caller root and no uid switch (every chmod, chown and
-#            utimensat is a seccomp notification confexec answers),
-#            against the same tar x bare and under bwrap --unshare-all
-#            (/ bound read-only, the directory read-write, its own /dev
-#            and /proc); MRUNS runs per command per round
+#            caller root and no uid switch (chmod, chown and utimensat
+#            the kernel's own, in confexec's mount view where the
+#            directory is the one writable mount; the mode checked by the
+#            filter), against the same tar x bare and under bwrap
+#            --unshare-all (/ bound read-only, the directory read-write,
+#            its own /dev and /proc); MRUNS runs per command per round
 #   mounts   the launch cost against the size of the caller's mount
-#            namespace: confexec (static when built) running /bin/true
+#            namespace (confexec makes each mount of its view read-only,
+#            one by one): confexec (static when built) running /bin/true
 #            in this namespace, and in a scratch one (unshare --mount,
 #            private propagation) topped up with tmpfs mounts to MOUNTS
 #            mounts in all, hyperfine running inside it; bare /bin/true
@@ -159,19 +161,16 @@ else
 fi
 
 case " $BENCH_GROUPS " in *" metadata "*)
-	# NFILES files, 100 a directory: modes 640 and 600, all dated 2001
-	# (tar x -p restores each: fchmod, fchown, utimensat; fchownat and
-	# utimensat for the directories, last).  The directories are 700,
-	# the mode tar makes them with, so that it does not chmod them: tar
-	# changes a directory's mode by chmod("/proc/self/fd/N") (fchmodat
-	# with AT_SYMLINK_NOFOLLOW, without fchmodat2), a magic link that
-	# confexec refuses (ELOOP), and the run would fail.
+	# NFILES files, 100 a directory: modes 640 and 600, directories
+	# 750, all dated 2001 (tar x -p restores each: fchmod, fchown,
+	# utimensat; for the directories, made 700, a chmod through
+	# /proc/self/fd, fchownat and utimensat, last).
 	mkdir "$TMP/src" "$TMP/x"
 	seq 0 "$((NFILES - 1))" | awk -v d="$TMP/src" \
 	    '{ printf "%s/d%03d/f%05d\n", d, int($1 / 100), $1 }' \
 	    >"$TMP/names"
 	sed 's|/[^/]*$||' "$TMP/names" | uniq >"$TMP/dirs"
-	xargs mkdir -m 700 <"$TMP/dirs"
+	xargs mkdir -m 750 <"$TMP/dirs"
 	xargs touch <"$TMP/names"
 	xargs chmod 640 <"$TMP/names"
 	grep '[05]$' "$TMP/names" | xargs -r chmod 600

@@ -14,7 +14,10 @@ set_static="musl-tools musl-dev gperf m4 dpkg-dev autoconf automake libtool \
 	linux-libc-dev file"
 set_vm="qemu-system-x86 seabios busybox-static cpio gzip file binutils coreutils \
 	jq strace util-linux"
-set_bench="hyperfine jq openssl coreutils findutils"
+# bench/confexec.sh: bwrap beside confexec, unshare for its scratch mount
+# namespace, tar for its metadata group, chattr (e2fsprogs).
+set_bench="hyperfine jq openssl coreutils findutils bubblewrap util-linux tar \
+	e2fsprogs"
 
 what=${1:-all}
 case $what in
@@ -28,8 +31,10 @@ all)	pkgs="$set_check $set_static $set_vm $set_bench" ;;
 *)	echo "install-deps.sh: unknown set: $what" >&2; exit 2 ;;
 esac
 
+# Each package once (the sets overlap).
 missing=
 for p in $pkgs; do
+	case " $missing " in *" $p "*) continue ;; esac
 	s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$s" = installed ] || missing="$missing $p"
 done
