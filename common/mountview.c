@@ -5,12 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "io.h"
 #include "landlock.h"
 #include "mountinfo.h"
 #include "mountview.h"
@@ -235,6 +239,9 @@ mv_apply(struct mountview *mv)
 	 * mount beneath, never a wider one. */
 	if (mv->cwd != NULL && mv->cwd[0] != '\0')
 		(void)chdir(mv->cwd);
+	for (i = 0; i < mv->nhand; i++)
+		if (dup2(mv->hand[i].newfd, mv->hand[i].fd) == -1)
+			FAIL("handed descriptor", "");
 	return 0;
 fail:
 	e = errno;
@@ -245,6 +252,161 @@ fail:
 		}
 	errno = e;
 	return -1;
+}
+
+/* A user namespace whose only mapping takes on-disk uid:gid to
+ * touid:togid, as a descriptor: a child enters it and waits on a pipe
+ * while its maps are written, then leaves. */
+static int
+idmap_ns(uid_t uid, gid_t gid, uid_t touid, gid_t togid)
+{
+	char p[64], m[64];
+	int pfd[2], fd = -1, e, ok;
+	pid_t pid;
+	char c;
+
+	if (pipe2(pfd, O_CLOEXEC) == -1)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER) == -1)
+			_exit(1);
+		close(pfd[1]);
+		(void)read(pfd[0], &c, 1);
+		_exit(0);
+	}
+	close(pfd[0]);
+	if (pid == -1) {
+		close(pfd[1]);
+		return -1;
+	}
+	/* The child's own namespace once it has entered one. */
+	for (ok = 0; ok < 1000; ok++) {
+		struct stat a, b;
+
+		snprintf(p, sizeof(p), "/proc/%ld/ns/user", (long)pid);
+		if (stat(p, &a) == -1 || stat("/proc/self/ns/user", &b) == -1)
+			break;
+		if (a.st_ino != b.st_ino)
+			break;
+		usleep(100);
+	}
+	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)uid,
+	    (unsigned long)touid);
+	snprintf(p, sizeof(p), "/proc/%ld/uid_map", (long)pid);
+	ok = write_small(AT_FDCWD, p, m) == 0;
+	snprintf(p, sizeof(p), "/proc/%ld/setgroups", (long)pid);
+	ok = ok && write_small(AT_FDCWD, p, "deny") == 0;
+	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)gid,
+	    (unsigned long)togid);
+	snprintf(p, sizeof(p), "/proc/%ld/gid_map", (long)pid);
+	ok = ok && write_small(AT_FDCWD, p, m) == 0;
+	snprintf(p, sizeof(p), "/proc/%ld/ns/user", (long)pid);
+	if (ok)
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+	e = errno;
+	close(pfd[1]);
+	waitpid(pid, NULL, 0);
+	errno = ok ? e : errno;
+	return fd;
+}
+
+/* fd reopened through a detached clone of its own mount, read-only
+ * (a device) or idmapped by userns (a regular file). */
+static int
+reopen(int fd, int rdonly, int userns)
+{
+	struct borne_mount_attr a = {MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+	    MOUNT_ATTR_NOEXEC, 0, 0, 0};
+	char p[64];
+	long t;
+	int fl, nfd, e;
+
+	fl = fcntl(fd, F_GETFL);
+	if (fl == -1)
+		return -1;
+	t = syscall(__NR_open_tree, fd, "", OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (t == -1)
+		return -1;
+	if (rdonly) {
+		a.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NOEXEC;
+	} else {
+		a.attr_set |= MOUNT_ATTR_IDMAP;
+		a.userns_fd = (uint64_t)userns;
+	}
+	nfd = -1;
+	if (syscall(__NR_mount_setattr, (int)t, "", AT_EMPTY_PATH, &a,
+		sizeof(a)) == 0) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%ld", t);
+		nfd = open(p, (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK |
+		    O_DSYNC | O_SYNC)) | O_CLOEXEC | O_NOCTTY);
+	}
+	e = errno;
+	close((int)t);
+	errno = e;
+	return nfd;
+}
+
+int
+mv_handed(struct mountview *mv, const int *fds, size_t n, uid_t uid,
+    char *err, size_t errlen)
+{
+	/* Ids no payload has: a plan's uid is at most 2^32-2. */
+	uid_t to = uid == 4294967293u ? 4294967292u : 4294967293u;
+	struct mv_hand *h;
+	struct stat st;
+	size_t i;
+	int ns, dev;
+
+	for (i = 0; i < n && mv->nhand < MV_HAND_MAX; i++) {
+		if (fstat(fds[i], &st) == -1)
+			continue;
+		dev = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+		if (!dev && !S_ISREG(st.st_mode))
+			continue;	/* pipes, sockets: no metadata */
+		h = &mv->hand[mv->nhand];
+		h->fd = fds[i];
+		h->seek = 0;
+		ns = -1;
+		if (!dev && (ns = idmap_ns(st.st_uid, st.st_gid, to,
+		    (gid_t)to)) == -1)
+			return err_set_sys(err, errlen, "fd %d: an id map for "
+			    "it", fds[i]);
+		h->newfd = reopen(fds[i], dev, ns);
+		if (ns != -1)
+			close(ns);
+		if (h->newfd == -1)
+			return err_set_sys(err, errlen, "fd %d: reopening it "
+			    "outside the host's mount (its metadata would be "
+			    "the payload's; hand it a pipe instead)", fds[i]);
+		if (!dev && !(fcntl(fds[i], F_GETFL) & O_APPEND)) {
+			off_t o = lseek(fds[i], 0, SEEK_CUR);
+
+			h->seek = o != -1 && lseek(h->newfd, o, SEEK_SET) != -1;
+		}
+		mv->nhand++;
+	}
+	return 0;
+}
+
+void
+mv_end(struct mountview *mv)
+{
+	size_t i;
+	off_t o;
+
+	for (i = 0; i < mv->nhand; i++) {
+		if (mv->hand[i].newfd == -1)
+			continue;
+		if (mv->hand[i].seek &&
+		    (o = lseek(mv->hand[i].newfd, 0, SEEK_CUR)) != -1)
+			(void)lseek(mv->hand[i].fd, o, SEEK_SET);
+		close(mv->hand[i].newfd);
+		mv->hand[i].newfd = -1;
+	}
+	mv->nhand = 0;
 }
 
 void

@@ -28,7 +28,20 @@
  *     whatever is mounted on /dev), still read-only: /dev/null works
  *     under --ro /, and a device node planted anywhere else does not;
  *  8. the working directory entered again, so that it names the top
- *     mount (a rw clone over it). */
+ *     mount (a rw clone over it);
+ *  9. the descriptors handed in (mv_handed) replaced by their reopened
+ *     copies.
+ *
+ * A descriptor the caller hands the run (stdout, stderr, a kept fd) is
+ * on the host's mount, outside the view.  mv_handed reopens each device
+ * node through a read-only clone of its mount (writes to a device are
+ * not its file system's; its mode, owner and times are EROFS), and each
+ * regular file through a clone idmapped so that its owner and group are
+ * ids no payload has (the payload is not its owner: EPERM for mode,
+ * owner, flags and ACLs, EACCES for times and xattrs unless its mode
+ * grants others write).  The copy has the descriptor's access mode and
+ * flags and its offset; mv_end gives the offset back (a caller's
+ * "{ confexec; echo done; } > log" goes on where the payload stopped). */
 #ifndef BORNE_MOUNTVIEW_H
 #define BORNE_MOUNTVIEW_H
 
@@ -49,6 +62,13 @@ struct mv_proc {
 	uint64_t access;	/* its Landlock rights */
 };
 
+#define MV_HAND_MAX 66	/* stdout, stderr and PLAN_MAX_KEEP kept fds */
+struct mv_hand {
+	int fd;			/* the caller's descriptor */
+	int newfd;		/* its reopened copy (close-on-exec) */
+	int seek;		/* a regular file without O_APPEND */
+};
+
 struct mountview {
 	struct mv_bind *bind;	/* sorted by path length */
 	size_t nbind;
@@ -62,6 +82,8 @@ struct mountview {
 	const char *cwd;	/* entered again at the end ("" none) */
 	int rulesetfd;		/* where the /proc and tmp rules go */
 	uint64_t tmp_access;	/* the tmp rule's rights */
+	struct mv_hand hand[MV_HAND_MAX];
+	size_t nhand;
 	const char *failed;	/* mv_apply: the step that failed */
 	const char *failed_path;
 };
@@ -76,6 +98,17 @@ struct mountview {
 int mv_prepare(struct mountview *mv, const struct plan *p, char *const *real,
     int rulesetfd, int abi, const char *tmp, uid_t uid, gid_t gid,
     uint64_t tmp_bytes, const char *cwd, char *err, size_t errlen);
+
+/* After mv_prepare: reopen each of fds[0..n) that is a device node or a
+ * regular file (above), for a payload running as uid.  0, or -1 with
+ * errno and err naming the descriptor (a file system without idmapped
+ * mounts: EINVAL); what was reopened stays in mv either way. */
+int mv_handed(struct mountview *mv, const int *fds, size_t n, uid_t uid,
+    char *err, size_t errlen);
+
+/* After the run: each reopened file's offset back on the caller's
+ * descriptor, the copies closed. */
+void mv_end(struct mountview *mv);
 
 /* In the payload, inside its new mount namespace and still capable: build
  * the view.  0, or -1 with errno, mv->failed naming the step and

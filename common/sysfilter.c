@@ -280,6 +280,17 @@ sf_is_notified(int nr, unsigned variant)
 	    (e->rule == R_HOSTNET && (variant & SF_HOST_NET));
 }
 
+int
+sf_notifies(unsigned variant)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (sf_is_notified(table[i].nr, variant))
+			return 1;
+	return 0;
+}
+
 /* Low-32-bit equality: MASKED_EQ with a 32-bit mask leaves the high word
  * unchecked, which is how the kernel reads an int argument. */
 #define EQ32(arg, v) SCMP_CMP((arg), SCMP_CMP_MASKED_EQ, 0xffffffffULL, (v))

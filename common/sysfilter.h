@@ -103,6 +103,10 @@ int sf_load_listener(const struct sock_fprog *prog);
 /* 1 if variant answers syscall nr by user notification. */
 int sf_is_notified(int nr, unsigned variant);
 
+/* 1 if variant answers some call by user notification (it must be
+ * loaded with sf_load_listener). */
+int sf_notifies(unsigned variant);
+
 /* The table's reason for nr, or NULL when nr is allowed plainly. */
 const char *sf_why(int nr);
 

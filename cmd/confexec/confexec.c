@@ -14,7 +14,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,7 +24,6 @@
 #include "io.h"
 #include "image.h"
 #include "imgcache.h"
-#include "landlock.h"
 #include "loop.h"
 #include "uapi.h"
 #include "usage.h"
@@ -111,42 +109,14 @@ decide(struct run *r)
 		warning("WARNING: %s", r->warnings[i]);
 }
 
-/* The descriptors the run inherits (stdout, stderr, the kept ones) stay
- * the host's, outside the run's namespaces: a directory would let the
- * payload change metadata beneath it past the mount view (fchmodat and
- * fchownat relative to it), refused; a socket is of the host's network,
- * so bind and listen stay the supervisor's.  Returns 1 when one is a
- * socket. */
-static int
-inherited_fds(struct run *r)
-{
-	struct stat st;
-	size_t i;
-	int fd, sock = 0;
-
-	for (i = 0; i < r->p.nkeep + 2; i++) {
-		fd = i < 2 ? (int)i + 1 : r->p.keep_fds[i - 2];
-		if (fstat(fd, &st) == -1)
-			continue;
-		if (S_ISDIR(st.st_mode))
-			refuse(r, "%s fd %d is a directory of the host's: the "
-			    "payload would change metadata beneath it past the "
-			    "mount view (grant its path with a rule instead)",
-			    i < 2 ? "inherited" : "kept", fd);
-		sock |= S_ISSOCK(st.st_mode);
-	}
-	return sock;
-}
-
-/* Step 3: the Landlock ruleset, the seccomp program and the empty
- * capability sets are built before anything is created: a path missing
- * at run time refuses the whole ruleset here, never a partial one. */
+/* Step 3: the boundary's parts that need nothing made yet (boundary.c):
+ * the inherited descriptors, the Landlock ruleset, the private tmp, the
+ * seccomp program.  A path missing at run time refuses the whole ruleset
+ * here, never a partial one. */
 static void
 prepare_layers(struct run *r)
 {
 	char err[1024];
-	size_t i;
-	int host_sock;
 
 	/* Not root: the pid namespace needs a user namespace, in which
 	 * init and the payload hold capabilities until the payload drops
@@ -154,24 +124,11 @@ prepare_layers(struct run *r)
 	r->userns = geteuid() != 0;
 	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
-	for (i = 0; i < r->p.nkeep; i++)
-		if (fcntl(r->p.keep_fds[i], F_GETFD) == -1)
-			refuse(r, "kept fd %d is not open", r->p.keep_fds[i]);
-	host_sock = inherited_fds(r);
-	if (ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real, err,
-		sizeof(err)) == -1)
+	if (bd_inherited(r, err, sizeof(err)) == -1 ||
+	    bd_rules(r, err, sizeof(err)) == -1 ||
+	    bd_tmp(r, err, sizeof(err)) == -1 ||
+	    bd_filter(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
-	if (tmp_make(r, err, sizeof(err)) == -1)
-		refuse(r, "%s", err);
-	/* bind and listen stay the supervisor's in the host's network, and
-	 * on a socket of the host's the run inherits. */
-	if (sf_build(sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
-		!layer_on(r, L_NETNS) || host_sock), &r->filter, err,
-		sizeof(err)) == -1)
-		refuse(r, "%s", err);
-	r->caps_empty = caps_empty();
-	if (r->caps_empty == NULL)
-		refuse(r, "capability sets: %s", strerror(errno));
 }
 
 /* A stale run cgroup reaped: said on stderr (stdout with --reap) and
@@ -253,77 +210,30 @@ seal_image(struct run *r)
 		refuse(r, "%s", err);
 	sha256_hex(r->prog_digest, r->prog_hex);
 	exec_interp(r);
-	/* A cached image is a file: Landlock sees its execveat. */
-	if (r->rulesetfd != -1 && imgcache_is_file(r->imgfd) == 1 &&
-	    imgcache_grant(r->rulesetfd, r->imgfd) == -1)
-		refuse(r, "landlock: rule for the cached image: %s",
-		    strerror(errno));
+	if (bd_image(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
 }
 
-/* The private tmp's size in the view: the plan's memory limit, else
- * half the machine's memory (tmpfs's own default); its pages are charged
- * to the run's memory cgroup either way. */
-static uint64_t
-tmp_bytes(const struct run *r)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-
-	if (r->p.mem_max != 0)
-		return r->p.mem_max;
-	if (pages <= 0 || size <= 0)
-		return 1ull << 30;
-	return (uint64_t)pages * (uint64_t)size / 2;
-}
-
-/* The run's mount view (mountview.h), applied by the payload. */
-static int
-prepare_view(struct run *r)
-{
-	return mv_prepare(&r->mv, &r->p, r->real, r->rulesetfd, r->abi,
-	    r->have_tmp ? r->tmpdir : NULL, r->final_uid, r->final_gid,
-	    tmp_bytes(r), r->cwd, r->refusal, sizeof(r->refusal));
-}
-
-/* Step 6: the rest of what the child needs: stdin, the environment, the
- * listener channel, the descriptors it keeps. */
+/* Step 6: the rest of what the child needs: stdin, the listener
+ * channel, and the boundary's parts that need the image (boundary.c):
+ * the mount view, the environment, the descriptors it keeps. */
 static void
 prepare_child(struct run *r)
 {
-	size_t i;
+	char err[1024];
 
 	r->stdinfd = r->p.has_prompt ?
 	    prompt_memfd(r->p.prompt, r->p.prompt_len) :
 	    open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (r->stdinfd == -1)
 		refuse(r, "stdin for the payload: %s", strerror(errno));
-	r->envp = calloc(r->p.nenv + ENV_EXTRA + 1, sizeof(char *));
-	if (r->envp == NULL)
-		refuse(r, "environment: %s", strerror(errno));
-	for (i = 0; i < r->p.nenv; i++)
-		r->envp[i] = r->p.env[i];
-	if (r->have_tmp)	/* the plan has no TMPDIR of its own */
-		r->envp[i++] = r->tmpenv;
-	r->nenvp = i;
-	if (getcwd(r->cwd, sizeof(r->cwd)) == NULL)
-		r->cwd[0] = '\0';
-	if (layer_on(r, L_MOUNTNS) && prepare_view(r) == -1)
-		refuse(r, "%s", r->refusal);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		r->sock) == -1)
 		refuse(r, "listener channel: %s", strerror(errno));
-	/* Kept across the close: 0-2, the plan's list, and (close-on-exec,
-	 * gone at execveat) the image, the ruleset and the listener channel. */
-	fdset_add(&r->keep, 0);
-	fdset_add(&r->keep, 1);
-	fdset_add(&r->keep, 2);
-	for (i = 0; i < r->p.nkeep; i++)
-		if (fdset_add(&r->keep, r->p.keep_fds[i]) == -1)
-			refuse(r, "kept fd %d: %s", r->p.keep_fds[i],
-			    strerror(errno));
-	if (fdset_add(&r->keep, r->imgfd) == -1 ||
-	    fdset_add(&r->keep, r->rulesetfd) == -1 ||
-	    fdset_add(&r->keep, r->sock[1]) == -1)
-		refuse(r, "descriptor list: %s", strerror(errno));
+	if (bd_view(r, err, sizeof(err)) == -1 ||
+	    bd_env(r, err, sizeof(err)) == -1 ||
+	    bd_kept(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
 }
 
 /* Step 7: the supervisor's sources (signals blocked from here on), the

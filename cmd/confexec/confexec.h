@@ -6,6 +6,8 @@
  *   confexec.c  main(), options, run(): the narrowing steps in SPEC order
  *   layers.c    what the plan asks for against what the host can enforce
  *               (verdicts only: run() refuses and journals)
+ *   boundary.c  the boundary's contents, assembled before the clone
+ *               (rules, tmp, filter, mount view, environment, kept fds)
  *   child.c     init and the payload between clone3 and execveat (no
  *               allocation)
  *   events.c    one builder per journal event type, and the append
@@ -172,6 +174,7 @@ struct run {
 	volatile int init_stage;	/* init's failed stage + 1 (0: none) */
 	volatile int init_err;
 	int want_notify;	/* load the filter with a notify listener */
+	int host_sock;		/* the run inherits a socket (the host's) */
 	int notifyfd;		/* the listener, received from the payload */
 	struct notify_stats notify;	/* what src_notify answered */
 	uid_t final_uid;
@@ -238,6 +241,18 @@ void warn_degraded(struct run *r);
 int layer_on(const struct run *r, int i);
 int dry_run(struct run *r);
 
+/* boundary.c: the boundary's contents, in run()'s order; each 0, or -1
+ * with err set.  bd_egress: the broker's port, from its source. */
+int bd_inherited(struct run *r, char *err, size_t len);
+int bd_rules(struct run *r, char *err, size_t len);
+int bd_tmp(struct run *r, char *err, size_t len);
+int bd_filter(struct run *r, char *err, size_t len);
+int bd_image(struct run *r, char *err, size_t len);
+int bd_view(struct run *r, char *err, size_t len);
+int bd_env(struct run *r, char *err, size_t len);
+int bd_kept(struct run *r, char *err, size_t len);
+int bd_egress(struct run *r, uint16_t port, char *err, size_t len);
+
 /* dry.c: past the layers, what a real run would meet before it creates
  * anything; 0, or its exit status (125, 126, 127) with why said. */
 int dry_checks(struct run *r, char *why, size_t len);
@@ -264,8 +279,8 @@ _Noreturn void init(void *arg);
 _Noreturn void payload(void *arg);
 _Noreturn void netns_child(void *arg);
 
-/* tmp.c: make the private tmp, add its rule (after the ruleset is
- * built); remove it once the payload's tree is gone (any end). */
+/* tmp.c: make the private tmp and TMPDIR; remove it once the payload's
+ * tree is gone (any end). */
 int tmp_make(struct run *r, char *err, size_t errlen);
 void tmp_end(struct run *r);
 

@@ -63,21 +63,12 @@ dry_checks(struct run *r, char *why, size_t len)
 {
 	enum image_err ie;
 	char err[1024];
-	size_t i;
 	int code = 0;
 
 	r->abi = r->pr.landlock_abi;
-	for (i = 0; i < r->p.nkeep; i++)
-		if (fcntl(r->p.keep_fds[i], F_GETFD) == -1) {
-			snprintf(why, len, "kept fd %d is not open",
-			    r->p.keep_fds[i]);
-			return EXIT_FAIL;
-		}
-	if (r->abi >= 1 && ll_build_real(&r->p, r->abi, &r->rulesetfd,
-	    &r->real, err, sizeof(err)) == -1) {
-		snprintf(why, len, "%s", err);
+	if (bd_inherited(r, why, len) == -1 ||
+	    (r->abi >= 1 && bd_rules(r, why, len) == -1))
 		return EXIT_FAIL;
-	}
 	ie = image_seal(r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL,
 	    &r->imgfd, r->prog_digest, err, sizeof(err));
 	if (ie != IMAGE_OK) {

@@ -110,6 +110,7 @@ journal_end(struct run *r, struct outcome *o)
 	json_t *ev;
 
 	tmp_end(r);	/* the payload's tree is gone */
+	mv_end(&r->mv);
 	egress_end(r);
 	if (!log_wanted(r) || !r->started)
 		return o->code;
@@ -253,6 +254,7 @@ end_early(struct run *r, int code, const char *msg)
 		reap_init(r);
 	}
 	tmp_end(r);
+	mv_end(&r->mv);
 	if (r->have_cg) {
 		if (cg_remove(&r->cg) == -1)
 			warning_sys("residue: cgroup %s", r->cg.path);

@@ -6,9 +6,8 @@
  * up and the broker listens on 127.0.0.1 at a port the kernel assigns;
  * the payload joins it (stage "network namespace") and has nothing else
  * there: no route out, no other run's broker, no host service.  Its
- * Landlock ruleset gets TCP connect to that one port, its environment
- * HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy, ALL_PROXY and
- * all_proxy naming it.  The broker's own connections leave from
+ * boundary gets TCP connect to that one port and the proxy variables
+ * naming it (bd_egress in boundary.c).  The broker's own connections leave from
  * confexec's network, to the plan's destinations only (broker.c).
  *
  * Each payload connection is one "egress" event in the journal and the
@@ -31,7 +30,6 @@
 #include "broker.h"
 #include "control.h"
 #include "err.h"
-#include "landlock.h"
 
 /* Every extra descriptor the loop may poll at once: control clients,
  * two per connection, the tick and the resolver. */
@@ -39,12 +37,6 @@ _Static_assert(LOOP_EXTRA >= CTL_CLIENTS + 2 * BROKER_MAXCONN + 2,
     "the loop's budget of extra descriptors is too small");
 
 static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1};
-
-/* "HTTP_PROXY=http://127.0.0.1:65535" and the others. */
-static const char *const proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY",
-	"http_proxy", "https_proxy", "ALL_PROXY", "all_proxy" };
-#define NPROXY (sizeof(proxy_vars) / sizeof(proxy_vars[0]))
-static char proxy_env[NPROXY][48];
 
 uint64_t
 broker_ms(void)
@@ -129,7 +121,6 @@ egress_open(struct source *s, struct run *r)
 {
 	struct itimerspec its = {{1, 0}, {1, 0}};
 	char err[512];
-	size_t i;
 
 	if (r->p.negress == 0)
 		return 0;
@@ -140,16 +131,9 @@ egress_open(struct source *s, struct run *r)
 	if (make_netns(s, r) == -1)
 		return -1;
 	s->watch = &s->fd;
-	if (r->rulesetfd != -1 && ll_add_connect(r->rulesetfd, r->abi,
-		r->egress_port, err, sizeof(err)) == -1) {
+	if (bd_egress(r, r->egress_port, err, sizeof(err)) == -1) {
 		snprintf(s->why, sizeof(s->why), "%s", err);
 		return -1;
-	}
-	for (i = 0; i < NPROXY; i++) {
-		snprintf(proxy_env[i], sizeof(proxy_env[i]),
-		    "%s=http://127.0.0.1:%u", proxy_vars[i],
-		    (unsigned)r->egress_port);
-		r->envp[r->nenvp++] = proxy_env[i];
 	}
 	if (load_self(&br.self) == -1)
 		return fail(s, errno, "the host's addresses");

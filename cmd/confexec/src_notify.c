@@ -38,7 +38,8 @@ open_notify(struct source *s, struct run *r)
 	if (r->have_tmp && !tmp_pending && notify_policy_add_rw(&policy,
 		r->tmpfd, r->tmpdir) == -1)
 		return -1;
-	r->want_notify = 1;
+	if (!r->want_notify)	/* the filter notifies nothing */
+		return 0;
 	s->watch = &r->notifyfd;	/* received after the clone */
 	return 0;
 }

@@ -14,7 +14,6 @@
 
 #include "confexec.h"
 #include "err.h"
-#include "landlock.h"
 #include "tmpdir.h"
 
 /* The base: confexec's TMPDIR when it is an absolute, normalised path
@@ -40,9 +39,6 @@ tmp_make(struct run *r, char *err, size_t errlen)
 		&r->tmpfd, err, errlen) == -1)
 		return -1;
 	r->have_tmp = 1;
-	if (ll_add_fd(r->rulesetfd, r->tmpfd, PLAN_RW, r->abi, err,
-		errlen) == -1)
-		return -1;
 	if (snprintf(r->tmpenv, sizeof(r->tmpenv), "TMPDIR=%s", r->tmpdir) >=
 	    (int)sizeof(r->tmpenv))
 		return errno = ENAMETOOLONG, err_set_sys(err, errlen, "tmp");

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec: the payload's boundary, assembled in the parent before the
+ * clone: the descriptors it inherits, the Landlock rules, the private
+ * tmp, the seccomp program and whether it has a listener, the mount
+ * view, the environment, the descriptors kept across the close.  run()
+ * calls these in its order (a part needs what the one before it made:
+ * the view needs the rules' resolved paths, the environment the tmp);
+ * the egress source adds its one rule and its proxy variables here too.
+ * The child (child.c, payload()) only applies what is in struct run.
+ * Each returns 0, or -1 with err set (the caller refuses). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "confexec.h"
+#include "err.h"
+#include "imgcache.h"
+#include "landlock.h"
+
+/* The descriptors the run inherits (stdout, stderr, the kept ones) stay
+ * the host's, outside the run's namespaces: a kept one must be open; a
+ * directory would let the payload change metadata beneath it past the
+ * mount view (fchmodat and fchownat relative to it), refused; a socket
+ * is of the host's network, so bind and listen stay the supervisor's
+ * (r->host_sock). */
+int
+bd_inherited(struct run *r, char *err, size_t len)
+{
+	struct stat st;
+	size_t i;
+	int fd;
+
+	r->host_sock = 0;
+	for (i = 0; i < r->p.nkeep + 2; i++) {
+		fd = i < 2 ? (int)i + 1 : r->p.keep_fds[i - 2];
+		if (fstat(fd, &st) == -1) {
+			if (i < 2)
+				continue;
+			return err_set(err, len, "kept fd %d is not open", fd);
+		}
+		if (S_ISDIR(st.st_mode))
+			return err_set(err, len, "%s fd %d is a directory of "
+			    "the host's: the payload would change metadata "
+			    "beneath it past the mount view (grant its path "
+			    "with a rule instead)", i < 2 ? "inherited" :
+			    "kept", fd);
+		r->host_sock |= S_ISSOCK(st.st_mode);
+	}
+	return 0;
+}
+
+/* The Landlock ruleset, every rule path resolved (r->real). */
+int
+bd_rules(struct run *r, char *err, size_t len)
+{
+	return ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real, err,
+	    len);
+}
+
+/* The private tmp and TMPDIR.  With the mount view its rule is added by
+ * the payload, on the tmpfs (mountview.h); without, on the directory. */
+int
+bd_tmp(struct run *r, char *err, size_t len)
+{
+	if (tmp_make(r, err, len) == -1)
+		return -1;
+	if (!r->have_tmp || layer_on(r, L_MOUNTNS))
+		return 0;
+	return ll_add_fd(r->rulesetfd, r->tmpfd, PLAN_RW, r->abi, err, len);
+}
+
+/* The seccomp program: the plan's socket shapes, the run's IPC
+ * namespace, and bind and listen notified in the host's network (no
+ * network of the run's own, or a socket of the host's inherited).  Every
+ * variant notifies some call: the filter is loaded with a listener. */
+int
+bd_filter(struct run *r, char *err, size_t len)
+{
+	unsigned v = sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
+	    !layer_on(r, L_NETNS) || r->host_sock);
+
+	if (sf_build(v, &r->filter, err, len) == -1)
+		return -1;
+	r->want_notify = sf_notifies(v);
+	r->caps_empty = caps_empty();
+	if (r->caps_empty == NULL)
+		return err_set_sys(err, len, "capability sets");
+	return 0;
+}
+
+/* A cached image is a file: Landlock sees its execveat. */
+int
+bd_image(struct run *r, char *err, size_t len)
+{
+	if (r->rulesetfd != -1 && imgcache_is_file(r->imgfd) == 1 &&
+	    imgcache_grant(r->rulesetfd, r->imgfd) == -1)
+		return err_set_sys(err, len, "landlock: rule for the cached "
+		    "image");
+	return 0;
+}
+
+/* The private tmp's size in the view: the plan's memory limit, else
+ * half the machine's memory (tmpfs's own default); its pages are charged
+ * to the run's memory cgroup either way. */
+static uint64_t
+tmp_bytes(const struct run *r)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (r->p.mem_max != 0)
+		return r->p.mem_max;
+	if (pages <= 0 || size <= 0)
+		return 1ull << 30;
+	return (uint64_t)pages * (uint64_t)size / 2;
+}
+
+/* The payload's working directory (entered again inside the view), the
+ * mount view (mountview.h), and, as root, the files and devices handed
+ * in reopened off the host's mounts (a payload of a caller that is not
+ * root has the caller's uid: what it owns there, the caller owns). */
+int
+bd_view(struct run *r, char *err, size_t len)
+{
+	int fds[MV_HAND_MAX];
+	size_t i, n = 0;
+
+	if (getcwd(r->cwd, sizeof(r->cwd)) == NULL)
+		r->cwd[0] = '\0';
+	if (!layer_on(r, L_MOUNTNS))
+		return 0;
+	if (mv_prepare(&r->mv, &r->p, r->real, r->rulesetfd, r->abi,
+	    r->have_tmp ? r->tmpdir : NULL, r->final_uid, r->final_gid,
+	    tmp_bytes(r), r->cwd, err, len) == -1)
+		return -1;
+	if (r->userns)
+		return 0;
+	fds[n++] = 1;
+	fds[n++] = 2;
+	for (i = 0; i < r->p.nkeep && n < MV_HAND_MAX; i++)
+		fds[n++] = r->p.keep_fds[i];
+	if (mv_handed(&r->mv, fds, n, r->final_uid, err, len) == 0)
+		return 0;
+	if (r->p.mode != PLAN_DEGRADE)
+		return -1;
+	loud(r, "running with a descriptor of the host's mount: %s", err);
+	return 0;
+}
+
+/* The environment: the plan's, then TMPDIR (the plan has none of its
+ * own then), room for the egress variables. */
+int
+bd_env(struct run *r, char *err, size_t len)
+{
+	size_t i;
+
+	r->envp = calloc(r->p.nenv + ENV_EXTRA + 1, sizeof(char *));
+	if (r->envp == NULL)
+		return err_set_sys(err, len, "environment");
+	for (i = 0; i < r->p.nenv; i++)
+		r->envp[i] = r->p.env[i];
+	if (r->have_tmp)
+		r->envp[i++] = r->tmpenv;
+	r->nenvp = i;
+	return 0;
+}
+
+/* Kept across the close: 0-2, the plan's list, and (close-on-exec, gone
+ * at execveat) the image, the ruleset and the listener channel. */
+int
+bd_kept(struct run *r, char *err, size_t len)
+{
+	size_t i;
+
+	fdset_add(&r->keep, 0);
+	fdset_add(&r->keep, 1);
+	fdset_add(&r->keep, 2);
+	for (i = 0; i < r->p.nkeep; i++)
+		if (fdset_add(&r->keep, r->p.keep_fds[i]) == -1)
+			return err_set_sys(err, len, "kept fd %d",
+			    r->p.keep_fds[i]);
+	if (fdset_add(&r->keep, r->imgfd) == -1 ||
+	    fdset_add(&r->keep, r->rulesetfd) == -1 ||
+	    fdset_add(&r->keep, r->sock[1]) == -1)
+		return err_set_sys(err, len, "descriptor list");
+	return 0;
+}
+
+/* "HTTP_PROXY=http://127.0.0.1:65535" and the others. */
+static const char *const proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY",
+	"http_proxy", "https_proxy", "ALL_PROXY", "all_proxy" };
+#define NPROXY (sizeof(proxy_vars) / sizeof(proxy_vars[0]))
+_Static_assert(NPROXY + 1 <= ENV_EXTRA, "ENV_EXTRA: TMPDIR and the proxies");
+static char proxy_env[NPROXY][48];
+
+/* The egress broker's port: TCP connect to it, and the proxy
+ * variables naming it. */
+int
+bd_egress(struct run *r, uint16_t port, char *err, size_t len)
+{
+	size_t i;
+
+	if (r->rulesetfd != -1 && ll_add_connect(r->rulesetfd, r->abi, port,
+		err, len) == -1)
+		return -1;
+	for (i = 0; i < NPROXY; i++) {
+		snprintf(proxy_env[i], sizeof(proxy_env[i]),
+		    "%s=http://127.0.0.1:%u", proxy_vars[i], (unsigned)port);
+		r->envp[r->nenvp++] = proxy_env[i];
+	}
+	return 0;
+}
