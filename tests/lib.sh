@@ -111,6 +111,23 @@ skip_all() {
 	exit 0
 }
 
+# try WANT DESC [PLANENC-OPTION... --] ROUTE [ARG...]: the suite's route
+# helper $A, run by the suite's cx (its plan plus the options), must
+# print WANT (an errno name, OK); what confexec said is shown otherwise.
+try() {
+	want=$1 desc=$2
+	shift 2
+	opts=
+	case " $* " in
+	*" -- "*)
+		while [ "$1" != -- ]; do opts="$opts $1"; shift; done
+		shift ;;
+	esac
+	cx $opts -- "$A" "$@" >"$OUT" 2>"$ERR"
+	t_eq "$desc" "$(cat "$OUT")" "$want"
+	[ "$(cat "$OUT")" = "$want" ] || diag_file "$ERR"
+}
+
 need_root() { [ "$(id -u)" -eq 0 ] || skip_all "needs root"; }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip_all "needs $1"; }
 need_landlock() {

@@ -42,19 +42,6 @@ cx() {
 	    "$@" >"$TMP/.plan" || return 125
 	"$CX" --journal "$TMP/journal" <"$TMP/.plan"
 }
-# try WANT DESC [OPTIONS --] ROUTE [ARG...]: root-attack must answer WANT.
-try() {
-	want=$1 desc=$2
-	shift 2
-	opts=
-	case " $* " in
-	*" -- "*)
-		while [ "$1" != -- ]; do opts="$opts $1"; shift; done
-		shift ;;
-	esac
-	cx $opts -- "$A" "$@" >"$OUT" 2>"$ERR"
-	t_eq "$desc" "$(cat "$OUT")" "$want"
-}
 # what FILE: mode, owner, mtime, flags and xattrs as the host sees them.
 what() {
 	printf '%s|%s|%s\n' "$(stat -c '%a %u:%g %Y %h' "$1")" \

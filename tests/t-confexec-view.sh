@@ -63,20 +63,6 @@ cx() {
 	    "$@" >"$cxplan" || return 125
 	"$CX" --journal "$TMP/journal" <"$cxplan"
 }
-# try WANT DESC [OPTIONS --] ROUTE [ARG...]: root-attack must answer WANT.
-try() {
-	want=$1 desc=$2
-	shift 2
-	opts=
-	case " $* " in
-	*" -- "*)
-		while [ "$1" != -- ]; do opts="$opts $1"; shift; done
-		shift ;;
-	esac
-	cx $opts -- "$A" "$@" >"$OUT" 2>"$ERR"
-	t_eq "$desc" "$(cat "$OUT")" "$want"
-	[ "$(cat "$OUT")" = "$want" ] || diag_file "$ERR"
-}
 # what FILE: mode, owner, mtime, ctime (any metadata change moves it),
 # links, flags and xattrs (ACLs among them) as the host sees them.
 what() {

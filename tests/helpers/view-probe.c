@@ -29,42 +29,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* errno names (musl has no strerrorname_np). */
-static const char *
-ename(int e)
-{
-	static const struct {
-		int e;
-		const char *name;
-	} names[] = {
-	    {EPERM, "EPERM"},
-	    {ENOENT, "ENOENT"},
-	    {ESRCH, "ESRCH"},
-	    {EIO, "EIO"},
-	    {EBADF, "EBADF"},
-	    {EACCES, "EACCES"},
-	    {EEXIST, "EEXIST"},
-	    {EXDEV, "EXDEV"},
-	    {ENOTDIR, "ENOTDIR"},
-	    {EINVAL, "EINVAL"},
-	    {EROFS, "EROFS"},
-	    {ENOSYS, "ENOSYS"},
-	    {ELOOP, "ELOOP"},
-	    {EOPNOTSUPP, "EOPNOTSUPP"},
-	    {EAFNOSUPPORT, "EAFNOSUPPORT"},
-	    {EADDRINUSE, "EADDRINUSE"},
-	    {ECONNREFUSED, "ECONNREFUSED"},
-	    {ENAMETOOLONG, "ENAMETOOLONG"},
-	};
-	static char buf[32];
-	size_t i;
+#include "ename.h"
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].e == e)
-			return names[i].name;
-	snprintf(buf, sizeof(buf), "errno%d", e);
-	return buf;
-}
 
 static int
 by_name(const void *a, const void *b)
