@@ -52,7 +52,7 @@ add_view_tmp(struct run *r)
 {
 	struct open_how how;
 	struct statfs sfs;
-	struct statx sx;
+	struct stat self, up;
 	char root[64];
 	int base, fd;
 
@@ -68,9 +68,10 @@ add_view_tmp(struct run *r)
 	close(base);
 	if (fd == -1)
 		return;
+	/* A tmpfs whose parent is another file system: its root. */
 	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == TMPFS_MAGIC &&
-	    statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &sx) == 0 &&
-	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+	    fstat(fd, &self) == 0 && fstatat(fd, "..", &up, 0) == 0 &&
+	    self.st_dev != up.st_dev)
 		(void)notify_policy_add_rw(&policy, fd, r->tmpdir);
 	close(fd);
 }
