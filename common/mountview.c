@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -314,6 +315,34 @@ idmap_ns(uid_t uid, gid_t gid, uid_t touid, gid_t togid)
 	return fd;
 }
 
+/* A descriptor opened in another mount namespace (a caller's "> log"
+ * before its unshare -m) has no mount of ours to clone: its path here,
+ * when that names the same inode, does. */
+static long
+tree_by_path(int fd)
+{
+	char p[64], path[PATH_MAX];
+	struct stat a, b;
+	ssize_t n;
+	long t;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	n = readlink(p, path, sizeof(path) - 1);
+	if (n <= 0 || path[0] != '/' || fstat(fd, &a) == -1)
+		return errno = EINVAL, -1;
+	path[n] = '\0';
+	t = syscall(__NR_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC);
+	if (t == -1)
+		return -1;
+	if (fstat((int)t, &b) == -1 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		close((int)t);
+		return errno = EINVAL, -1;
+	}
+	return t;
+}
+
 /* fd reopened through a detached clone of its own mount, read-only
  * (a device) or idmapped by userns (a regular file). */
 static int
@@ -330,6 +359,8 @@ reopen(int fd, int rdonly, int userns)
 		return -1;
 	t = syscall(__NR_open_tree, fd, "", OPEN_TREE_CLONE |
 	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (t == -1 && errno == EINVAL)
+		t = tree_by_path(fd);
 	if (t == -1)
 		return -1;
 	if (rdonly) {
@@ -382,8 +413,10 @@ mv_handed(struct mountview *mv, const int *fds, size_t n, uid_t uid,
 			close(ns);
 		if (h->newfd == -1)
 			return err_set_sys(err, errlen, "fd %d: reopening it "
-			    "outside the host's mount (its metadata would be "
-			    "the payload's; hand it a pipe instead)", fds[i]);
+			    "off the host's mount (EINVAL: a file system "
+			    "without idmapped mounts, or a file this mount "
+			    "namespace cannot name; its metadata would be the "
+			    "payload's: hand it a pipe instead)", fds[i]);
 		if (!dev && !(fcntl(fds[i], F_GETFL) & O_APPEND)) {
 			off_t o = lseek(fds[i], 0, SEEK_CUR);
 
