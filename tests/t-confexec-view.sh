@@ -162,6 +162,21 @@ try EPERM "futimens of it: EPERM" --keep-fd 3 -- futimens-fd 3 3>>"$O/log"
 try EOVERFLOW "fchown of it to its own owner: EOVERFLOW" \
 	--keep-fd 3 -- fchown-fd 3 0 0 3>>"$O/log"
 t_eq "host side: the log's metadata unchanged" "$(what "$O/log")" "$L0"
+# A descriptor on the host's /dev/null (a device: reopened through a
+# read-only clone of its mount, as standard output would be), and the same
+# through /proc/self/fd.
+N0=$(stat -c '%a %u:%g %Z' /dev/null)
+try EROFS "fchmod of a handed-in /dev/null: EROFS" --keep-fd 3 -- \
+	fchmod-fd 3 600 3>/dev/null
+try EROFS "chmod of /proc/self/fd/3 on it: EROFS" --keep-fd 3 \
+	-- chmod /proc/self/fd/3 600 3>/dev/null
+try EROFS "fchown of it: EROFS" --keep-fd 3 -- fchown-fd 3 0 0 3>/dev/null
+t_eq "host side: /dev/null's mode, owner and ctime unchanged" \
+	"$(stat -c '%a %u:%g %Z' /dev/null)" "$N0"
+# The reopened log's offset is the caller's again at the end.
+{ cx -- /usr/bin/printf 'run\n'; echo after; } >"$TMP/seq.log" 2>"$ERR"
+t_eq "a log written by the run, then by its caller: in that order" \
+	"$(cat "$TMP/seq.log" | tr '\n' ' ')" "run after "
 
 # ---- 2. beneath --rw: natively, setuid and setgid aside ------------------
 echo w >"$W/f"
