@@ -410,9 +410,12 @@ release "$TMP/host.go"
 wait $HLP
 
 # ---- 7. the start record names the layers ---------------------------------
-t_exit 0 "a run without --tcp" cx -- /bin/true
+t_exit 0 "a run with --unix, without --tcp" cx --unix -- /bin/true
 t_eq "its start record's layers: mount-view, ipc-namespace, net-namespace" \
 	"$(layers)" '["mount-view","ipc-namespace","net-namespace"]'
+t_exit 0 "a run with no socket right" cx -- /bin/true
+t_eq "mount-view and ipc-namespace (it makes no socket to need a network)" \
+	"$(layers)" '["mount-view","ipc-namespace"]'
 t_exit 0 "a run with --tcp" cx --tcp -- /bin/true
 t_eq "with a host TCP right: mount-view and ipc-namespace, no net-namespace" \
 	"$(layers)" '["mount-view","ipc-namespace"]'
