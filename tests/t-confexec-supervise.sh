@@ -359,6 +359,8 @@ fault "init: parent-death signal" 125 'child: init: parent-death signal' \
 	fi_ 1.1 prctl 1 1
 fault "init: parent check" 125 'child: init: parent-death signal: Permission' \
 	fi_ 1.1 open 1 13
+fault "init: IPC namespace" 125 'child: init: IPC namespace: Cannot allocate' \
+	fi_ 1.1 unshare 1 12
 fault "init: closing descriptors" 125 'child: init: closing descriptors' \
 	fi_ 1.1 close_range 1 22
 fault "init: signals" 125 'child: init: signals' fi_ 1.1 rt_sigaction 1 22
@@ -376,6 +378,8 @@ fi
 fault "cgroup membership" 125 'child: cgroup membership' fi_ 1.2 "$C_OPEN" 1 13
 fault "setsid" 125 'child: setsid: Operation not permitted' \
 	fi_ 1.2 setsid 1 1
+fault "IPC namespace (joining init's)" 125 \
+	'child: IPC namespace: Operation not permitted' fi_ 1.2 setns 1 1
 fault "signals (a disposition)" 125 'child: signals: Invalid argument' \
 	fi_ 1.2 rt_sigaction 1 22
 fault "signals (the mask)" 125 'child: signals: Invalid argument' \
@@ -443,8 +447,9 @@ fault "egress: the run's network" 125 \
 fault "egress: the listener" 125 \
 	'refusing: supervisor: egress: network namespace: bind 127.0.0.1: Address (already )?in use' \
 	fi_ 1.1 bind 1 98
+# The payload's second setns (its first joins init's IPC namespace).
 fault "payload: network namespace" 125 'child: network namespace' \
-	fi_ 1.3 setns 1 1
+	fi_ 1.3 setns 2 1
 
 # The uid/gid switch needs subordinate ids: /etc/subuid is shared, under
 # the lock every test that edits it takes.

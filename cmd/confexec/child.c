@@ -4,7 +4,9 @@
  * init is pid 1 of the run's pid namespace.  confexec clones it with
  * CLONE_VM on its own stack; it arms PR_SET_PDEATHSIG(SIGKILL), checks
  * that its parent is still confexec (a confexec that died before the
- * prctl has already reparented it), closes every descriptor, ignores
+ * prctl has already reparented it), makes the run's IPC namespace (while
+ * confexec goes on; the payload waits for it and joins it), closes every
+ * descriptor, ignores
  * SIGCHLD (orphans of the run are reaped by the kernel) and pauses.  It
  * never exits on its own: confexec kills it to end the run, and the
  * kernel kills it, and with it the whole namespace, when confexec dies
@@ -37,6 +39,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/futex.h>
 
 #include <net/if.h>
 #include <netinet/in.h>
@@ -50,9 +53,10 @@
 #include "uapi.h"
 
 const char *const stage_name[S_NSTAGES] = {
-	"init: parent-death signal", "init: closing descriptors",
-	"init: signals", "cgroup membership", "setsid", "signals",
-	"network namespace", "loopback", "mount view", "securebits", "bounding set", "uid/gid switch", "stdin",
+	"init: parent-death signal", "init: IPC namespace",
+	"init: closing descriptors", "init: signals", "cgroup membership",
+	"setsid", "signals", "IPC namespace", "network namespace", "loopback",
+	"mount view", "securebits", "bounding set", "uid/gid switch", "stdin",
 	"closing descriptors", "verifying descriptors", "rlimits",
 	"dropping capabilities", "no_new_privs", "landlock", "seccomp",
 	"seccomp listener", "execveat",
@@ -251,6 +255,21 @@ default_signals(struct run *r)
 		child_fail(r, S_SIGNALS, (int)-ret, -1);
 }
 
+/* The run's IPC namespace, init's: wait until init has made it (it does
+ * so while confexec goes on), then join it through init's pidfd. */
+static void
+join_ipc(struct run *r)
+{
+	int v;
+
+	while ((v = __atomic_load_n(&r->ipc_ready, __ATOMIC_ACQUIRE)) == 0)
+		raw(SYS_futex, (long)&r->ipc_ready, FUTEX_WAIT, 0, 0);
+	if (v < 0)
+		child_fail(r, S_IPC, -v, -1);
+	if (setns(r->initfd, CLONE_NEWIPC) == -1)
+		child_fail(r, S_IPC, errno, -1);
+}
+
 /* The payload, in confexec's memory until execveat.  The order of
  * SPEC.md, "confexec": membership, session, credentials, stdin,
  * descriptors, rlimits, capabilities, no_new_privs, Landlock, seccomp
@@ -268,6 +287,8 @@ payload(void *arg)
 	if (setsid() == -1)
 		child_fail(r, S_SETSID, errno, -1);
 	default_signals(r);
+	if (r->own_ipc)
+		join_ipc(r);
 	/* The egress broker's network: loopback only, its listener; or,
 	 * without a host TCP right, a network of the run's own. */
 	if (r->netnsfd != -1 && setns(r->netnsfd, CLONE_NEWNET) == -1)
@@ -314,11 +335,24 @@ raw(long n, long a, long b, long c, long d)
 	return ret;
 }
 
+/* Whether the IPC namespace was made or not, the payload waiting for it
+ * goes on. */
+static void
+ipc_done(struct run *r, int v)
+{
+	int zero = 0;
+
+	if (__atomic_compare_exchange_n(&r->ipc_ready, &zero, v, 0,
+		__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		raw(SYS_futex, (long)&r->ipc_ready, FUTEX_WAKE, 0x7fffffff, 0);
+}
+
 _Noreturn static void
 init_fail(struct run *r, enum stage s, long ret)
 {
 	r->init_err = (int)-ret;
 	r->init_stage = s + 1;
+	ipc_done(r, ret < 0 ? (int)ret : -EPROTO);
 	for (;;)
 		raw(SYS_exit_group, EXIT_FAIL, 0, 0, 0);
 }
@@ -366,6 +400,12 @@ init(void *arg)
 	ret = parent_is(r->parent);
 	if (ret != 1)
 		init_fail(r, S_PDEATHSIG, ret < 0 ? ret : -ESRCH);
+	if (r->own_ipc) {
+		ret = raw(SYS_unshare, CLONE_NEWIPC, 0, 0, 0);
+		if (ret < 0)
+			init_fail(r, S_INITIPC, ret);
+		ipc_done(r, 1);
+	}
 	ret = raw(__NR_close_range, 0, ~0L, 0, 0);
 	if (ret < 0)
 		init_fail(r, S_INITFDS, ret);

@@ -325,6 +325,8 @@ spawn(struct run *r)
 
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_PIDFD | CLONE_NEWPID;
+	/* init makes the run's IPC namespace while we go on (child.c). */
+	r->own_ipc = layer_on(r, L_IPCNS);
 	ca.pidfd = (uint64_t)(uintptr_t)&r->initfd;
 	ca.exit_signal = SIGCHLD;
 	ca.stack = (uint64_t)(uintptr_t)r->stacks + CHILD_STACK;
@@ -348,12 +350,10 @@ spawn(struct run *r)
 	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
-	/* The run's own mounts and IPC; its own network unless it joins
-	 * the egress broker's (made by now, loop_open). */
+	/* The run's own mounts (its IPC is init's); its own network unless
+	 * it joins the egress broker's (made by now, loop_open). */
 	if (layer_on(r, L_MOUNTNS))
 		ca.flags |= CLONE_NEWNS;
-	if (layer_on(r, L_IPCNS))
-		ca.flags |= CLONE_NEWIPC;
 	r->newnet = layer_on(r, L_NETNS) && r->netnsfd == -1;
 	if (r->newnet)
 		ca.flags |= CLONE_NEWNET;

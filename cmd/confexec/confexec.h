@@ -73,9 +73,9 @@ enum {
  * can fail once, reported by name. */
 enum stage {
 	/* init */
-	S_PDEATHSIG, S_INITFDS, S_INITSIG,
+	S_PDEATHSIG, S_INITIPC, S_INITFDS, S_INITSIG,
 	/* the payload */
-	S_CGROUP, S_SETSID, S_SIGNALS, S_NETNS, S_LOOPBACK, S_MOUNT,
+	S_CGROUP, S_SETSID, S_SIGNALS, S_IPC, S_NETNS, S_LOOPBACK, S_MOUNT,
 	S_SECUREBITS, S_BOUNDING, S_CREDS,
 	S_STDIN, S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
 	S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
@@ -172,6 +172,10 @@ struct run {
 	void *stacks;		/* init's and the payload's, CHILD_STACK each */
 	struct report rep;	/* the payload's failure, if any */
 	volatile int init_stage;	/* init's failed stage + 1 (0: none) */
+	/* The run's IPC namespace is made by init, beside confexec's own
+	 * work, and joined by the payload: 0 not yet, 1 made, -errno. */
+	int own_ipc;
+	int ipc_ready;
 	volatile int init_err;
 	int want_notify;	/* load the filter with a notify listener */
 	int host_sock;		/* the run inherits a socket (the host's) */

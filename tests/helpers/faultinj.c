@@ -40,7 +40,7 @@ static const struct {
 	{"seccomp", SYS_seccomp}, {"setgroups", SYS_setgroups},
 	{"write", SYS_write}, {"sendto", SYS_sendto}, {"open", SYS_open},
 	{"rt_sigaction", SYS_rt_sigaction}, {"bind", SYS_bind},
-	{"setns", SYS_setns},
+	{"setns", SYS_setns}, {"unshare", SYS_unshare},
 };
 
 static struct proc {
