@@ -441,10 +441,12 @@ child_report(struct run *r)
 	struct report rep;
 	int n;
 
-	if (r->rep.kind == MSG_FAIL)
-		return end_child_failed(r, &r->rep);
+	/* init's failure first: the payload may have failed of it (waiting
+	 * for the IPC namespace init could not make). */
 	if (init_failed(r, &rep))
 		return end_child_failed(r, &rep);
+	if (r->rep.kind == MSG_FAIL)
+		return end_child_failed(r, &r->rep);
 	while ((n = recv_report(r, &rep, MSG_DONTWAIT)) == 1)
 		;
 	if (n == -1 && errno != EAGAIN) {
