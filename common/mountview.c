@@ -113,6 +113,12 @@ mv_prepare(struct mountview *mv, const struct plan *p, char *const *real,
 			    "payload's (use --tmp for a private temporary "
 			    "directory, or --uid)", plan_intent_name(fr->intent),
 			    fr->path, (unsigned long)uid);
+		/* rw on / itself: nothing to make read-only (a clone moved
+		 * onto / would lie above the process's own root). */
+		if (rw && strcmp(fr->path, "/") == 0) {
+			mv->rw_root = 1;
+			continue;
+		}
 		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
 			mv->bind[mv->nbind].device = 1;
 		else if (!rw)
@@ -201,7 +207,8 @@ mv_apply(struct mountview *mv)
 			FAIL("clone", mv->bind[i].path);
 		mv->bind[i].fd = (int)fd;
 	}
-	attr = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	attr = (mv->rw_root ? 0 : MOUNT_ATTR_RDONLY) | MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV;
 	if (setattr(AT_FDCWD, "/", AT_RECURSIVE, attr, 0) == -1)
 		FAIL("read-only", "/");
 	for (i = 0; i < mv->nbind; i++) {

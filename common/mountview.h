@@ -75,6 +75,8 @@ struct mountview {
 	struct mv_proc *proc;
 	size_t nproc;
 	int proc_rw;		/* a rw rule at or beneath /proc */
+	int rw_root;		/* a rw rule on / itself: nosuid and nodev
+				 * only, the host's read-only mounts kept */
 	char **dev;		/* mount points of device file systems */
 	size_t ndev;
 	const char *tmp;	/* the private tmp's mount point, or NULL */

@@ -96,6 +96,12 @@ test_prepare(void)
 	is_int(mv_prepare(&mv, &p, real, -1, 6, NULL, getuid() + 1, 0, 0,
 	    "", err, sizeof(err)), 0, "rw on one another uid owns: fine");
 	mv_free(&mv);
+	fs[0] = (struct plan_fsrule){PLAN_RW, "/"};
+	real[0] = fs[0].path;
+	is_int(mv_prepare(&mv, &p, real, -1, 6, NULL, getuid(), 0, 0, "",
+	    err, sizeof(err)), 0, "rw on / prepares");
+	ok(mv.rw_root && mv.nbind == 0, "as no bind: / is left writable");
+	mv_free(&mv);
 }
 
 /* In a child: a mount namespace, the view, then each answer written to
