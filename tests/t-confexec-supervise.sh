@@ -359,8 +359,8 @@ fault "init: parent-death signal" 125 'child: init: parent-death signal' \
 	fi_ 1.1 prctl 1 1
 fault "init: parent check" 125 'child: init: parent-death signal: Permission' \
 	fi_ 1.1 open 1 13
-fault "init: IPC namespace" 125 'child: init: IPC namespace: Cannot allocate' \
-	fi_ 1.1 unshare 1 12
+fault "init: IPC namespace" 125 'child: init: IPC namespace: Invalid argument' \
+	fi_ 1.1 unshare 1 22
 fault "init: closing descriptors" 125 'child: init: closing descriptors' \
 	fi_ 1.1 close_range 1 22
 fault "init: signals" 125 'child: init: signals' fi_ 1.1 rt_sigaction 1 22
