@@ -62,7 +62,7 @@ struct mv_proc {
 	uint64_t access;	/* its Landlock rights */
 };
 
-#define MV_HAND_MAX 66	/* stdout, stderr and PLAN_MAX_KEEP kept fds */
+#define MV_HAND_MAX 67	/* stdin, stdout, stderr, PLAN_MAX_KEEP kept fds */
 struct mv_hand {
 	int fd;			/* the caller's descriptor */
 	int newfd;		/* its reopened copy (close-on-exec) */

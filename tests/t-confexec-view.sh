@@ -171,6 +171,7 @@ try EROFS "fchmod of a handed-in /dev/null: EROFS" --keep-fd 3 -- \
 try EROFS "chmod of /proc/self/fd/3 on it: EROFS" --keep-fd 3 \
 	-- chmod /proc/self/fd/3 600 3>/dev/null
 try EROFS "fchown of it: EROFS" --keep-fd 3 -- fchown-fd 3 0 0 3>/dev/null
+try EROFS "fchmod of stdin (confexec's /dev/null): EROFS" fchmod-fd 0 600
 t_eq "host side: /dev/null's mode, owner and ctime unchanged" \
 	"$(stat -c '%a %u:%g %Z' /dev/null)" "$N0"
 # The reopened log's offset is the caller's again at the end.

@@ -138,6 +138,10 @@ bd_view(struct run *r, char *err, size_t len)
 		return -1;
 	if (r->userns)
 		return 0;
+	/* stdin too when it is the host's /dev/null (a prompt is a memfd
+	 * of confexec's own: no file system of the host's). */
+	if (!r->p.has_prompt)
+		fds[n++] = r->stdinfd;
 	fds[n++] = 1;
 	fds[n++] = 2;
 	for (i = 0; i < r->p.nkeep && n < MV_HAND_MAX; i++)
