@@ -271,9 +271,10 @@ join_ipc(struct run *r)
 }
 
 /* The payload, in confexec's memory until execveat.  The order of
- * SPEC.md, "confexec": membership, session, credentials, stdin,
- * descriptors, rlimits, capabilities, no_new_privs, Landlock, seccomp
- * last, execveat. */
+ * SPEC.md, "confexec": membership, session, the run's namespaces (IPC,
+ * network, the mount view, built while still capable), credentials,
+ * stdin, descriptors, rlimits, capabilities, no_new_privs, Landlock,
+ * seccomp last, execveat. */
 _Noreturn void
 payload(void *arg)
 {
