@@ -18,6 +18,7 @@
  *          setns | clone FLAGS | clone3 | pthread | int80 | x32 |
  *          io_uring | memfd-exec | bpf | mount
  *   escape ids | securebits | status | exe | fds | stdin | environ
+ *   escape stdin-dev                         "char MAJ:MIN" of fd 0
  *   escape tcp-udp PORT                      connect, then a UDP socket
  *   escape listen FILE | unix-bind PATH | unix-listen PATH
  *                                            fixtures (outside confexec)
@@ -58,6 +59,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -477,6 +479,18 @@ main(int argc, char *argv[])
 	}
 	if (strcmp(c, "status") == 0)
 		return status_lines();
+	if (strcmp(c, "stdin-dev") == 0) {
+		struct stat st;
+
+		if (fstat(0, &st) == -1)
+			return report(-1);
+		if (S_ISCHR(st.st_mode))
+			printf("char %u:%u\n", major(st.st_rdev),
+			    minor(st.st_rdev));
+		else
+			puts("other");
+		return 0;
+	}
 	if (strcmp(c, "exe") == 0 || strcmp(c, "stdin") == 0) {
 		n = readlink(strcmp(c, "exe") == 0 ? "/proc/self/exe" :
 					"/proc/self/fd/0", buf, sizeof(buf) - 1);
