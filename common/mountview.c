@@ -266,59 +266,61 @@ fail:
 }
 
 /* A user namespace whose only mapping takes on-disk uid:gid to
- * touid:togid, as a descriptor: a child enters it and waits on a pipe
- * while its maps are written, then leaves. */
+ * touid:togid, as a descriptor: a child enters it, says so on one pipe
+ * and waits on another while its maps are written, then leaves. */
 static int
 idmap_ns(uid_t uid, gid_t gid, uid_t touid, gid_t togid)
 {
-	char p[64], m[64];
-	int pfd[2], fd = -1, e, ok;
+	char p[64], m[64], c = 1;
+	int ready[2], go[2], fd = -1, e = 0;
 	pid_t pid;
-	char c;
 
-	if (pipe2(pfd, O_CLOEXEC) == -1)
+	if (pipe2(ready, O_CLOEXEC) == -1)
 		return -1;
+	if (pipe2(go, O_CLOEXEC) == -1) {
+		e = errno;
+		close(ready[0]);
+		close(ready[1]);
+		errno = e;
+		return -1;
+	}
 	pid = fork();
 	if (pid == 0) {
-		if (unshare(CLONE_NEWUSER) == -1)
-			_exit(1);
-		close(pfd[1]);
-		(void)read(pfd[0], &c, 1);
+		c = unshare(CLONE_NEWUSER) == 0 ? 0 : 1;
+		(void)write(ready[1], &c, 1);
+		close(go[1]);
+		(void)read(go[0], &c, 1);
 		_exit(0);
 	}
-	close(pfd[0]);
-	if (pid == -1) {
-		close(pfd[1]);
-		return -1;
-	}
-	/* The child's own namespace once it has entered one. */
-	for (ok = 0; ok < 1000; ok++) {
-		struct stat a, b;
-
-		snprintf(p, sizeof(p), "/proc/%ld/ns/user", (long)pid);
-		if (stat(p, &a) == -1 || stat("/proc/self/ns/user", &b) == -1)
-			break;
-		if (a.st_ino != b.st_ino)
-			break;
-		usleep(100);
+	close(ready[1]);
+	close(go[0]);
+	if (pid == -1 || read(ready[0], &c, 1) != 1 || c != 0) {
+		e = pid == -1 ? errno : EPERM;
+		goto out;
 	}
 	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)uid,
 	    (unsigned long)touid);
 	snprintf(p, sizeof(p), "/proc/%ld/uid_map", (long)pid);
-	ok = write_small(AT_FDCWD, p, m) == 0;
+	if (write_small(AT_FDCWD, p, m) == -1)
+		goto fail;
 	snprintf(p, sizeof(p), "/proc/%ld/setgroups", (long)pid);
-	ok = ok && write_small(AT_FDCWD, p, "deny") == 0;
+	if (write_small(AT_FDCWD, p, "deny") == -1)
+		goto fail;
 	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)gid,
 	    (unsigned long)togid);
 	snprintf(p, sizeof(p), "/proc/%ld/gid_map", (long)pid);
-	ok = ok && write_small(AT_FDCWD, p, m) == 0;
+	if (write_small(AT_FDCWD, p, m) == -1)
+		goto fail;
 	snprintf(p, sizeof(p), "/proc/%ld/ns/user", (long)pid);
-	if (ok)
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-	e = errno;
-	close(pfd[1]);
-	waitpid(pid, NULL, 0);
-	errno = ok ? e : errno;
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+fail:
+	e = fd == -1 ? errno : 0;
+out:
+	close(ready[0]);
+	close(go[1]);	/* the child leaves */
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	errno = e;
 	return fd;
 }
 
