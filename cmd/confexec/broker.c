@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "broker.h"
@@ -514,6 +515,18 @@ pump(struct dir *d, int src, int dst, uint64_t *last)
 	}
 }
 
+/* Whether bytes of the payload's request are still to go: in the
+ * broker's buffer or pipe, or waiting on the payload's socket. */
+static int
+unsent(const struct conn *c)
+{
+	int n = 0;
+
+	if (c->up.off < c->up.len || c->up.pend > 0)
+		return 1;
+	return ioctl(c->cfd, FIONREAD, &n) == 0 && n > 0;
+}
+
 static void
 relay(struct broker *b, size_t i)
 {
@@ -539,8 +552,14 @@ relay(struct broker *b, size_t i)
 		return;
 	}
 	/* Done both ways; or, for a plain HTTP request (Connection:
-	 * close), once the answer is through: nothing is left to carry. */
+	 * close), once the answer is through: nothing is left to carry.
+	 * An answer that ended while the payload was still sending (bytes
+	 * of its request waiting) is said, as a failed send is. */
 	if ((u == 0 && d == 0) || (d == 0 && c->rq.kind == EGRESS_HTTP)) {
+		if (u != 0 && c->why[0] == '\0' && unsent(c))
+			snprintf(c->why, sizeof(c->why), "relaying to the "
+			    "destination: it answered and closed before the "
+			    "request was through");
 		conn_end(b, i, NULL);
 		return;
 	}
