@@ -127,8 +127,14 @@ while [ "$off" -lt $((nl49 + 24)) ]; do
 		"$FLIP" "$L" "$TMP/l3" "$off" "$m"
 		for mode in "" --deep "--from $LFROM" "--deep --from $LFROM"; do
 			# shellcheck disable=SC2086
-			journalchain verify $mode "$TMP/l3" >/dev/null 2>&1
-			[ $? -eq 1 ] || missed=$((missed + 1))
+			journalchain verify $mode "$TMP/l3" >/dev/null \
+			    2>"$TMP/l3.err"
+			rc=$?
+			if [ $rc -ne 1 ]; then
+				missed=$((missed + 1))
+				diag "byte $off mask $m verify $mode: exit $rc:" \
+				    "$(head -c 600 "$TMP/l3.err")"
+			fi
 			n=$((n + 1))
 		done
 	done
