@@ -11,6 +11,7 @@ need_cgroup2
 need_cmd socat
 need_cmd jq
 need_cmd setpriv
+need_cmd flock
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "needs /usr/bin/python3"
 
@@ -498,5 +499,123 @@ ok "and left there" test -S "$TMP/stale2"
 t_exit 125 "a failure after the socket is made (journal unwritable)" \
 	"$CX" --journal "$TMP" --control "$S" <"$TMP/plan"
 ok "removes it" test ! -e "$S"
+
+# ---- the journal's lock, held from inside, stops nothing ---------------
+# A payload that may read the journal takes flock(LOCK_SH) on it (util-
+# linux flock(1)), then has a control connection refused: the refusal's
+# record needs the journal's exclusive lock.  It waits for it (the
+# journal's writer, a thread of its own); the timeout, heartbeat and
+# SIGTERM do not (the loop itself waited in flock: a 1 s timeout ran as
+# long as the payload liked, its end record said timeout:false).
+mkdir -p "$TMP/jl" "$TMP/flags"
+JL=$TMP/jl/run.jnl
+# lockplan TIMEOUT: the payload holds LOCK_SH on $JL, is refused on the
+# control socket ($TMP/flags/refused then), and sleeps 10 s.
+lockplan() {
+	rm -f "$TMP/flags/refused"
+	: >"$JL"
+	# shellcheck disable=SC2086
+	"$PE" $BASEP --unix --ro "$JL" --rw "$TMP/flags" --timeout "$1" -- \
+	    /usr/bin/flock -s "$JL" /bin/sh -c '"$0" unix-request "$1" x \
+	    >"$2/out"; : >"$2/refused"; exec /bin/sleep 10' "$E" "$S" \
+	    "$TMP/flags" >"$TMP/plan"
+}
+jrun() { sed -n '/"event":"start"/,$p' "$JL"; }
+lockplan 1s
+"$CX" --journal "$JL" --control "$S" <"$TMP/plan" >/dev/null \
+    2>"$TMP/cx.err" &
+CXPID=$!
+wait_run
+T1=$(date +%s%N)
+T0=$(jrun | head -n 1 | jq -r .time)
+MS=$(( (T1 - T0) / 1000000 ))
+diag_file "$TMP/cx.err"
+t_eq "payload holding the journal's lock: the 1 s timeout ends it (124)" \
+	"$RC" 124
+ok "within 1.1 s of its timeout: ${MS} ms after the start record (< 2100)" \
+	test "$MS" -lt 2100
+ok "the payload was refused on the socket, holding the lock" \
+	test -e "$TMP/flags/refused"
+t_eq "once the lock is free: start, the refusal, end" \
+	"$(jrun | jq -r .event.event | tr '\n' ' ')" "start control_refused end "
+t_eq "the end record says timeout:true" \
+	"$(jrun | tail -n 1 | jq -r .event.timeout)" true
+t_exit 0 "the journal verifies" "$BIN/journalchain" verify "$JL"
+
+lockplan 30s
+"$CX" --journal "$JL" --control "$S" <"$TMP/plan" >/dev/null \
+    2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 500); do [ -e "$TMP/flags/refused" ] && break; sleep 0.02; done
+ok "the payload holds the lock, refused on the socket" \
+	test -e "$TMP/flags/refused"
+printf '%s\n' '{"v":1,"op":"heartbeat"}' |
+	timeout 3 socat - "UNIX-CONNECT:$S" >"$A" 2>/dev/null
+t_eq "heartbeat answered meanwhile: running" "$(jget .state)" running
+t_eq "the refusal's record waits for the lock" \
+	"$(grep -c '"control_refused"' "$JL")" 0
+T0=$(date +%s%N)
+kill -TERM "$CXPID"
+wait_run
+MS=$(( ($(date +%s%N) - T0) / 1000000 ))
+t_eq "SIGTERM acted on: exit 143" "$RC" 143
+ok "at once: ${MS} ms (< 3000; the payload sleeps 10 s)" test "$MS" -lt 3000
+t_eq "then the refusal and the end record, cancel signal 15" \
+	"$(jrun | jq -r '[.event.event, .event.cancel // ""] | join(":")' |
+	tr '\n' ' ')" "start: control_refused: end:signal 15 "
+t_exit 0 "the journal verifies" "$BIN/journalchain" verify "$JL"
+
+# A lock never released within the bound (5 s), held by a host process:
+# before the start record the run is refused and nothing runs; at its
+# end the record is said lost, and the exit fails.
+# hold: a shared lock on $JL until $TMP/stop exists (30 s at most).
+hold() {
+	rm -f "$TMP/stop" "$TMP/stop.held"
+	"$PY" - "$JL" "$TMP/stop" <<'PYEOF' &
+import fcntl, os, sys, time
+f = open(sys.argv[1])
+fcntl.flock(f, fcntl.LOCK_SH)
+open(sys.argv[2] + ".held", "w").close()
+t = time.time() + 30
+while not os.path.exists(sys.argv[2]) and time.time() < t:
+    time.sleep(0.02)
+PYEOF
+	HPID=$!
+	for i in $(seq 500); do [ -e "$TMP/stop.held" ] && break; sleep 0.02; done
+}
+unhold() { : >"$TMP/stop"; wait "$HPID"; }
+at_exit ': >"$TMP/stop"'
+: >"$JL"
+rm -f "$TMP/flags/ran"
+"$PE" $BASEP --rw "$TMP/flags" -- /bin/sh -c ': >"$0"' "$TMP/flags/ran" \
+	>"$TMP/plan"
+hold
+t_exit 125 "journal locked by another process at the start: refused (125)" \
+	"$CX" --journal "$JL" <"$TMP/plan"
+t_grep "stderr names the journal and the record lost" \
+	"journal $JL: .*start record.* not written within 5000 ms before the payload runs" "$ERR"
+t_grep "and refuses" "refusing: the journal $JL cannot be written" "$ERR"
+ok "the payload did not run" test ! -e "$TMP/flags/ran"
+unhold
+ok "nothing was written" test ! -s "$JL"
+
+rm -f "$TMP/flags/running" "$TMP/flags/go"
+"$PE" $BASEP --rw "$TMP/flags" --timeout 30s -- /bin/sh -c ': >"$0/running"
+	while [ ! -e "$0/go" ]; do sleep 0.05; done' "$TMP/flags" >"$TMP/plan"
+"$CX" --journal "$JL" <"$TMP/plan" >/dev/null 2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 500); do [ -e "$TMP/flags/running" ] && break; sleep 0.02; done
+hold
+: >"$TMP/flags/go"
+wait_run
+t_eq "the end record cannot be written within 5 s: exit 125 (payload 0)" \
+	"$RC" 125
+t_grep "stderr names the journal and the record lost" \
+	"journal $JL: end record not written within 5000 ms of the run's end" \
+	"$TMP/cx.err"
+unhold
+t_eq "the journal holds the start record, no end" \
+	"$(jrun | jq -r .event.event | tr '\n' ' ')" "start "
+t_exit 0 "and verifies" "$BIN/journalchain" verify "$JL"
 
 done_testing
