@@ -618,4 +618,88 @@ t_eq "the journal holds the start record, no end" \
 	"$(jrun | jq -r .event.event | tr '\n' ' ')" "start "
 t_exit 0 "and verifies" "$BIN/journalchain" verify "$JL"
 
+# ---- the log holds every record; a follower behind catches up -----------
+# A start record of about 620 kB (104 arguments of 1000 bytes, each byte
+# escaped to 6 in JSON) and 4096 egress events (as many as a run logs;
+# each a CONNECT to a 253-byte name not on the list: 403) overflowed the
+# 4 MiB log: records were dropped, the pages no longer verified, the end
+# record could be the one dropped.  A follower (limit 4096) not read
+# meanwhile then got one page per new record and never caught up.
+CLI=$T_TOP/tests/egress-client.py
+H=$(printf 'a%.0s' $(seq 63)).$(printf 'b%.0s' $(seq 63))
+H=$H.$(printf 'c%.0s' $(seq 63)).$(printf 'd%.0s' $(seq 61))
+BIG=$(printf '\001%.0s' $(seq 1000))
+set --
+for i in $(seq 104); do set -- "$@" "$BIG"; done
+mkdir -p "$TMP/flags"
+rm -f "$TMP/flags/made" "$TMP/flags/go"
+# shellcheck disable=SC2086
+"$PE" $BASEP --ro "$T_TOP/tests" --rw "$TMP/flags" --egress 127.0.0.1:9 \
+	--timeout 120s -- /bin/sh -c '"$0" "$1" repeat 4096 "$2" >"$3/out"
+	: >"$3/made"; while [ ! -e "$3/go" ]; do sleep 0.05; done' "$PY" \
+	"$CLI" "CONNECT $H:443 HTTP/1.1\\r\\n\\r\\n" "$TMP/flags" "$@" \
+	>"$TMP/plan"
+set --
+"$CX" --control "$S" <"$TMP/plan" >/dev/null 2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
+cat >"$TMP/behind.py" <<'EOF'
+import json, os, socket, sys, time
+path, flags, out = sys.argv[1:4]
+def ask(req):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.sendall((json.dumps(req) + "\n").encode())
+    return s, s.makefile("rb")
+log, off, t = b"", 0, time.time() + 30
+while not log and time.time() < t:           # the start record
+    s, f = ask({"v": 1, "op": "subscribe", "limit": 1048576})
+    a = json.loads(f.readline())
+    s.close()
+    log, off = "".join(a["records"]).encode(), a["next"]
+start = len(log)
+s, f = ask({"v": 1, "op": "subscribe", "offset": off, "limit": 4096,
+            "follow": True})
+t = time.time() + 120                         # not read meanwhile
+while not os.path.exists(flags + "/made") and time.time() < t:
+    time.sleep(0.05)
+s.settimeout(15)
+pages = ends = 0
+try:
+    for line in f:
+        a = json.loads(line)
+        assert a["ok"] and a["offset"] == off, a
+        data = "".join(a["records"]).encode()
+        assert len(data) <= 4096 and a["next"] == off + len(data), a
+        log, off = log + data, a["next"]
+        pages, ends = pages + 1, ends + a["end"]
+        if log.count(b"\n") >= 4097 and not os.path.exists(flags + "/go"):
+            open(flags + "/go", "w").close()  # caught up: the run ends
+except socket.timeout:
+    pass
+open(flags + "/go", "w").close()
+open(out, "wb").write(log)
+print(start, len(log) - start, pages, ends)
+EOF
+"$PY" "$TMP/behind.py" "$S" "$TMP/flags" "$TMP/biglog" >"$A" 2>"$TMP/py.err"
+wait_run
+diag_file "$TMP/py.err"
+diag_file "$TMP/cx.err"
+set -- $(cat "$A") x x x x
+t_eq "the run with 4096 egress events ends 0" "$RC" 0
+ok "its start record is large: $1 bytes (> 600000)" test "$1" -gt 600000
+ok "the follower (limit 4096), behind, caught up: $2 bytes in $3 pages" \
+	test "$2" -gt 2000000
+t_eq "and got end:true, once" "$4" 1
+t_nogrep "no record was turned away from the log" "log is full" \
+	"$TMP/cx.err"
+t_eq "every record: start, 4096 egress, end" \
+	"$(jq -r .event.event <"$TMP/biglog" | uniq -c | tr -s ' ' |
+	tr '\n' ';')" " 1 start; 4096 egress; 1 end;"
+t_exit 0 "the pages verify (journalchain verify)" \
+	"$BIN/journalchain" verify "$TMP/biglog"
+t_eq "the end record: 4096 refused, none unlogged" \
+	"$(tail -n 1 "$TMP/biglog" | jq -r '.event.egress |
+	[.refused, .unlogged] | join(" ")')" "4096 0"
+
 done_testing
