@@ -73,12 +73,16 @@ creds_switch(int has_uid, uid_t uid, int has_gid, gid_t gid)
 
 	if (!has_uid && !has_gid)
 		return 0;
-	/* Supplementary groups first: they would survive the switch. */
-	if (setgroups(0, NULL) == -1)
+	/* Supplementary groups first: they would survive the switch.  The
+	 * system calls themselves: a child sharing its parent's memory
+	 * (confexec's payload, CLONE_VM) would have libc broadcast the
+	 * change to the threads of that parent (glibc's setxid, musl's
+	 * synccall). */
+	if (syscall(SYS_setgroups, 0, NULL) == -1)
 		return -1;
-	if (has_gid && setresgid(gid, gid, gid) == -1)
+	if (has_gid && syscall(SYS_setresgid, gid, gid, gid) == -1)
 		return -1;
-	if (has_uid && setresuid(uid, uid, uid) == -1)
+	if (has_uid && syscall(SYS_setresuid, uid, uid, uid) == -1)
 		return -1;
 	if (getresgid(&rg, &eg, &sg) == -1 || getresuid(&r, &e, &s) == -1)
 		return -1;

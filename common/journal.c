@@ -130,7 +130,7 @@ fail:
 }
 
 static int
-open_locked(const char *path, int flags, char *err, size_t errlen)
+open_checked(const char *path, int flags, char *err, size_t errlen)
 {
 	struct stat sb;
 	int fd;
@@ -148,15 +148,38 @@ open_locked(const char *path, int flags, char *err, size_t errlen)
 		close(fd);
 		return errno = e, -1;
 	}
-	while (flock(fd, LOCK_EX) == -1) {
-		if (errno != EINTR) {
-			int e = errno;
+	return fd;
+}
 
+static int
+lock_fd(int fd, const char *path, int op, char *err, size_t errlen)
+{
+	int e;
+
+	while (flock(fd, op) == -1) {
+		if (errno == EINTR)
+			continue;
+		e = errno;
+		if (e == EWOULDBLOCK)
+			err_set(err, errlen, "%s: its lock is held by another "
+			    "process", path);
+		else
 			err_set(err, errlen, "cannot lock %s: %s", path,
 			    strerror(e));
-			close(fd);
-			return errno = e, -1;
-		}
+		return errno = e, -1;
+	}
+	return 0;
+}
+
+static int
+open_locked(const char *path, int flags, char *err, size_t errlen)
+{
+	int fd = open_checked(path, flags, err, errlen), e;
+
+	if (fd != -1 && lock_fd(fd, path, LOCK_EX, err, errlen) == -1) {
+		e = errno;
+		close(fd);
+		return errno = e, -1;
 	}
 	return fd;
 }
@@ -212,13 +235,13 @@ build(const char *const *events, const size_t *lens, size_t n,
 	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	for (i = 0; i < n; i++) {
 		/* envelope: at most 7+20+10+64+10+20+11+2 bytes */
-		if (lens[i] > JOURNAL_RECORD_MAX - 160) {
+		if (lens[i] > JOURNAL_RECORD_MAX - JOURNAL_ENVELOPE_MAX) {
 			err_set(err, errlen, "event %zu: record longer than %u "
 			    "bytes", i + 1, JOURNAL_RECORD_MAX);
 			errno = EINVAL;
 			return NULL;
 		}
-		total += lens[i] + 160;
+		total += lens[i] + JOURNAL_ENVELOPE_MAX;
 	}
 	buf = malloc(total ? total : 1);
 	if (buf == NULL)
@@ -269,24 +292,41 @@ commit(int fd, const char *path, uint64_t size, const char *buf, size_t len,
 	return 0;
 }
 
-/* journal_append_canon, and *out (if out is not NULL) the bytes written. */
+int
+journal_open(const char *path, char *err, size_t errlen)
+{
+	return open_checked(path, O_RDWR | O_APPEND | O_CREAT, err, errlen);
+}
+
+int
+journal_lock(int fd, const char *path, int wait, char *err, size_t errlen)
+{
+	return lock_fd(fd, path, wait ? LOCK_EX : LOCK_EX | LOCK_NB, err,
+	    errlen);
+}
+
+void
+journal_unlock(int fd)
+{
+	(void)flock(fd, LOCK_UN);
+}
+
+/* Under the lock held on fd: the tail, the records, the write. */
 static int
-append_canon(const char *path, const char *const *events, const size_t *lens,
-    size_t n, struct journal_head *head, enum journal_status *status,
-    char **out, size_t *outlen, char *err, size_t errlen)
+append_fd(int fd, const char *path, const char *const *events,
+    const size_t *lens, size_t n, struct journal_head *head,
+    enum journal_status *status, char **out, size_t *outlen, char *err,
+    size_t errlen)
 {
 	enum journal_status st = JOURNAL_OK;
 	struct journal_head h;
 	uint64_t size;
 	size_t len;
 	char *buf = NULL;
-	int fd, e, r = -1;
+	int e, r = -1;
 
 	if (status != NULL)
 		*status = JOURNAL_OK;
-	fd = open_locked(path, O_RDWR | O_APPEND | O_CREAT, err, errlen);
-	if (fd == -1)
-		return -1;
 	if (fsize(fd, &size) == -1) {
 		err_set(err, errlen, "cannot stat %s: %s", path,
 		    strerror(errno));
@@ -315,6 +355,37 @@ append_canon(const char *path, const char *const *events, const size_t *lens,
 out:
 	e = errno;
 	free(buf);
+	errno = e;
+	return r;
+}
+
+int
+journal_append_locked(int fd, const char *path, const char *const *events,
+    const size_t *lens, size_t n, char **out, size_t *outlen, char *err,
+    size_t errlen)
+{
+	*out = NULL;
+	*outlen = 0;
+	return append_fd(fd, path, events, lens, n, NULL, NULL, out, outlen,
+	    err, errlen);
+}
+
+/* journal_append_canon, and *out (if out is not NULL) the bytes written. */
+static int
+append_canon(const char *path, const char *const *events, const size_t *lens,
+    size_t n, struct journal_head *head, enum journal_status *status,
+    char **out, size_t *outlen, char *err, size_t errlen)
+{
+	int fd, e, r;
+
+	if (status != NULL)
+		*status = JOURNAL_OK;
+	fd = open_locked(path, O_RDWR | O_APPEND | O_CREAT, err, errlen);
+	if (fd == -1)
+		return -1;
+	r = append_fd(fd, path, events, lens, n, head, status, out, outlen,
+	    err, errlen);
+	e = errno;
 	close(fd);
 	errno = e;
 	return r;

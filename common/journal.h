@@ -23,6 +23,8 @@
 
 /* Longest record line, newline included. */
 #define JOURNAL_RECORD_MAX (1u << 20)
+/* A record's bytes beyond its event, at most. */
+#define JOURNAL_ENVELOPE_MAX 160
 
 /* Append n payloads (each one JSON object text, no newline) to the
  * journal at path as consecutive records, atomically with respect to other
@@ -138,6 +140,24 @@ int journal_head_parse(const char *s, struct journal_head *h);
  * malloc'ed copy of the record lines written, *outlen their length. */
 int journal_append_out(const char *path, const char *const *payloads,
     size_t n, char **out, size_t *outlen, char *err, size_t errlen);
+
+/* journal_append_canon in steps, for a caller that keeps the journal
+ * open and waits for its lock on a thread of its own, or retries it.
+ * journal_open: open path (created if missing, mode 0600), a regular
+ * file; the descriptor, or -1 with errno and err.  journal_lock: its
+ * exclusive lock, waiting for it (wait 1) or not (0: -1 with errno
+ * EWOULDBLOCK when another holds a lock); 0, or -1 with errno and err.
+ * journal_append_locked: under that lock, append n canonical events as
+ * journal_append_canon does (one write, one fdatasync); *out gets a
+ * malloc'ed copy of the bytes written, *outlen their length; 0, or -1 as
+ * journal_append_canon.  journal_unlock: the lock released. */
+int journal_open(const char *path, char *err, size_t errlen);
+int journal_lock(int fd, const char *path, int wait, char *err,
+    size_t errlen);
+void journal_unlock(int fd);
+int journal_append_locked(int fd, const char *path,
+    const char *const *events, const size_t *lens, size_t n, char **out,
+    size_t *outlen, char *err, size_t errlen);
 
 /* The record lines for n payloads on top of *head (updated), built in
  * memory only, as journal_append would write them (a journal of its own

@@ -445,8 +445,11 @@ mv_end(struct mountview *mv)
 	for (i = 0; i < mv->nhand; i++) {
 		if (mv->hand[i].newfd == -1)
 			continue;
+		/* Forward only: what confexec wrote there meanwhile (its own
+		 * diagnostics on stderr) stays. */
 		if (mv->hand[i].seek &&
-		    (o = lseek(mv->hand[i].newfd, 0, SEEK_CUR)) != -1)
+		    (o = lseek(mv->hand[i].newfd, 0, SEEK_CUR)) != -1 &&
+		    o > lseek(mv->hand[i].fd, 0, SEEK_CUR))
 			(void)lseek(mv->hand[i].fd, o, SEEK_SET);
 		close(mv->hand[i].newfd);
 		mv->hand[i].newfd = -1;

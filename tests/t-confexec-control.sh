@@ -11,6 +11,7 @@ need_cgroup2
 need_cmd socat
 need_cmd jq
 need_cmd setpriv
+need_cmd flock
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "needs /usr/bin/python3"
 
@@ -498,5 +499,207 @@ ok "and left there" test -S "$TMP/stale2"
 t_exit 125 "a failure after the socket is made (journal unwritable)" \
 	"$CX" --journal "$TMP" --control "$S" <"$TMP/plan"
 ok "removes it" test ! -e "$S"
+
+# ---- the journal's lock, held from inside, stops nothing ---------------
+# A payload that may read the journal takes flock(LOCK_SH) on it (util-
+# linux flock(1)), then has a control connection refused: the refusal's
+# record needs the journal's exclusive lock.  It waits for it (the
+# journal's writer, a thread of its own); the timeout, heartbeat and
+# SIGTERM do not (the loop itself waited in flock: a 1 s timeout ran as
+# long as the payload liked, its end record said timeout:false).
+mkdir -p "$TMP/jl" "$TMP/flags"
+JL=$TMP/jl/run.jnl
+# lockplan TIMEOUT: the payload holds LOCK_SH on $JL, is refused on the
+# control socket ($TMP/flags/refused then), and sleeps 10 s.
+lockplan() {
+	rm -f "$TMP/flags/refused"
+	: >"$JL"
+	# shellcheck disable=SC2086
+	"$PE" $BASEP --unix --ro "$JL" --rw "$TMP/flags" --timeout "$1" -- \
+	    /usr/bin/flock -s "$JL" /bin/sh -c '"$0" unix-request "$1" x \
+	    >"$2/out"; : >"$2/refused"; exec /bin/sleep 10' "$E" "$S" \
+	    "$TMP/flags" >"$TMP/plan"
+}
+jrun() { sed -n '/"event":"start"/,$p' "$JL"; }
+lockplan 1s
+"$CX" --journal "$JL" --control "$S" <"$TMP/plan" >/dev/null \
+    2>"$TMP/cx.err" &
+CXPID=$!
+wait_run
+T1=$(date +%s%N)
+T0=$(jrun | head -n 1 | jq -r .time)
+MS=$(( (T1 - T0) / 1000000 ))
+diag_file "$TMP/cx.err"
+t_eq "payload holding the journal's lock: the 1 s timeout ends it (124)" \
+	"$RC" 124
+ok "within 1.1 s of its timeout: ${MS} ms after the start record (< 2100)" \
+	test "$MS" -lt 2100
+ok "the payload was refused on the socket, holding the lock" \
+	test -e "$TMP/flags/refused"
+t_eq "once the lock is free: start, the refusal, end" \
+	"$(jrun | jq -r .event.event | tr '\n' ' ')" "start control_refused end "
+t_eq "the end record says timeout:true" \
+	"$(jrun | tail -n 1 | jq -r .event.timeout)" true
+t_exit 0 "the journal verifies" "$BIN/journalchain" verify "$JL"
+
+lockplan 30s
+"$CX" --journal "$JL" --control "$S" <"$TMP/plan" >/dev/null \
+    2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 500); do [ -e "$TMP/flags/refused" ] && break; sleep 0.02; done
+ok "the payload holds the lock, refused on the socket" \
+	test -e "$TMP/flags/refused"
+printf '%s\n' '{"v":1,"op":"heartbeat"}' |
+	timeout 3 socat - "UNIX-CONNECT:$S" >"$A" 2>/dev/null
+t_eq "heartbeat answered meanwhile: running" "$(jget .state)" running
+t_eq "the refusal's record waits for the lock" \
+	"$(grep -c '"control_refused"' "$JL")" 0
+T0=$(date +%s%N)
+kill -TERM "$CXPID"
+wait_run
+MS=$(( ($(date +%s%N) - T0) / 1000000 ))
+t_eq "SIGTERM acted on: exit 143" "$RC" 143
+ok "at once: ${MS} ms (< 3000; the payload sleeps 10 s)" test "$MS" -lt 3000
+t_eq "then the refusal and the end record, cancel signal 15" \
+	"$(jrun | jq -r '[.event.event, .event.cancel // ""] | join(":")' |
+	tr '\n' ' ')" "start: control_refused: end:signal 15 "
+t_exit 0 "the journal verifies" "$BIN/journalchain" verify "$JL"
+
+# A lock never released within the bound (5 s), held by a host process:
+# before the start record the run is refused and nothing runs; at its
+# end the record is said lost, and the exit fails.
+# hold: a shared lock on $JL until $TMP/stop exists (30 s at most).
+hold() {
+	rm -f "$TMP/stop" "$TMP/stop.held"
+	"$PY" - "$JL" "$TMP/stop" <<'PYEOF' &
+import fcntl, os, sys, time
+f = open(sys.argv[1])
+fcntl.flock(f, fcntl.LOCK_SH)
+open(sys.argv[2] + ".held", "w").close()
+t = time.time() + 30
+while not os.path.exists(sys.argv[2]) and time.time() < t:
+    time.sleep(0.02)
+PYEOF
+	HPID=$!
+	for i in $(seq 500); do [ -e "$TMP/stop.held" ] && break; sleep 0.02; done
+}
+unhold() { : >"$TMP/stop"; wait "$HPID"; }
+at_exit ': >"$TMP/stop"'
+: >"$JL"
+rm -f "$TMP/flags/ran"
+"$PE" $BASEP --rw "$TMP/flags" -- /bin/sh -c ': >"$0"' "$TMP/flags/ran" \
+	>"$TMP/plan"
+hold
+t_exit 125 "journal locked by another process at the start: refused (125)" \
+	"$CX" --journal "$JL" <"$TMP/plan"
+t_grep "stderr names the journal and the record lost" \
+	"journal $JL: .*start record.* not written within 5000 ms before the payload runs" "$ERR"
+t_grep "and refuses" "refusing: the journal $JL cannot be written" "$ERR"
+ok "the payload did not run" test ! -e "$TMP/flags/ran"
+unhold
+ok "nothing was written" test ! -s "$JL"
+
+rm -f "$TMP/flags/running" "$TMP/flags/go"
+"$PE" $BASEP --rw "$TMP/flags" --timeout 30s -- /bin/sh -c ': >"$0/running"
+	while [ ! -e "$0/go" ]; do sleep 0.05; done' "$TMP/flags" >"$TMP/plan"
+"$CX" --journal "$JL" <"$TMP/plan" >/dev/null 2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 500); do [ -e "$TMP/flags/running" ] && break; sleep 0.02; done
+hold
+: >"$TMP/flags/go"
+wait_run
+t_eq "the end record cannot be written within 5 s: exit 125 (payload 0)" \
+	"$RC" 125
+t_grep "stderr names the journal and the record lost" \
+	"journal $JL: end record not written within 5000 ms of the run's end" \
+	"$TMP/cx.err"
+unhold
+t_eq "the journal holds the start record, no end" \
+	"$(jrun | jq -r .event.event | tr '\n' ' ')" "start "
+t_exit 0 "and verifies" "$BIN/journalchain" verify "$JL"
+
+# ---- the log holds every record; a follower behind catches up -----------
+# A start record of about 620 kB (104 arguments of 1000 bytes, each byte
+# escaped to 6 in JSON) and 4096 egress events (as many as a run logs;
+# each a CONNECT to a 253-byte name not on the list: 403) overflowed the
+# 4 MiB log: records were dropped, the pages no longer verified, the end
+# record could be the one dropped.  A follower (limit 4096) not read
+# meanwhile then got one page per new record and never caught up.
+CLI=$T_TOP/tests/egress-client.py
+H=$(printf 'a%.0s' $(seq 63)).$(printf 'b%.0s' $(seq 63))
+H=$H.$(printf 'c%.0s' $(seq 63)).$(printf 'd%.0s' $(seq 61))
+BIG=$(printf '\001%.0s' $(seq 1000))
+set --
+for i in $(seq 104); do set -- "$@" "$BIG"; done
+mkdir -p "$TMP/flags"
+rm -f "$TMP/flags/made" "$TMP/flags/go"
+# shellcheck disable=SC2086
+"$PE" $BASEP --ro "$T_TOP/tests" --rw "$TMP/flags" --egress 127.0.0.1:9 \
+	--timeout 120s -- /bin/sh -c '"$0" "$1" repeat 4096 "$2" >"$3/out"
+	: >"$3/made"; while [ ! -e "$3/go" ]; do sleep 0.05; done' "$PY" \
+	"$CLI" "CONNECT $H:443 HTTP/1.1\\r\\n\\r\\n" "$TMP/flags" "$@" \
+	>"$TMP/plan"
+set --
+"$CX" --control "$S" <"$TMP/plan" >/dev/null 2>"$TMP/cx.err" &
+CXPID=$!
+for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
+cat >"$TMP/behind.py" <<'EOF'
+import json, os, socket, sys, time
+path, flags, out = sys.argv[1:4]
+def ask(req):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    s.sendall((json.dumps(req) + "\n").encode())
+    return s, s.makefile("rb")
+log, off, t = b"", 0, time.time() + 30
+while not log and time.time() < t:           # the start record
+    s, f = ask({"v": 1, "op": "subscribe", "limit": 1048576})
+    a = json.loads(f.readline())
+    s.close()
+    log, off = "".join(a["records"]).encode(), a["next"]
+start = len(log)
+s, f = ask({"v": 1, "op": "subscribe", "offset": off, "limit": 4096,
+            "follow": True})
+t = time.time() + 120                         # not read meanwhile
+while not os.path.exists(flags + "/made") and time.time() < t:
+    time.sleep(0.05)
+s.settimeout(15)
+pages = ends = 0
+try:
+    for line in f:
+        a = json.loads(line)
+        assert a["ok"] and a["offset"] == off, a
+        data = "".join(a["records"]).encode()
+        assert len(data) <= 4096 and a["next"] == off + len(data), a
+        log, off = log + data, a["next"]
+        pages, ends = pages + 1, ends + a["end"]
+        if log.count(b"\n") >= 4097 and not os.path.exists(flags + "/go"):
+            open(flags + "/go", "w").close()  # caught up: the run ends
+except socket.timeout:
+    pass
+open(flags + "/go", "w").close()
+open(out, "wb").write(log)
+print(start, len(log) - start, pages, ends)
+EOF
+"$PY" "$TMP/behind.py" "$S" "$TMP/flags" "$TMP/biglog" >"$A" 2>"$TMP/py.err"
+wait_run
+diag_file "$TMP/py.err"
+diag_file "$TMP/cx.err"
+set -- $(cat "$A") x x x x
+t_eq "the run with 4096 egress events ends 0" "$RC" 0
+ok "its start record is large: $1 bytes (> 600000)" test "$1" -gt 600000
+ok "the follower (limit 4096), behind, caught up: $2 bytes in $3 pages" \
+	test "$2" -gt 2000000
+t_eq "and got end:true, once" "$4" 1
+t_nogrep "no record was turned away from the log" "log is full" \
+	"$TMP/cx.err"
+t_eq "every record: start, 4096 egress, end" \
+	"$(jq -r .event.event <"$TMP/biglog" | uniq -c | tr -s ' ' |
+	tr '\n' ';')" " 1 start; 4096 egress; 1 end;"
+t_exit 0 "the pages verify (journalchain verify)" \
+	"$BIN/journalchain" verify "$TMP/biglog"
+t_eq "the end record: 4096 refused, none unlogged" \
+	"$(tail -n 1 "$TMP/biglog" | jq -r '.event.egress |
+	[.refused, .unlogged] | join(" ")')" "4096 0"
 
 done_testing

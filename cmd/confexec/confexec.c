@@ -253,13 +253,19 @@ start(struct run *r)
 	if (log_wanted(r)) {
 		r->log.on = 1;
 		ev = ev_start(r);
-		if (journal_events(r, &ev, 1, "start record") == -1) {
+		/* The one wait on the journal before the payload runs:
+		 * bounded (src_journal.c). */
+		if (journal_events(r, &ev, 1, "start record") == -1 ||
+		    jw_wait(r, JOURNAL_WAIT_MS, "before the payload runs") ==
+		    -1) {
 			if (r->journal == NULL)
 				refuse(r, "the control socket's log cannot be "
 				    "kept");
 			if (r->p.mode != PLAN_DEGRADE)
-				refuse(r, "the journal %s cannot be written",
-				    r->journal);
+				refuse(r, "the journal %s cannot be written%s",
+				    r->journal, jw_given_up() ? " (no record "
+				    "of this run is written)" : "");
+			r->jfailed = 0;	/* degrade: said, the run goes on */
 		} else
 			r->started = 1;
 	}
@@ -517,7 +523,8 @@ reap(struct run *r)
 		die_sys(EXIT_FAIL, "writing the list");
 	if (n == -1)
 		die_sys(EXIT_FAIL, "reap: %s", r->pr.cg2_dir);
-	return EXIT_OK;
+	return jw_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ? EXIT_OK :
+	    EXIT_FAIL;
 }
 
 enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION };

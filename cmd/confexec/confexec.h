@@ -13,8 +13,9 @@
  *   events.c    one builder per journal event type, and the append
  *   end.c       ending the run: kill, reap, drain, remove, end record
  *   loop.c      the supervisor's event loop over its sources (loop.h)
- *   src_*.c     one source each: pidfd, signals, timer, parent, and the
- *               control socket (src_control.c, confexec-control(5))
+ *   src_*.c     one source each: pidfd, signals, timer, parent, the
+ *               control socket (src_control.c, confexec-control(5)), the
+ *               journal's writer (src_journal.c)
  *   control.c   the control socket's clients: requests and answers
  *               (control.h)
  *   tmp.c       the run's private temporary directory (plan tmp)
@@ -120,13 +121,20 @@ enum run_state { ST_STARTING, ST_RUNNING, ST_ENDING, ST_ENDED };
 
 /* The run's event log, with --control: the exact bytes of its journal
  * records from its start record on (the journal's, or without --journal
- * those of a journal of its own, built in memory from seq 1).  At most
- * LOG_MAX bytes: the start record (at most JOURNAL_RECORD_MAX), at most
- * CTL_REFUSALS_LOGGED refusals, the end record. */
-#define LOG_MAX (4u << 20)
+ * those of a journal of its own, built in memory from seq 1).  Sized from
+ * the bounds on what a run records, so that it holds every record through
+ * the end record: the start record (JOURNAL_RECORD_MAX at most), at most
+ * EGRESS_EVENTS_LOGGED egress records (broker.h) and CTL_REFUSALS_LOGGED
+ * refusals (control.h) of their largest size, and LOG_END_RESERVE, kept
+ * for the end record (checked in events.c). */
+#define LOG_EGRESS_RECORD_MAX 3072	/* an egress record's line */
+#define LOG_REFUSED_RECORD_MAX 512	/* a control_refused record's */
+#define LOG_END_RESERVE (128u << 10)	/* the end record's */
+#define LOG_MAX (16u << 20)
 struct runlog {
 	char *buf;
 	size_t len, cap;
+	size_t committed;	/* bytes admitted (envelopes at their largest) */
 	int on;			/* from the start record on */
 	struct journal_head head;	/* without --journal */
 };
@@ -196,6 +204,8 @@ struct run {
 	int timed_out;
 	char cancel[CANCEL_LEN];	/* "signal 15", "parent", ... or "" */
 	int failed;		/* the supervisor itself failed */
+	int jfailed;		/* a record was not written (said): the
+				 * run's exit fails */
 	/* --control (src_control.c) */
 	const char *control;	/* the socket's path, or NULL */
 	enum run_state state;
@@ -269,6 +279,24 @@ json_t *ev_control_refused(uid_t uid, pid_t pid, const char *why);
 json_t *layers_json(const struct run *r, enum verdict v);
 int journal_events(struct run *r, json_t **ev, size_t n, const char *what);
 int log_wanted(const struct run *r);
+void log_add(struct run *r, const char *buf, size_t len);
+
+/* src_journal.c: the journal's writer, a thread of its own.  jw_submit
+ * queues n canonical events (consumed: ev[i] set to NULL) as one batch,
+ * what naming it in messages, keep: to the run's log once written;
+ * returns 0, or -1 said (or, once the records were given up, not said).
+ * jw_wait waits until every record queued is written, ms at most (when
+ * says from what, in the message: "before the payload runs"); past it
+ * what waits is given up, said in one line, and nothing more is written;
+ * returns 0, or -1 when a record was not written (said; r->jfailed).
+ * jw_collect: what was written so far, to the run's log, without
+ * waiting.  jw_given_up: the records were given up. */
+#define JOURNAL_WAIT_MS 5000
+int jw_submit(struct run *r, char **ev, const size_t *lens, size_t n,
+    const char *what, int keep);
+int jw_wait(struct run *r, unsigned ms, const char *when);
+void jw_collect(struct run *r);
+int jw_given_up(void);
 
 /* src_control.c: the run's pid namespace, recorded once init runs (its
  * processes are never served). */

@@ -70,7 +70,10 @@ rewatch(struct ctl *c, struct client *k)
 
 	if (!k->closing && !k->eof && !pending(k))
 		ev |= EPOLLIN;
-	if (k->outoff < k->outlen || pending(k))
+	/* A follower behind the log comes back as soon as its socket takes
+	 * more: its next pages. */
+	if (k->outoff < k->outlen || pending(k) || (k->follow &&
+	    !k->closing && k->next < c->r->log.len))
 		ev |= EPOLLOUT;
 	if (ev == 0 && !(k->follow && !k->closing)) {
 		drop(k);
@@ -243,17 +246,21 @@ page(const struct run *r, uint64_t off, uint64_t limit, char *msg,
 	return o;
 }
 
-/* A follower's next page, once its last one is written.  At the log's
- * end after the end record: done, closed. */
+/* A follower's next pages, each once the last one is written (paced,
+ * never more than one page waiting), CTL_TURN at most per turn: the
+ * rest when its socket takes more (rewatch).  At the log's end after the
+ * end record: done, closed. */
 static void
 push(struct ctl *c, struct client *k)
 {
 	char msg[256];
 	json_t *o;
+	int turn;
 
 	if (!k->used || !k->follow || k->closing || k->outlen > 0)
 		return;
-	if (k->next < c->r->log.len) {
+	for (turn = 0; turn < CTL_TURN && k->outlen == 0 &&
+	    k->next < c->r->log.len; turn++) {
 		o = page(c->r, k->next, k->limit, msg, sizeof(msg));
 		if (o == NULL) {
 			if (answer_error(k, msg, 0) == 0)

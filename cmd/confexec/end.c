@@ -114,8 +114,14 @@ journal_end(struct run *r, struct outcome *o)
 	egress_end(r);
 	if (!log_wanted(r) || !r->started)
 		return o->code;
+	/* A record of the run that failed already fails its exit. */
+	jw_collect(r);
+	if (r->jfailed && o->code == EXIT_OK)
+		o->code = EXIT_FAIL;
 	ev = ev_end(r, o);
-	if (journal_events(r, &ev, 1, "end record") == 0)
+	if (journal_events(r, &ev, 1, "end record") == 0 &&
+	    jw_wait(r, JOURNAL_WAIT_MS, "of the run's end") == 0 &&
+	    !r->jfailed)
 		return o->code;
 	return o->code == EXIT_OK ? EXIT_FAIL : o->code;
 }
@@ -266,8 +272,13 @@ end_early(struct run *r, int code, const char *msg)
 		if (!r->started)
 			ev[n++] = ev_start(r);
 		ev[n++] = ev_end(r, &o);
-		journal_events(r, ev, n, n == 2 ? "start and end records" :
-		    "end record");
+		if (!jw_given_up())
+			(void)journal_events(r, ev, n, n == 2 ?
+			    "start and end records" : "end record");
+		else
+			while (n > 0)
+				json_decref(ev[--n]);
+		(void)jw_wait(r, JOURNAL_WAIT_MS, "of the run's end");
 	}
 	/* The control socket (if made) serves its last answers and goes. */
 	r->state = ST_ENDED;

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "broker.h"
 #include "confexec.h"
+#include "control.h"
 #include "err.h"
 #include "esc.h"
 #include "journal.h"
@@ -195,26 +197,25 @@ log_wanted(const struct run *r)
 	return r->journal != NULL || r->control != NULL;
 }
 
-/* The records' bytes kept in the run's log (--control). */
-static void
+/* The records' bytes kept in the run's log (--control), and followers
+ * told.  The log was sized for them (confexec.h, LOG_MAX; admitted in
+ * journal_events). */
+void
 log_add(struct run *r, const char *buf, size_t len)
 {
 	struct runlog *l = &r->log;
 	size_t cap;
 	char *p;
 
-	if (l->len + len > LOG_MAX) {
-		warning("control: the run's log is full (%u bytes); a record "
-			"is not in it", LOG_MAX);
-		return;
-	}
 	if (l->len + len > l->cap) {
 		cap = l->cap ? l->cap : 16384;
 		while (cap < l->len + len)
 			cap *= 2;
 		p = realloc(l->buf, cap);
 		if (p == NULL) {
-			warning("control: the run's log: out of memory");
+			warning("control: the run's log: out of memory; a "
+				"record of the journal is not in it");
+			r->jfailed = 1;
 			return;
 		}
 		l->buf = p;
@@ -222,19 +223,48 @@ log_add(struct run *r, const char *buf, size_t len)
 	}
 	memcpy(l->buf + l->len, buf, len);
 	l->len += len;
+	control_log_grew(r);
+}
+
+_Static_assert(LOG_MAX >= JOURNAL_RECORD_MAX + EGRESS_EVENTS_LOGGED *
+    LOG_EGRESS_RECORD_MAX + CTL_REFUSALS_LOGGED * LOG_REFUSED_RECORD_MAX +
+    LOG_END_RESERVE, "the run's log cannot hold every record");
+
+/* Whether the run's log has room for a record of len bytes (envelopes
+ * counted at their largest): every record but the end record leaves
+ * LOG_END_RESERVE for it.  By the bounds LOG_MAX is sized from, a record
+ * is never turned away; if one were, it is written neither to the
+ * journal nor to the log, and said. */
+static int
+log_admits(struct run *r, size_t len, int end, const char *what)
+{
+	struct runlog *l = &r->log;
+
+	if (!end && l->committed + len > LOG_MAX - LOG_END_RESERVE) {
+		warning("control: the run's log is full (%u bytes): %s not "
+			"written", LOG_MAX, what);
+		r->jfailed = 1;
+		return 0;
+	}
+	l->committed += len;
+	return 1;
 }
 
 /* Append events (consumed) in one write: to the journal, and with
  * --control to the run's log (the exact bytes written, or without
- * --journal records built in memory).  Returns 0, or -1 with the reason
- * printed (one line, naming what: "end record"). */
+ * --journal records built in memory).  With --journal the records are
+ * queued for the journal's writer (src_journal.c), never written here:
+ * a caller that must know they are written waits (jw_wait).  Returns 0,
+ * or -1 with the reason printed (one line, naming what: "end record"). */
 int
 journal_events(struct run *r, json_t **ev, size_t n, const char *what)
 {
-	char *txt[2] = {NULL, NULL}, err[256], *out = NULL;
+	char *txt[2] = {NULL, NULL}, *canon[2] = {NULL, NULL}, err[256];
+	char *out = NULL;
 	int keep = r->control != NULL && r->log.on;
-	size_t i, outlen = 0;
-	int rc = -1;
+	size_t i, lens[2] = {0, 0}, outlen = 0, size = 0;
+	const char *name;
+	int rc = -1, end = 0;
 
 	if ((r->journal == NULL && !keep) || n > 2) {
 		for (i = 0; i < n; i++)
@@ -242,34 +272,36 @@ journal_events(struct run *r, json_t **ev, size_t n, const char *what)
 		return n > 2 ? -1 : 0;
 	}
 	for (i = 0; i < n; i++) {
+		name = json_string_value(json_object_get(ev[i], "event"));
+		end |= name != NULL && strcmp(name, "end") == 0;
 		txt[i] = json_dumps(ev[i], JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(ev[i]);
 	}
-	for (i = 0; i < n; i++)
-		if (txt[i] == NULL) {
+	for (i = 0; i < n; i++) {
+		if (txt[i] == NULL || journal_event_canon(txt[i],
+		    strlen(txt[i]), &canon[i], &lens[i], err,
+		    sizeof(err)) == -1) {
 			warning("journal: %s: cannot encode it", what);
 			goto out;
 		}
-	if (r->journal == NULL) {
-		if (journal_build(&r->log.head, (const char *const *)txt, n,
-			&out, &outlen, err, sizeof(err)) == 0)
-			rc = 0;
-		else
-			warning("control: the run's log: %s: %s", what, err);
-	} else if (journal_append_out(r->journal, (const char *const *)txt,
-		       n, keep ? &out : NULL, &outlen, err,
-		       sizeof(err)) == 0)
-		rc = 0;
-	else
-		warning("journal %s: %s: %s", r->journal, what, err);
-	if (rc == 0 && keep) {
-		log_add(r, out, outlen);
-		control_log_grew(r);
+		size += lens[i] + JOURNAL_ENVELOPE_MAX;
 	}
+	if (keep && !log_admits(r, size, end, what))
+		goto out;
+	if (r->journal != NULL)
+		rc = jw_submit(r, canon, lens, n, what, keep);
+	else if (journal_build(&r->log.head, (const char *const *)txt, n,
+	    &out, &outlen, err, sizeof(err)) == 0) {
+		log_add(r, out, outlen);
+		rc = 0;
+	} else
+		warning("control: the run's log: %s: %s", what, err);
 out:
 	free(out);
-	free(txt[0]);
-	free(txt[1]);
+	for (i = 0; i < 2; i++) {
+		free(txt[i]);
+		free(canon[i]);
+	}
 	return rc;
 }
 

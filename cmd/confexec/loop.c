@@ -18,6 +18,7 @@ static const struct source_ops *const table[] = {
 	&src_control,
 	&src_notify,
 	&src_egress,
+	&src_journal,
 };
 #define NSRC (sizeof(table) / sizeof(table[0]))
 
