@@ -194,6 +194,7 @@ struct run {
 	/* How the supervision ended (set by the sources). */
 	int exited;		/* the payload exited */
 	int timed_out;
+	int64_t host_oom0;	/* /proc/vmstat oom_kill at start; -1 unknown */
 	char cancel[CANCEL_LEN];	/* "signal 15", "parent", ... or "" */
 	int failed;		/* the supervisor itself failed */
 	/* --control (src_control.c) */
@@ -231,7 +232,13 @@ struct outcome {
 	int residue;
 	int have_oom;
 	uint64_t oom;
+	const char *signal_by;	/* who killed the payload: "confexec",
+				 * "oom", "outside", or NULL (no signal) */
 };
+
+/* end.c: the host's OOM kills so far (/proc/vmstat oom_kill), -1 when
+ * unknown. */
+int64_t host_oom_kills(void);
 
 uint64_t now_ns(clockid_t c);
 
