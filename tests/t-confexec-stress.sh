@@ -118,6 +118,26 @@ t_grep "the timed-out run's record: signal_by confexec" \
 	'"event":"end".*"signal":9,"signal_by":"confexec",.*"timeout":true' \
 	"$TMP/t1.jnl"
 t_nogrep "and no such line for it" "from outside" "$TMP/att1.err"
+# Its init killed instead (a child of confexec sharing its name and
+# argv: what a kill by name or by a reused pid could hit).
+"$CX" --journal "$TMP/ki.jnl" <"$TMP/p.sleep" >"$OUT" 2>"$ERR" &
+CXPID=$!
+i=0
+while ! P=$(pgrep -xf "/bin/sleep 29.$$") && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+INIT=$(pgrep -P "$CXPID" | grep -vx "$P")
+ok "its init runs ($INIT), beside the payload ($P)" test -n "$INIT"
+kill -KILL $INIT
+wait "$CXPID"
+t_eq "SIGKILL to its init from the host: 137" "$?" 137
+t_grep "said in one line, naming init" \
+	"^confexec: killed by SIGKILL from outside confexec: not a timeout, cancel or OOM kill \\(its init, pid 1 of the run's namespace, was killed first\\)\$" \
+	"$ERR"
+t_grep "and in the end record" \
+	'"event":"end".*"signal":9,"signal_by":"outside-init",.*"timeout":false' \
+	"$TMP/ki.jnl"
 plan -- /bin/true >"$TMP/p.true"
 t_exit 0 "a run that exits" "$CX" --journal "$TMP/ok.jnl" <"$TMP/p.true"
 t_grep "signal_by null" '"event":"end".*"signal":null,"signal_by":null' \

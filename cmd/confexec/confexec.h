@@ -233,7 +233,9 @@ struct outcome {
 	int have_oom;
 	uint64_t oom;
 	const char *signal_by;	/* who killed the payload: "confexec",
-				 * "oom", "outside", or NULL (no signal) */
+				 * "oom", "outside", "outside-init" (its
+				 * init was killed), or NULL (no signal) */
+	int init_killed;	/* init was killed by SIGKILL first */
 };
 
 /* end.c: the host's OOM kills so far (/proc/vmstat oom_kill), -1 when
