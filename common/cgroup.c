@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "err.h"
 #include "io.h"
 #include "scan.h"
+#include "uapi.h"
 
 #define PREFIX "borne-"
 
@@ -87,17 +89,101 @@ fail:
 	    ctl);
 }
 
+/* The run cgroup's modes.  Fresh: between mkdir and the lock, mode 0
+ * (no process without CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH can open
+ * it, so none but another confexec can lock it; kernfs checks the mode),
+ * or 0700 for a caller without those (a delegated cgroup it owns).
+ * Armed: set once its supervisor holds the lock, 0111 (0711 for the
+ * owner who needs to open it again): cg_reap reads "armed and free" as
+ * "its supervisor is gone", and "fresh and free" as "maybe a supervisor
+ * between mkdir and lock", judged by the pid of the name only in the
+ * supervisor's own pid namespace.  Nobody without those capabilities
+ * can open an armed one for reading (flock needs such a descriptor: an
+ * O_PATH one gets EBADF), and its files stay readable by the run. */
+#define MODE_FRESH 0
+#define MODE_FRESH_OWNER 0700
+#define MODE_ARMED 0111
+#define MODE_ARMED_OWNER 0711
+#define armed(mode) (((mode) & 077) == 011)
+
+/* How long cg_create tries the lock of a fresh cgroup (a reaper judging
+ * it holds it for an instant), and how many names it tries. */
+#define LOCK_TRIES 200
+#define LOCK_PAUSE_NS 1000000L
+#define NAME_TRIES 5
+
+/* The inode of our pid namespace: part of each run cgroup's name, so
+ * that a reaper in another namespace never judges its pid. */
+static int
+pidns_ino(unsigned long long *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) == -1)
+		return -1;
+	*ino = (unsigned long long)st.st_ino;
+	return 0;
+}
+
+/* mkdir a fresh run cgroup under pfd, open it and lock it (never
+ * waiting: bounded retries).  0 with cg->dirfd and name set; 1 when
+ * the name exists, 2 when it could not be had (lock held, removed under
+ * us): try another; -1 with errno on an error. */
+static int
+make_locked(struct cg *cg, int pfd, char *name, size_t namelen,
+    unsigned long long ns, const char **what)
+{
+	static unsigned seq;
+	struct timespec ts, pause = {0, LOCK_PAUSE_NS};
+	int i, e, owner = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(name, namelen, PREFIX "%ld-ns%llu-%lx%u", (long)getpid(), ns,
+	    (unsigned long)ts.tv_nsec, seq++);
+	*what = "mkdir";
+	if (mkdirat(pfd, name, MODE_FRESH) == -1)
+		return errno == EEXIST ? 1 : -1;
+	*what = "open";
+	cg->dirfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->dirfd == -1 && errno == EACCES) {
+		/* No DAC override: a cgroup we own (delegated). */
+		owner = 1;
+		if (fchmodat(pfd, name, MODE_FRESH_OWNER, 0) == 0)
+			cg->dirfd = openat(pfd, name, O_RDONLY | O_DIRECTORY |
+			    O_CLOEXEC);
+	}
+	if (cg->dirfd == -1)
+		goto fail;
+	*what = "lock";
+	for (i = 0; flock(cg->dirfd, LOCK_EX | LOCK_NB) == -1; i++) {
+		if (errno != EWOULDBLOCK || i == LOCK_TRIES)
+			goto fail;
+		nanosleep(&pause, NULL);
+	}
+	*what = "chmod";
+	if (fchmod(cg->dirfd, owner ? MODE_ARMED_OWNER : MODE_ARMED) == -1)
+		goto fail;
+	return 0;
+fail:
+	e = errno;
+	unlinkat(pfd, name, AT_REMOVEDIR);
+	close_all(cg);
+	errno = e;
+	return e == EWOULDBLOCK || e == ENOENT ? 2 : -1;
+}
+
 int
 cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen)
 {
-	static unsigned seq;
-	struct timespec ts;
-	char name[80], val[64];
+	unsigned long long ns;
+	char name[96], val[64];
 	const char *what = NULL;
-	int pfd = -1, e, n;
+	int pfd = -1, e, n, r = 1, names = 0;
 
 	cg->dirfd = cg->killfd = cg->eventsfd = -1;
+	if (pidns_ino(&ns) == -1)
+		return err_set_sys(err, errlen, "cgroup: /proc/self/ns/pid");
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1)
 		return err_set_sys(err, errlen, "cgroup: %s", parent_dir);
@@ -109,42 +195,39 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		errno = e;
 		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	for (n = 0; n < 100; n++) {
-		snprintf(name, sizeof(name), "borne-%ld-%lx%u", (long)getpid(),
-		    (unsigned long)ts.tv_nsec, seq++);
-		if (mkdirat(pfd, name, 0755) == 0)
+again:
+	for (n = 0; n < 100 && names < NAME_TRIES; n++) {
+		r = make_locked(cg, pfd, name, sizeof(name), ns, &what);
+		if (r == 2)
+			names++;
+		else if (r != 1)
 			break;
-		if (errno != EEXIST) {
-			err_set_sys(err, errlen, "cgroup: mkdir %s/%s",
-			    parent_dir, name);
-			e = errno;
-			close(pfd);
-			errno = e;
-			return -1;
-		}
 	}
-	if (n == 100) {
-		close(pfd);
-		errno = EEXIST;
-		return err_set(err, errlen, "cgroup: no free name under %s",
-		    parent_dir);
+	if (r == -1) {
+		err_set_sys(err, errlen, "cgroup: %s %s/%s", what, parent_dir,
+		    name);
+		goto out;
+	}
+	if (r != 0) {
+		err_set(err, errlen, "cgroup: no run cgroup under %s: %s",
+		    parent_dir, names == NAME_TRIES ? "another process "
+		    "locked or removed each new one" : "no free name");
+		errno = names == NAME_TRIES ? EWOULDBLOCK : EEXIST;
+		goto out;
 	}
 	snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
 	snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
 	    strcmp(parent_rel, "/") == 0 ? "" : parent_rel, name);
-	cg->dirfd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cg->dirfd == -1) {
-		what = "open";
-		goto fail;
-	}
-	/* The proof that a live supervisor owns it, for cg_reap (blocking:
-	 * a reaper may hold it for the instant it takes to see our pid). */
-	what = "lock";
-	if (flock(cg->dirfd, LOCK_EX) == -1)
-		goto fail;
+	/* Locked: no reaper removes it from here on (they remove only what
+	 * they hold locked).  It is ours if it was still there. */
 	what = "cgroup.kill";
 	cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	if (cg->killfd == -1 && errno == ENOENT && names < NAME_TRIES) {
+		close_all(cg);
+		names++;
+		r = 2;
+		goto again;
+	}
 	if (cg->killfd == -1)
 		goto fail;
 	what = "cgroup.events";
@@ -184,9 +267,11 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 	return 0;
 fail:
 	err_set_sys(err, errlen, "cgroup: %s: %s", cg->path, what);
+	/* Removed while we hold the lock: no reaper can have done it. */
+	unlinkat(pfd, name, AT_REMOVEDIR);
+out:
 	e = errno;
 	close_all(cg);
-	unlinkat(pfd, name, AT_REMOVEDIR);
 	close(pfd);
 	errno = e;
 	return -1;
@@ -328,52 +413,103 @@ cg_oom_kills(const struct cg *cg, uint64_t *n)
 int
 cg_remove(struct cg *cg)
 {
-	int i;
+	int i, e = 0;
 
-	close_all(cg);
-	/* rmdir can race the last exit notification: retry briefly. */
+	/* rmdir before the lock goes (closing the directory): a reaper
+	 * never finds it armed and free while it is still there.  rmdir
+	 * can race the last exit notification: retry briefly. */
 	for (i = 0; i < 50; i++) {
-		if (rmdir(cg->path) == 0 || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY)
-			return -1;
+		if (rmdir(cg->path) == 0 || errno == ENOENT) {
+			e = 0;
+			break;
+		}
+		e = errno;
+		if (e != EBUSY)
+			break;
 		usleep(2000);
 	}
-	return -1;
+	close_all(cg);
+	errno = e;
+	return e == 0 ? 0 : -1;
+}
+
+/* The pid and pid namespace a run cgroup's name holds:
+ * borne-PID-nsINO-SUFFIX; an older name (borne-PID-SUFFIX) has no
+ * namespace (*ns 0).  0, or -1 when name is not a run cgroup's. */
+int
+cg_name_parse(const char *name, long *pid, unsigned long long *ns)
+{
+	const char *p = name + sizeof(PREFIX) - 1;
+	unsigned long long v;
+	char *end;
+
+	if (strncmp(name, PREFIX, sizeof(PREFIX) - 1) != 0 || *p < '0' ||
+	    *p > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (end == p || *end != '-' || errno != 0 || v == 0 || v > INT32_MAX)
+		return -1;
+	*pid = (long)v;
+	*ns = 0;
+	p = end + 1;
+	if (strncmp(p, "ns", 2) == 0 && p[2] >= '0' && p[2] <= '9') {
+		v = strtoull(p + 2, &end, 10);
+		if (errno == 0 && *end == '-' && end[1] != '\0' && v != 0)
+			*ns = v;
+	}
+	return 0;
+}
+
+/* Whether pid names a process of our pid namespace: pidfd_open looks in
+ * the caller's namespace whatever /proc is mounted.  1 unless it says
+ * ESRCH (an error counts as alive: it only delays a reaping). */
+static int
+pid_alive(long pid)
+{
+	long fd = syscall(__NR_pidfd_open, (pid_t)pid, 0);
+
+	if (fd >= 0) {
+		close((int)fd);
+		return 1;
+	}
+	return errno != ESRCH;
 }
 
 /* For cg_reap: a descriptor of the run cgroup called name, locked by
  * us, when its supervisor is gone (-1 otherwise: alive, or maybe, or not
- * a run cgroup's name).  Alive: its supervisor holds the lock (taken at
- * creation, released when it ends, however it ends).  Free and the pid
- * of its name alive: a supervisor between mkdir and flock, or a reused
- * pid; left alone either way. */
+ * a run cgroup's name).  Alive: its supervisor holds the lock (taken
+ * before the cgroup is armed, released when it ends, however it ends).
+ * Free and armed: gone.  Free and fresh: a supervisor between mkdir and
+ * lock, or one that died there; gone only when the name is of our pid
+ * namespace (or an older name, which has none) and no process has its
+ * pid (a reused pid only delays reaping it).  A cgroup we cannot open
+ * (mode 0 without DAC override) is not ours to judge. */
 static int
-stale_fd(int pfd, const char *name)
+stale_fd(int pfd, const char *name, unsigned long long ourns)
 {
-	unsigned long long pid;
-	const char *p = name + sizeof(PREFIX) - 1;
-	char *end, path[48];
+	unsigned long long ns;
+	struct stat st;
+	long pid;
 	int fd;
 
-	errno = 0;
-	pid = strtoull(p, &end, 10);
-	if (end == p || *end != '-' || errno != 0 || pid == 0 ||
-	    pid > INT32_MAX)
+	if (cg_name_parse(name, &pid, &ns) == -1)
 		return -1;
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		close(fd);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "/proc/%llu", pid);
-	if (access(path, F_OK) == 0 || errno != ENOENT) {
-		close(fd);
-		return -1;
-	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1 || fstat(fd, &st) == -1)
+		goto alive;
+	if (armed(st.st_mode))
+		return fd;
+	if (ns != 0 && ns != ourns)
+		goto alive;	/* another namespace's pid */
+	if (pid_alive(pid))
+		goto alive;
 	return fd;
+alive:
+	close(fd);
+	return -1;
 }
 
 /* rmdir a cgroup and its children (depth-first, bounded depth). */
@@ -413,7 +549,7 @@ reap_one(int pfd, int lockfd, const char *name, int wait_ms,
     int *was_populated)
 {
 	struct cg cg;
-	int i, p;
+	int i, p, e;
 
 	memset(&cg, 0, sizeof(cg));
 	cg.killfd = cg.eventsfd = -1;
@@ -427,14 +563,23 @@ reap_one(int pfd, int lockfd, const char *name, int wait_ms,
 		if (wait_ms > 0 && cg.eventsfd != -1)
 			cg_wait_empty(&cg, wait_ms);
 	}
-	close_all(&cg);
+	if (cg.killfd != -1)
+		close(cg.killfd);
+	if (cg.eventsfd != -1)
+		close(cg.eventsfd);
+	/* Removed while we hold its lock (cg_create relies on it). */
 	for (i = 0; i < (wait_ms > 0 ? 50 : 3); i++) {
-		if (rmdir_tree(pfd, name, 0) == 0)
+		if (rmdir_tree(pfd, name, 0) == 0) {
+			close(lockfd);
 			return 0;
+		}
 		if (errno != EBUSY)
-			return -1;
+			break;
 		usleep(2000);
 	}
+	e = errno;
+	close(lockfd);
+	errno = e;
 	return -1;
 }
 
@@ -442,11 +587,15 @@ int
 cg_reap(const char *parent_dir, int wait_ms,
     void (*fn)(void *arg, const struct cg_reaped *rp), void *arg)
 {
+	unsigned long long ourns = 0;
 	struct cg_reaped rp;
 	struct dirent *d;
 	DIR *dir;
 	int pfd, fd, n = 0, failed = 0;
 
+	/* Unknown: fresh cgroups with a namespace in their name are left
+	 * alone (the ones of older names judged as before). */
+	(void)pidns_ino(&ourns);
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1)
 		return -1;
@@ -457,7 +606,7 @@ cg_reap(const char *parent_dir, int wait_ms,
 	}
 	while ((d = readdir(dir)) != NULL) {
 		if (strncmp(d->d_name, PREFIX, sizeof(PREFIX) - 1) != 0 ||
-		    (fd = stale_fd(dirfd(dir), d->d_name)) == -1)
+		    (fd = stale_fd(dirfd(dir), d->d_name, ourns)) == -1)
 			continue;
 		memset(&rp, 0, sizeof(rp));
 		snprintf(rp.path, sizeof(rp.path), "%s/%s", parent_dir,

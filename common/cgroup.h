@@ -27,13 +27,20 @@ struct cg {
 	int eventsfd;		/* cgroup.events, open for reading */
 };
 
-/* Create parent_dir/borne-<pid>-<n> (parent_rel is the caller's cgroup as
- * /proc/self/cgroup names it), enable in parent_dir/cgroup.subtree_control
- * the controllers the limits need, write them, and open the directory
- * (flock'ed: the proof for cg_reap that its supervisor lives, held until
- * cg_remove or the supervisor's end), cgroup.kill and cgroup.events: ending the run (cg_kill, cg_wait_empty)
- * then needs no new descriptor.  Returns 0, or -1 with errno and err set;
- * on failure the directory is removed again. */
+/* Create parent_dir/borne-<pid>-ns<pid namespace inode>-<n> (parent_rel
+ * is the caller's cgroup as /proc/self/cgroup names it), enable in
+ * parent_dir/cgroup.subtree_control the controllers the limits need,
+ * write them, and open the directory, cgroup.kill and cgroup.events:
+ * ending the run (cg_kill, cg_wait_empty) then needs no new descriptor.
+ * The directory is made with mode 0 and locked (flock, never waiting:
+ * bounded retries, then another name), then armed (mode 0111): the lock
+ * is the proof for cg_reap that its supervisor lives, held until
+ * cg_remove or the supervisor's end, and nobody without DAC override can
+ * open the directory to take or block it.  A caller without DAC override
+ * (a delegated cgroup it owns) uses 0700 and 0711: other uids cannot
+ * open it, the owner's processes can.  Returns 0, or -1 with errno and
+ * err set (EWOULDBLOCK: every new name was locked or removed by another
+ * process); on failure the directory is removed again. */
 int cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen);
 
@@ -67,9 +74,15 @@ int cg_oom_kills(const struct cg *cg, uint64_t *n);
  * blanks.  0 otherwise, and for an empty word or one holding a blank. */
 int cg_list_has(const char *list, const char *word);
 
-/* Close the descriptors and rmdir the cgroup.  Returns 0, or -1 with errno when
- * the directory stays (a residue the caller reports). */
+/* rmdir the cgroup (its lock still held), then close the descriptors.
+ * Returns 0, or -1 with errno when the directory stays (a residue the
+ * caller reports). */
 int cg_remove(struct cg *cg);
+
+/* The pid and pid namespace inode a run cgroup's name holds (*ns 0 for
+ * an older name without one).  0, or -1 when name is not a run
+ * cgroup's (borne-PID-...). */
+int cg_name_parse(const char *name, long *pid, unsigned long long *ns);
 
 /* One run cgroup found stale by cg_reap. */
 struct cg_reaped {
@@ -82,11 +95,15 @@ struct cg_reaped {
 /* Find the run cgroups under parent_dir whose supervisor is gone and
  * remove them: whatever is inside killed (cgroup.kill), waited for at
  * most wait_ms (0: not at all; a populated one then stays for the next
- * reaper), each removed with its children.  A run cgroup (borne-PID-...)
- * is stale when nothing holds the lock its supervisor takes at creation
- * (cg_create) and no process has PID (the supervisor between mkdir and
- * flock): a live run's cgroup is never touched, and a reused pid cannot
- * pass for a live one (it only delays reaping a stale one).  fn (may be NULL) is called for each.
+ * reaper), each removed with its children, its lock held until then.
+ * A run cgroup (borne-PID-...) is stale when nothing holds the lock its
+ * supervisor takes at creation (cg_create) and it is armed, or, still
+ * fresh (a supervisor between mkdir and flock, or one that died there),
+ * when its name is of our pid namespace and no process has PID there
+ * (pidfd_open): a live run's cgroup is never touched, a reused pid cannot
+ * pass for a live one (it only delays reaping a stale one), and a reaper
+ * in another pid namespace never judges a fresh one.  Cgroups it cannot
+ * open are left alone.  fn (may be NULL) is called for each.
  * Returns how many were found stale, or -1 with errno (EBUSY: some
  * could not be removed). */
 int cg_reap(const char *parent_dir, int wait_ms,

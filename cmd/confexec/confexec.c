@@ -246,6 +246,7 @@ start(struct run *r)
 	json_t *ev;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->host_oom0 = host_oom_kills();
 	r->start_real_ns = now_ns(CLOCK_REALTIME);
 	r->state = ST_STARTING;
 	if (loop_open(r, err, sizeof(err)) == -1)

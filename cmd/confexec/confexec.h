@@ -202,6 +202,7 @@ struct run {
 	/* How the supervision ended (set by the sources). */
 	int exited;		/* the payload exited */
 	int timed_out;
+	int64_t host_oom0;	/* /proc/vmstat oom_kill at start; -1 unknown */
 	char cancel[CANCEL_LEN];	/* "signal 15", "parent", ... or "" */
 	int failed;		/* the supervisor itself failed */
 	int jfailed;		/* a record was not written (said): the
@@ -241,7 +242,15 @@ struct outcome {
 	int residue;
 	int have_oom;
 	uint64_t oom;
+	const char *signal_by;	/* who killed the payload: "confexec",
+				 * "oom", "outside", "outside-init" (its
+				 * init was killed), or NULL (no signal) */
+	int init_killed;	/* init was killed by SIGKILL first */
 };
+
+/* end.c: the host's OOM kills so far (/proc/vmstat oom_kill), -1 when
+ * unknown. */
+int64_t host_oom_kills(void);
 
 uint64_t now_ns(clockid_t c);
 

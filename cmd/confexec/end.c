@@ -4,6 +4,8 @@
  * allocation until the tree is gone.  Then the exit code, the messages
  * and the end record (one builder, events.c). */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "confexec.h"
 #include "err.h"
 #include "loop.h"
+#include "scan.h"
 #include "uapi.h"
 
 /* How long the end of a run may take: cgroup.kill to "populated 0". */
@@ -156,6 +159,100 @@ say_oom(const struct run *r, const struct outcome *o)
 		    (unsigned long long)o->oom, o->oom > 1 ? "es" : "");
 }
 
+int64_t
+host_oom_kills(void)
+{
+	char buf[8192], *p;
+	uint64_t n;
+	ssize_t k;
+	int fd;
+
+	fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	k = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (k <= 0)
+		return -1;
+	buf[k] = '\0';
+	p = strstr(buf, "\noom_kill ");
+	if (p == NULL)
+		return -1;
+	p += 10;
+	p[strspn(p, "0123456789")] = '\0';
+	if (scan_u64(p, 0, INT64_MAX, &n) == -1)
+		return -1;
+	return (int64_t)n;
+}
+
+/* After a payload killed by SIGKILL, before confexec kills anything:
+ * whether the run's init had been killed by SIGKILL (by someone else:
+ * its namespace's end then killed the payload).  init cannot end before
+ * the payload is reaped (the namespace waits for every pid of it), and
+ * then ends at once: at most 200 ms are waited, only in this case. */
+static int
+init_killed(const struct run *r, const struct outcome *o)
+{
+	struct pollfd pfd = {r->initfd, POLLIN, 0};
+	siginfo_t si;
+
+	if (r->initfd < 0 || !o->have_status || o->si.si_code != CLD_KILLED ||
+	    o->si.si_status != SIGKILL)
+		return 0;
+	if (poll(&pfd, 1, 200) <= 0)
+		return 0;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)r->initfd, &si, WEXITED | WNOHANG |
+	    WNOWAIT) == -1)
+		return 0;
+	return si.si_pid != 0 && si.si_code == CLD_KILLED &&
+	    si.si_status == SIGKILL;
+}
+
+/* Who killed the payload, when a signal did (o->signal_by), and, for a
+ * SIGKILL that confexec did not send (the code confexec itself kills
+ * with: its 137 alone would not tell them apart), one line saying so. */
+static void
+say_signal(const struct run *r, struct outcome *o)
+{
+	const char *init;
+	int64_t host;
+
+	if (!o->have_status || (o->si.si_code != CLD_KILLED &&
+	    o->si.si_code != CLD_DUMPED))
+		return;
+	/* Killed before the loop ended: by confexec's end (end_kill)
+	 * otherwise, after a timeout, a cancel or a failure. */
+	if (!r->exited) {
+		o->signal_by = "confexec";
+		return;
+	}
+	if (o->have_oom && o->oom > 0) {
+		o->signal_by = "oom";
+		return;
+	}
+	o->signal_by = o->init_killed ? "outside-init" : "outside";
+	if (o->si.si_status != SIGKILL || r->timed_out ||
+	    r->cancel[0] != '\0' || r->failed)
+		return;
+	init = o->init_killed ? " (its init, pid 1 of the run's namespace, "
+	    "was killed first)" : "";
+	host = r->host_oom0 < 0 ? -1 : host_oom_kills();
+	if (o->have_oom || host == r->host_oom0)
+		warning("killed by SIGKILL from outside confexec: not a "
+			"timeout, cancel or OOM kill%s", init);
+	else if (host > r->host_oom0)
+		warning("killed by SIGKILL from outside confexec: not a "
+			"timeout or cancel (the host's OOM killer killed %lld "
+			"process%s during the run)%s", (long long)(host -
+			r->host_oom0), host - r->host_oom0 > 1 ? "es" : "",
+		    init);
+	else
+		warning("killed by SIGKILL from outside confexec: not a "
+			"timeout or cancel (OOM kills cannot be counted "
+			"here)%s", init);
+}
+
 /* After the loop: the payload exited, timed out, was cancelled, or the
  * supervisor failed.  Returns confexec's exit status. */
 int
@@ -178,13 +275,21 @@ end_run(struct run *r)
 		warning("the run had left its cgroup %s (moved by a user who "
 			"can write its parent); ending it through its pid "
 			"namespace", r->cg.path);
+	/* Exited on its own: reaped first (it does not wait), so that a
+	 * kill of init from outside can be told (init_killed). */
+	if (r->exited) {
+		reap(r, &o);
+		o.init_killed = init_killed(r, &o);
+	}
 	end_kill(r);
-	reap(r, &o);
+	if (!r->exited)
+		reap(r, &o);
 	drain(r, &o);
 	reap_init(r);
 	o.wall_ns = now_ns(CLOCK_MONOTONIC) - ((uint64_t)r->t0.tv_sec *
 	    1000000000u + (uint64_t)r->t0.tv_nsec);
 	say_oom(r, &o);
+	say_signal(r, &o);
 	o.code = status_code(&o);
 	if (r->failed)		/* said already, in one line */
 		o.code = EXIT_FAIL;

@@ -170,6 +170,8 @@ ev_end(const struct run *r, const struct outcome *o)
 	    json_integer(o->si.si_status) : json_null());
 	json_object_set_new(ev, "signal", o->have_status && !exited ?
 	    json_integer(o->si.si_status) : json_null());
+	json_object_set_new(ev, "signal_by", o->signal_by != NULL ?
+	    json_string(o->signal_by) : json_null());
 	json_object_set_new(ev, "timeout", json_boolean(r->timed_out));
 	json_object_set_new(ev, "cancel",
 	    r->cancel[0] ? json_string(r->cancel) : json_null());
