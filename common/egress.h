@@ -53,11 +53,18 @@ int egress_parse(const char *buf, size_t len, struct egress_req *rq,
 long egress_match(const struct plan_egress *list, size_t n,
     const char *host, uint16_t port);
 
-/* The host's own addresses (every interface, IPv4 and IPv6), read once
- * by the caller (getifaddrs) and handed to egress_addr_why. */
+/* The host's own addresses, as the caller knows them: a list (every
+ * interface, IPv4 and IPv6), and/or ask, called with an address (af
+ * AF_INET, 4 bytes, or AF_INET6, 16) that no special-purpose range
+ * refused: NULL when a connection to it leaves this host, else a static
+ * reason ("this host's address", or why that cannot be told: the
+ * address is then refused too).  ask may do I/O (confexec's broker asks
+ * the kernel for its route at each connection); ctx is its own. */
 struct egress_self {
 	struct sockaddr_storage *addr;
 	size_t n;
+	const char *(*ask)(void *ctx, int af, const unsigned char *a);
+	void *ctx;
 };
 
 /* Whether the broker may connect to sa (AF_INET or AF_INET6, as
@@ -68,5 +75,9 @@ struct egress_self {
  * NULL. */
 const char *egress_addr_why(const struct sockaddr *sa,
     const struct egress_self *self);
+
+/* Whether sa is an unspecified address (plan_ip_unspecified): one the
+ * broker never connects to, listed or not.  1 or 0. */
+int egress_addr_unspecified(const struct sockaddr *sa);
 
 #endif

@@ -170,7 +170,7 @@ self_why(int af, const unsigned char *a, const struct egress_self *self)
 		if (self_addr(&self->addr[i], s) == af &&
 		    memcmp(s, a, af == AF_INET ? 4 : 16) == 0)
 			return "this host's address";
-	return NULL;
+	return self->ask != NULL ? self->ask(self->ctx, af, a) : NULL;
 }
 
 static const char *
@@ -197,9 +197,13 @@ v6_why(const unsigned char *a, const struct egress_self *self)
 			continue;
 		if (r->why != NULL)
 			return r->why;
-		/* the IPv4 address inside, then the IPv6 address itself */
+		/* the IPv4 address inside, then the IPv6 address itself
+		 * (not a mapped one: a connection to it is to the IPv4
+		 * address, which is all there is to ask about) */
 		w = v4_why(a + r->v4at, self);
-		return w != NULL ? w : self_why(AF_INET6, a, self);
+		if (w != NULL || in_range(a, &v4mapped))
+			return w;
+		return self_why(AF_INET6, a, self);
 	}
 	/* the last entry, 2000::/3: anything else is not global unicast */
 	if (!in_range(a, &v6ranges[n - 1]))
@@ -224,4 +228,21 @@ egress_addr_why(const struct sockaddr *sa, const struct egress_self *self)
 		return v6_why(s6.sin6_addr.s6_addr, self);
 	}
 	return "not an IP address";
+}
+
+int
+egress_addr_unspecified(const struct sockaddr *sa)
+{
+	struct sockaddr_in s4;
+	struct sockaddr_in6 s6;
+
+	if (sa != NULL && sa->sa_family == AF_INET) {
+		memcpy(&s4, sa, sizeof(s4));
+		return plan_ip_unspecified(AF_INET, &s4.sin_addr);
+	}
+	if (sa != NULL && sa->sa_family == AF_INET6) {
+		memcpy(&s6, sa, sizeof(s6));
+		return plan_ip_unspecified(AF_INET6, &s6.sin6_addr);
+	}
+	return 0;
 }

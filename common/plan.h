@@ -60,7 +60,8 @@ struct plan_fsrule {
  * host is a lowercase DNS name ("pypi.org"), a suffix wildcard
  * ("*.github.com": any name beneath github.com, not github.com itself),
  * or an IP literal in RFC 5952's form (plan_ip_text: "192.0.2.7",
- * "2001:db8::1", "::ffff:192.0.2.7", no brackets).  port 1..65535. */
+ * "2001:db8::1", "::ffff:192.0.2.7", no brackets; never an unspecified
+ * address, plan_ip_unspecified).  port 1..65535. */
 struct plan_egress {
 	char *host;
 	uint16_t port;
@@ -203,6 +204,11 @@ const char *plan_envname_why(const char *name, size_t n);
  * libc): into buf (size bytes; 46 is enough), returned; NULL when it
  * does not fit. */
 const char *plan_ip_text(int af, const void *addr, char *buf, size_t size);
+
+/* Whether an address (as plan_ip_text takes it) is one a connect(2)
+ * takes for this host's own: the unspecified 0.0.0.0 or ::, or
+ * ::ffff:0.0.0.0 (0.0.0.0 mapped).  Never a destination: 1 or 0. */
+int plan_ip_unspecified(int af, const void *addr);
 
 /* Release everything a decoded or built plan owns; *p becomes empty. */
 void plan_free(struct plan *p);

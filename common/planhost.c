@@ -108,7 +108,25 @@ plan_ip_text(int af, const void *addr, char *buf, size_t size)
 	return buf;
 }
 
-/* An IP literal of family af, exactly in RFC 5952's form. */
+/* Linux connects a socket to the unspecified address, or to 0.0.0.0
+ * mapped, as to loopback (tcp_v4_connect, tcp_v6_connect): whatever
+ * listens on this host answers. */
+int
+plan_ip_unspecified(int af, const void *addr)
+{
+	static const unsigned char zero[16], mapped[16] = { 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0xff, 0xff };
+
+	if (af == AF_INET)
+		return memcmp(addr, zero, 4) == 0;
+	if (af == AF_INET6)
+		return memcmp(addr, zero, 16) == 0 ||
+		    memcmp(addr, mapped, 16) == 0;
+	return 0;
+}
+
+/* An IP literal of family af, exactly in RFC 5952's form, and not an
+ * unspecified address (a destination that is this host). */
 static const char *
 literal_why(const char *s, int af)
 {
@@ -122,6 +140,9 @@ literal_why(const char *s, int af)
 	    strcmp(back, s) != 0)
 		return "IP address not in RFC 5952's form (planenc writes "
 		    "it so)";
+	if (plan_ip_unspecified(af, a))
+		return "an unspecified address is not a destination (a "
+		    "connection to it reaches this host's own listeners)";
 	return NULL;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-# egress-upstream.py ADDR PORTFILE LOG: the destination a run's egress
-# broker relays to, for tests/t-confexec-egress.sh and bench/.  HTTP/1.1
-# on ADDR (a kernel-assigned port, written to PORTFILE):
+# egress-upstream.py ADDR PORTFILE LOG [ACCEPTLOG [freebind]]: the
+# destination a run's egress broker relays to, for
+# tests/t-confexec-egress.sh, tests/t-confexec-guard.sh and bench/.
+# HTTP/1.1 on ADDR (a kernel-assigned port, written to PORTFILE):
 #   POST /echo        the body back, byte for byte
 #   GET /bytes/N      N bytes (i % 251)
 #   POST /early       413 at once, the body unread (a reset follows)
@@ -9,13 +10,22 @@
 # LOG gets one line per request: the request line, then each header as
 # "name: value" on the same line, tab-separated.  A connection that
 # does not start with an HTTP request line is a raw echo (the tunnel
-# tests send their own bytes).
+# tests send their own bytes).  ACCEPTLOG, when given, gets one line per
+# connection accepted, before anything is read.  With "freebind" ADDR
+# need not be the host's yet (IP_FREEBIND, IPV6_FREEBIND): the listener
+# answers once the host gains it.
 import socket
 import socketserver
 import sys
 
 
 class Handler(socketserver.StreamRequestHandler):
+    def setup(self):
+        if len(sys.argv) > 4:
+            with open(sys.argv[4], "a") as log:
+                log.write("accepted %s\n" % (self.client_address,))
+        super().setup()
+
     def handle(self):
         line = self.rfile.readline(65537)
         if not line:
@@ -64,6 +74,14 @@ class Handler(socketserver.StreamRequestHandler):
 class Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def server_bind(self):
+        if len(sys.argv) > 5 and sys.argv[5] == "freebind":
+            if self.address_family == socket.AF_INET6:
+                self.socket.setsockopt(socket.IPPROTO_IPV6, 78, 1)
+            else:
+                self.socket.setsockopt(socket.IPPROTO_IP, 15, 1)
+        super().server_bind()
 
 
 def main():

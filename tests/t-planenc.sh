@@ -583,6 +583,30 @@ refuse "egress IPv4 with a leading zero" \
 	$P --egress 192.0.2.01:80 -- /bin/true
 refuse "egress short IPv4 form" '--egress 127\.1:80: not an IPv4 address' \
 	$P --egress 127.1:80 -- /bin/true
+# An unspecified address, however spelt: a connection to it is one to
+# this host (Linux connects it as loopback).  Named as given, then as
+# the address it is.
+UNSPEC='is an unspecified address, not a destination \(a connection to it reaches this host.s own listeners\)$'
+for c in '0.0.0.0 0\.0\.0\.0 0\.0\.0\.0' '[::] \[::\] ::' \
+    '[0:0:0:0:0:0:0:0] \[0:0:0:0:0:0:0:0\] ::' '[0::] \[0::\] ::' \
+    '[::0.0.0.0] \[::0\.0\.0\.0\] ::' \
+    '[::ffff:0.0.0.0] \[::ffff:0\.0\.0\.0\] ::ffff:0\.0\.0\.0' \
+    '[::FFFF:0:0] \[::FFFF:0:0\] ::ffff:0\.0\.0\.0' \
+    '[0:0:0:0:0:ffff:0000:0000] \[0:0:0:0:0:ffff:0000:0000\] ::ffff:0\.0\.0\.0'; do
+	set -- $c
+	refuse "egress $1 (unspecified)" "^planenc: --egress $2:80: $3 $UNSPEC" \
+		$P --egress "$1:80" -- /bin/true
+	t_eq "  nothing on stdout" "$(wc -c <"$OUT" | tr -d ' ')" 0
+done
+set --
+printf '%s\n' '--egress [::]:443' >"$TMP/eg0.prof"
+refuse "egress [::] in a profile" \
+	"^planenc: $TMP/eg0\\.prof:1: --egress \\[::\\]:443: :: $UNSPEC" \
+	$P --profile "$TMP/eg0.prof" -- /bin/true
+t_exit 0 "egress 0.0.0.1 is not unspecified (a connect fails: no route)" \
+	$P --egress 0.0.0.1:80 -- /bin/true
+t_exit 0 "egress ::ffff:0:0:0 (SIIT) is not either" \
+	$P --egress '[::ffff:0:0:0]:80' -- /bin/true
 # What the rules refuse (launchplan(5)), named by the plan field.
 refuse "egress wildcard over a top-level domain" \
 	'egress \*\.com 443: wildcard over a top-level domain' \
@@ -653,6 +677,11 @@ hostile "egress IPv6 upper case" "egress 2001:DB8::1 443: IP address not in RFC 
 	'socket tcp' 'egress 2001:DB8::1 443'
 hostile "egress IPv6 in brackets" 'egress \[::1\] 443: not an IPv6 address' \
 	'socket tcp' 'egress [::1] 443'
+for h in 0.0.0.0 :: ::ffff:0.0.0.0; do
+	hostile "egress $h (unspecified)" \
+		"line 5: egress $h 80: an unspecified address is not a destination \\(a connection to it reaches this host.s own listeners\\)\$" \
+		'socket tcp' "egress $h 80"
+done
 hostile "egress ports out of order" \
 	'line 6: egress: pypi\.org 80: out of order \(sorted by host, then port\)' \
 	'socket tcp' 'egress pypi.org 443' 'egress pypi.org 80'

@@ -4,8 +4,9 @@
  * C_HEAD     the request head is read (EGRESS_MAX_HEAD at most) and
  *            parsed (common/egress); a refusal answers 4xx and closes
  * C_RESOLVE  a listed name waits for the resolver; every address it
- *            gives is judged (egress_addr_why) and kept only when public
- *            or listed as that IP literal
+ *            gives is judged (egress_addr_why, asking the kernel whether
+ *            it is this host's: hostroute.c) and kept only when public
+ *            or listed as that IP literal; an unspecified one never
  * C_CONNECT  a non-blocking connect to each kept address in turn
  * C_RELAY    CONNECT: "200 Connection established", then bytes both
  *            ways, opaque; HTTP: the head rewritten to origin form with
@@ -328,12 +329,16 @@ conn_resolved(struct broker *b, size_t i, int gai,
 		return;
 	}
 	c->naddr = 0;
+	b->rtport = c->rq.port;
 	for (k = 0; k < n && c->naddr < BROKER_NADDR; k++) {
 		sa_name(&a[k], name, sizeof(name));
 		why = egress_addr_why((const struct sockaddr *)&a[k],
 		    &b->self);
-		if (why != NULL && egress_match(p->egress, p->negress, name,
-			c->rq.port) < 0) {
+		/* Never an unspecified address, whatever the list says (its
+		 * rules refuse one; this holds whatever a name gives). */
+		if (why != NULL && (egress_addr_unspecified((const struct
+		    sockaddr *)&a[k]) || egress_match(p->egress, p->negress,
+		    name, c->rq.port) < 0)) {
 			if (used < sizeof(dropped))
 				used += (size_t)snprintf(dropped + used,
 				    sizeof(dropped) - used, "%s%s (%s)",
@@ -385,6 +390,11 @@ decide(struct broker *b, size_t i)
 	} else {
 		refuse(b, i, CV_REFUSED, 400, "%s: not an address",
 		    c->rq.host);
+		return;
+	}
+	if (egress_addr_unspecified((struct sockaddr *)&c->addr[0])) {
+		refuse(b, i, CV_REFUSED, 403, "%s: the unspecified address "
+		    "is this host, never a destination", c->rq.host);
 		return;
 	}
 	/* Listed as this literal: the guard does not apply. */

@@ -8,6 +8,8 @@
  *                 the upstream connect, the relay (splice)
  *   resolver.c    names resolved by a helper process, never by the
  *                 payload and never blocking the loop
+ *   hostroute.c   whether a resolved address is this host's: its route
+ *                 asked of the kernel at each connection
  *
  * Every descriptor is non-blocking; a handler does bounded work and
  * returns to the loop. */
@@ -85,7 +87,11 @@ struct broker {
 	uint32_t gen;
 	int tickfd;
 	int spare;		/* a descriptor kept for running out (shed) */
-	struct egress_self self;
+	struct egress_self self;	/* its ask: hostroute.c */
+	/* hostroute.c */
+	int rtfd;		/* NETLINK_ROUTE, in confexec's network */
+	uint32_t rtseq;
+	uint16_t rtport;	/* the port of the address asked about */
 	/* resolver.c */
 	int resfd;
 	pid_t respid;
@@ -108,6 +114,11 @@ void broker_event(struct broker *b, const struct conn *c);
 /* The event of a connection turned away before it had a slot (status
  * 503 when too many are open; 0 when out of descriptors). */
 void broker_event_away(struct broker *b, int status, const char *why);
+
+/* hostroute.c: open the kernel socket and set b->self.ask (0, or -1
+ * with errno); close it. */
+int hostroute_open(struct broker *b);
+void hostroute_close(struct broker *b);
 
 /* resolver.c: ask for c's name (0, or -1: the resolver cannot be
  * reached); read answers (each given to conn_resolved); stop it. */

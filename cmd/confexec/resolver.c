@@ -5,7 +5,13 @@
  * SOCK_SEQPACKET pair.  It dies with confexec (PR_SET_PDEATHSIG), and
  * as root it runs as nobody (65534) with no_new_privs: it only reads
  * the resolver configuration and talks DNS.  The payload never resolves
- * anything (it has no UDP). */
+ * anything (it has no UDP).
+ *
+ * Nothing here asks for confexec's pid: not root, confexec lives in the
+ * run's pid namespace but was born outside it, so its children see
+ * getppid() == 0.  Had confexec ended before PR_SET_PDEATHSIG took, its
+ * end of the pair is closed (only confexec holds it) and the first recv
+ * reads the end: the resolver exits. */
 #include <errno.h>
 #include <grp.h>
 #include <netdb.h>
@@ -42,19 +48,22 @@ struct res_rep {
 #define NOBODY 65534
 
 _Noreturn static void
-serve(int fd, pid_t parent, int drop)
+serve(int fd, int drop)
 {
 	struct addrinfo hints, *res, *ai;
 	struct res_req q;
 	struct res_rep a;
 	ssize_t n;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
-		_exit(1);
 	if (drop && (setgroups(0, NULL) == -1 || setgid(NOBODY) == -1 ||
 		setuid(NOBODY) == -1))
 		_exit(1);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+	/* After the uid change, which clears the parent-death signal
+	 * (prctl(2)); not dumpable: no process of the same uid (the
+	 * payload's, not root) may trace it or read its memory. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
+	    prctl(PR_SET_DUMPABLE, 0) == -1 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		_exit(1);
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -93,7 +102,7 @@ static int
 start(struct broker *b)
 {
 	int sv[2];
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1)
 		return -1;
@@ -109,7 +118,7 @@ start(struct broker *b)
 		    syscall(SYS_close_range, 4, ~0U, 0) == -1 ||
 		    sigprocmask(SIG_SETMASK, &b->r->oldmask, NULL) == -1)
 			_exit(1);
-		serve(3, parent, getuid() == 0 && !b->r->userns);
+		serve(3, getuid() == 0 && !b->r->userns);
 	}
 	close(sv[1]);
 	if (loop_watch(b->s, sv[0], TAG_RESOLVER, EPOLLIN) == -1) {

@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,7 +35,8 @@
 _Static_assert(LOOP_EXTRA >= CTL_CLIENTS + 2 * BROKER_MAXCONN + 2,
     "the loop's budget of extra descriptors is too small");
 
-static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1};
+static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1,
+    .rtfd = -1};
 
 uint64_t
 broker_ms(void)
@@ -50,36 +50,6 @@ fail(struct source *s, int e, const char *what)
 	snprintf(s->why, sizeof(s->why), "%s: %s", what, strerror(e));
 	errno = e;
 	return -1;
-}
-
-/* The host's own addresses, for the guard (egress_addr_why). */
-static int
-load_self(struct egress_self *self)
-{
-	struct ifaddrs *ifa, *i;
-	size_t n = 0;
-
-	if (getifaddrs(&ifa) == -1)
-		return -1;
-	for (i = ifa; i != NULL; i = i->ifa_next)
-		n++;
-	self->addr = calloc(n + 1, sizeof(*self->addr));
-	if (self->addr == NULL) {
-		freeifaddrs(ifa);
-		return -1;
-	}
-	for (i = ifa; i != NULL; i = i->ifa_next) {
-		if (i->ifa_addr == NULL)
-			continue;
-		if (i->ifa_addr->sa_family == AF_INET)
-			memcpy(&self->addr[self->n++], i->ifa_addr,
-			    sizeof(struct sockaddr_in));
-		else if (i->ifa_addr->sa_family == AF_INET6)
-			memcpy(&self->addr[self->n++], i->ifa_addr,
-			    sizeof(struct sockaddr_in6));
-	}
-	freeifaddrs(ifa);
-	return 0;
 }
 
 /* The run's network: made by a child sharing our memory and descriptor
@@ -135,8 +105,8 @@ egress_open(struct source *s, struct run *r)
 		snprintf(s->why, sizeof(s->why), "%s", err);
 		return -1;
 	}
-	if (load_self(&br.self) == -1)
-		return fail(s, errno, "the host's addresses");
+	if (hostroute_open(&br) == -1)
+		return fail(s, errno, "the host's routes (netlink)");
 	br.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (br.spare == -1)
 		return fail(s, errno, "/dev/null");
@@ -242,9 +212,7 @@ egress_close(struct source *s, struct run *r)
 	if (br.spare != -1)
 		close(br.spare);
 	br.spare = -1;
-	free(br.self.addr);
-	br.self.addr = NULL;
-	br.self.n = 0;
+	hostroute_close(&br);
 	br.r = NULL;
 }
 

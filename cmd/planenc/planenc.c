@@ -182,6 +182,11 @@ opt_egress(struct opts *o, const char *arg)
 	    plan_ip_text(af, a, canon, sizeof(canon)) == NULL))
 		die(EXIT_USAGE, "--egress %s: not an %s address", arg,
 		    af == AF_INET ? "IPv4" : "IPv6");
+	/* However it is spelt (the rules see only the canonical form). */
+	if (af != 0 && plan_ip_unspecified(af, a))
+		die(EXIT_USAGE, "--egress %s: %s is an unspecified address, "
+		    "not a destination (a connection to it reaches this "
+		    "host's own listeners)", arg, canon);
 	p->egress = push(p->egress, &p->negress, sizeof(*p->egress));
 	p->egress[p->negress - 1].host = xstrdup(af != 0 ? canon : h);
 	p->egress[p->negress - 1].port = (uint16_t)port;

@@ -256,7 +256,7 @@ check_addr(const uint8_t *data, size_t size)
 	struct sockaddr_storage ss[2];
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss[0];
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss[1];
-	struct egress_self self = { ss, 2 };
+	struct egress_self self = { .addr = ss, .n = 2 };
 	uint8_t v4[4], v6[16], m[16];
 	const char *w4;
 

@@ -684,7 +684,7 @@ test_self(void)
 	struct sockaddr_in6 *m6 = (struct sockaddr_in6 *)&ss[2];
 	struct sockaddr_un *su = (struct sockaddr_un *)&ss[3];
 	struct sockaddr_in6 *n6 = (struct sockaddr_in6 *)&ss[4];
-	struct egress_self self = { ss, 5 }, none = { NULL, 0 };
+	struct egress_self self = { .addr = ss, .n = 5 }, none = { .n = 0 };
 	const char *w;
 
 	memset(ss, 0, sizeof(ss));
@@ -719,6 +719,90 @@ test_self(void)
 	is_str(w, "not an IP address", "no address");
 }
 
+/* ask: what the broker's kernel query is to the guard.  It answers
+ * "this host's address" for 93.184.216.34 and 2606:2800:220:1::1, a
+ * failure to tell for 9.9.9.9, and records what it was asked. */
+static char asked[512];
+
+static const char *
+fake_ask(void *ctx, int af, const unsigned char *a)
+{
+	char t[64];
+	size_t n = strlen(asked);
+
+	is_int(*(int *)ctx, 42, "ask gets its ctx");
+	inet_ntop(af, a, t, sizeof(t));
+	snprintf(asked + n, sizeof(asked) - n, "%s%s", n ? " " : "", t);
+	if (strcmp(t, "93.184.216.34") == 0 ||
+	    strcmp(t, "2606:2800:220:1::1") == 0)
+		return "this host's address";
+	if (strcmp(t, "9.9.9.9") == 0)
+		return "cannot tell";
+	return NULL;
+}
+
+static void
+ask_is(const char *a, const char *want, const char *want_asked)
+{
+	int ctx = 42;
+	struct egress_self self = { NULL, 0, fake_ask, &ctx };
+
+	asked[0] = '\0';
+	addr_is(a, want, &self);
+	is_str(asked, want_asked, "%s: asked %s", a,
+	    want_asked[0] ? want_asked : "nothing");
+}
+
+static void
+test_ask(void)
+{
+	struct sockaddr_in s4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6 };
+	static const char *const unspec[] = { "::", "::ffff:0.0.0.0" },
+	    *const spec[] = { "::1", "::ffff:0.0.0.1", "::ffff:0:0:0",
+		"64:ff9b::", "2002::" };
+	size_t i;
+
+	ask_is("93.184.216.34", "this host's address", "93.184.216.34");
+	ask_is("93.184.216.35", NULL, "93.184.216.35");
+	ask_is("9.9.9.9", "cannot tell", "9.9.9.9");
+	ask_is("2606:2800:220:1::1", "this host's address",
+	    "2606:2800:220:1::1");
+	ask_is("2606:2800:220:1::2", NULL, "2606:2800:220:1::2");
+	/* A mapped address is a connection to the IPv4 one: only it. */
+	ask_is("::ffff:93.184.216.34", "this host's address",
+	    "93.184.216.34");
+	ask_is("::ffff:93.184.216.35", NULL, "93.184.216.35");
+	/* NAT64 and 6to4: the IPv4 address inside, then the IPv6 one. */
+	ask_is("64:ff9b::5db8:d822", "this host's address", "93.184.216.34");
+	ask_is("64:ff9b::5db8:d823", NULL,
+	    "93.184.216.35 64:ff9b::5db8:d823");
+	/* A special-purpose range is refused without asking. */
+	ask_is("127.0.0.1", "loopback", "");
+	ask_is("10.0.0.1", "private", "");
+	ask_is("fe80::1", "link-local", "");
+	ask_is("::ffff:127.0.0.1", "loopback", "");
+	ask_is("0.0.0.0", "unspecified", "");
+
+	inet_pton(AF_INET, "0.0.0.0", &s4.sin_addr);
+	ok(egress_addr_unspecified((struct sockaddr *)&s4) == 1,
+	    "egress_addr_unspecified: 0.0.0.0");
+	inet_pton(AF_INET, "0.0.0.1", &s4.sin_addr);
+	ok(egress_addr_unspecified((struct sockaddr *)&s4) == 0,
+	    "egress_addr_unspecified: 0.0.0.1 is not");
+	for (i = 0; i < sizeof(unspec) / sizeof(unspec[0]); i++) {
+		inet_pton(AF_INET6, unspec[i], &s6.sin6_addr);
+		ok(egress_addr_unspecified((struct sockaddr *)&s6) == 1,
+		    "egress_addr_unspecified: %s", unspec[i]);
+	}
+	for (i = 0; i < sizeof(spec) / sizeof(spec[0]); i++) {
+		inet_pton(AF_INET6, spec[i], &s6.sin6_addr);
+		ok(egress_addr_unspecified((struct sockaddr *)&s6) == 0,
+		    "egress_addr_unspecified: %s is not", spec[i]);
+	}
+	ok(egress_addr_unspecified(NULL) == 0, "egress_addr_unspecified: NULL");
+}
+
 int
 main(void)
 {
@@ -731,5 +815,6 @@ main(void)
 	test_addr4();
 	test_addr6();
 	test_self();
+	test_ask();
 	return done_testing();
 }

@@ -160,8 +160,11 @@ hosts(void)
 {
 	static const char *const good[] = { "pypi.org", "localhost",
 		"a-b.example", "x1.example", "*.github.com", "*.a.b.example",
-		"192.0.2.7", "0.0.0.0", "2001:db8::1", "::1", "::",
-		"::ffff:192.0.2.1", "xn--bcher-kva.example" };
+		"192.0.2.7", "0.0.0.1", "2001:db8::1", "::1", "::ffff:0.0.0.1",
+		"::ffff:192.0.2.1", "::ffff:0:0:0", "xn--bcher-kva.example" };
+	/* What a connect(2) takes for this host: never a destination. */
+	static const char *const unspec[] = { "0.0.0.0", "::",
+		"::ffff:0.0.0.0" };
 	static const char *const badh[] = { "", "Pypi.org", "pypi.org.",
 		".pypi.org", "a..b", "-a.example", "a-.example", "a_b.example",
 		"a b.example", "*", "*.com", "**.a.example", "a.*.example",
@@ -178,6 +181,10 @@ hosts(void)
 	for (i = 0; i < sizeof(badh) / sizeof(badh[0]); i++)
 		ok(!host_ok(badh[i]) && strstr(err, "egress ") == err,
 		    "host '%s' refused (%s)", badh[i], err);
+	for (i = 0; i < sizeof(unspec) / sizeof(unspec[0]); i++)
+		ok(!host_ok(unspec[i]) && strstr(err, "an unspecified "
+		    "address is not a destination") != NULL,
+		    "host %s refused: unspecified (%s)", unspec[i], err);
 	/* Labels of 63 bytes, and 253 bytes in all. */
 	memset(h, 'a', 63);
 	strcpy(h + 63, ".example");
@@ -276,6 +283,12 @@ decoder(void)
 	bad_lines("egress pypi.org. 443\n", "trailing dot");
 	bad_lines("egress 2001:DB8::1 443\n", "not in RFC 5952's form");
 	bad_lines("egress *.com 443\n", "wildcard over a top-level domain");
+	bad_lines("egress 0.0.0.0 80\n", "line 5: egress 0.0.0.0 80: an "
+	    "unspecified address is not a destination");
+	bad_lines("egress :: 80\n", "line 5: egress :: 80: an unspecified");
+	bad_lines("egress ::ffff:0.0.0.0 80\n", "egress ::ffff:0.0.0.0 80: "
+	    "an unspecified");
+	bad_lines("egress 0::0 80\n", "not in RFC 5952's form");
 	bad_lines("egress pypi.org 443\negress pypi.org 80\n",
 	    "line 6: egress: pypi.org 80: out of order (sorted by host, "
 	    "then port)");
@@ -385,6 +398,19 @@ ip_text(void)
 		is_str(got, cases[i][1], "%s is written %s",
 		    cases[i][0], cases[i][1]);
 	}
+	/* plan_ip_unspecified: 0.0.0.0, ::, and 0.0.0.0 mapped only. */
+	memset(a, 0, sizeof(a));
+	ok(plan_ip_unspecified(AF_INET, a) == 1, "0.0.0.0 unspecified");
+	ok(plan_ip_unspecified(AF_INET6, a) == 1, ":: unspecified");
+	a[10] = a[11] = 0xff;
+	ok(plan_ip_unspecified(AF_INET6, a) == 1, "::ffff:0.0.0.0 unspecified");
+	a[15] = 1;
+	ok(plan_ip_unspecified(AF_INET6, a) == 0, "::ffff:0.0.0.1 is not");
+	ok(plan_ip_unspecified(AF_INET, a + 12) == 0, "0.0.0.1 is not");
+	memset(a, 0, sizeof(a));
+	a[9] = 0xff;
+	ok(plan_ip_unspecified(AF_INET6, a) == 0, "::ff:0:0:0 is not");
+	ok(plan_ip_unspecified(AF_UNIX, a) == 0, "not an IP family: 0");
 	memcpy(a, "\xc0\x00\x02\x07", 4);
 	got = plan_ip_text(AF_INET, a, buf, sizeof(buf));
 	is_str(got, "192.0.2.7", "IPv4 dotted");
