@@ -6,72 +6,87 @@
  * bytes that execute are the bytes admitted, and that no writer, inside or
  * outside the run, can change them between the check and the exec.  A file
  * gives the same guarantee when nobody can change it: FS_IMMUTABLE_FL
- * forbids write, truncate, chmod, rename, link and unlink to every process
- * without CAP_LINUX_IMMUTABLE, owner or not -- and the payload never has a
- * capability.  So each image is copied once, hashed once (the copy, never
- * the source), and executed from then on through an O_RDONLY fd of the
- * immutable copy (execveat AT_EMPTY_PATH): no byte read per launch.
+ * forbids opening for writing, truncate, chmod, rename, link and unlink to
+ * every process without CAP_LINUX_IMMUTABLE, owner or not -- and the
+ * payload never has a capability.  So each distinct content is copied
+ * once, hashed once it is sealed, and executed from then on through an
+ * O_RDONLY fd of the immutable copy (execveat AT_EMPTY_PATH).
  *
  * Layout: one flat directory, root:root 0700, checked with fstat on the
  * opened fd at every use.  Entries:
- *   NAME-<hex>  an image: the bytes whose SHA-256 is <hex>; NAME is the
- *               source's base name (cosmetic: ps, /proc/PID/exe); 0555 (a
- *               uid-switched payload must be able to execute it), never
- *               set-id, immutable, one link
- *   i-<id>      an index entry: <id> is the source's full identity
- *               (dev, ino, size, mtime.ns, ctime.ns) in hex; content the
- *               image's name and a newline; 0444, immutable, one link
+ *   <hex>       an image: the bytes whose SHA-256 is <hex> (64 digits),
+ *               one per distinct content whatever the names it is
+ *               launched by; 0555 (a uid-switched payload must be able to
+ *               execute it), never set-id, immutable, one link
+ *   i-<hex>     an index entry: <hex> is the SHA-256 of a source path;
+ *               content "SRCID IMG IMGID\nPATH\n": the source's identity
+ *               (dev, ino, size, mtime.ns, ctime.ns), the image's digest,
+ *               the image's identity when its bytes were hashed (ino,
+ *               ctime.ns, mtime.ns), the path; 0444, immutable, one link
  * Every entry is checked at every use: regular, uid 0, exact mode, one
- * link, immutable.  A file planted by a capability-less process (e.g. the
- * uid-0 payload of a plan that grants write access over the directory)
- * cannot be immutable and cannot be a link to an immutable file, and an
- * immutable file cannot be renamed: an entry that passes was written by
- * a capable process, i.e. by confexec.  The index is protected like the
- * images because a forged index entry would send one path to another
- * program's image.
+ * link, immutable.  A file planted by a capability-less process cannot be
+ * immutable and cannot be a link to an immutable file, and an immutable
+ * file cannot be renamed: an entry that passes was sealed by confexec.
+ *
+ * Named only once sealed.  The kernel refuses a link to an immutable
+ * file (vfs_link: EPERM), O_TMPFILE's included, so an entry must have its
+ * name before its flag.  The window between the two is closed by a write
+ * lease (F_SETLEASE F_WRLCK) taken on the unnamed O_TMPFILE, where nobody
+ * else can hold it open: any open(2) or truncate(2) of the inode by anyone
+ * breaks the lease, and that open does not return before we let go.  So:
+ * fill the O_TMPFILE, take the lease, link it, set FS_IMMUTABLE_FL, then
+ * check that the name still is that inode with the mode and the one link
+ * it was given, that its bytes hash (after sealing) to what it is named
+ * by, and that the lease was never broken: nobody opened it while it had
+ * a name and no flag.  Otherwise the entry is unsealed and unlinked, and
+ * this launch seals a private memfd.  (Needed where the flag does not
+ * stop writers that opened before it was set: tmpfs lets them write on.)
+ *
+ * Using an image: open it, check it, and take a read lease on the fd
+ * (F_RDLCK, refused while anyone holds the inode open for writing), held
+ * until that fd is closed, i.e. past the payload's execve.  A writer that
+ * appears after the check (only possible if the flag is cleared: eviction
+ * by another confexec) blocks in open(2) on the lease with its write
+ * access already counted, and the payload's execve then fails with
+ * ETXTBSY: the run fails, it never executes changed bytes.  The image's
+ * identity (ino, ctime, mtime) must also be the one the index recorded
+ * when its bytes were hashed: changing a file's flags, mode or bytes
+ * changes its ctime, which userspace cannot set.  A hit reads no byte:
+ * the digest is the one verified when the entry was sealed (hashing cc1
+ * again on every launch costs 70 ms; its launch costs 58).
  *
  * Filling: the source is copied under a read lease (F_SETLEASE F_RDLCK,
  * refused while anyone holds it open for writing; an open for writing or
  * a truncate by anyone else blocks until we release it), so the copy is a
  * complete version, not a torn mix; its identity is re-checked under the
- * lease.  The copy goes to an O_TMPFILE (no name, nobody else can open
- * it), is hashed from the temp file's own pages, checked (ELF, not #!,
- * pin), fsync'ed, linked under its digest and made immutable.  Only then
- * is it indexed, and only when the source's ctime is older than
- * IMGCACHE_RACY seconds: a write in the same timestamp tick as our stat
- * (coarse timestamps, 1-2 s on some filesystems) would otherwise leave the
- * identity unchanged and a stale entry (the same rule git uses for its
- * index).  ctime cannot be set from userspace, so any later change of the
- * source changes its identity and the next launch fills again.
+ * lease.  The copy goes to an O_TMPFILE, is hashed from its own pages and
+ * checked (ELF, not #!, pin).  An image of that digest already there is
+ * used instead once its bytes hash to it; otherwise the copy is sealed
+ * and named as above.  The source's path is indexed only when its ctime
+ * is older than IMGCACHE_RACY seconds: a write in the same timestamp tick
+ * as our stat (coarse timestamps) would otherwise leave the identity
+ * unchanged and a stale entry (the rule git uses for its index).
  *
- * Hit: read the index entry for the source's identity, open the image it
- * names, check both.  No hash: the immutable file still holds the bytes
- * hashed when it was filled.  A pin is compared with that digest.  The
- * worst a stale index can do is serve an older version of the source
- * (only where a filesystem lies about inode times, e.g. FUSE): a version
- * that was admitted when filled, and that still has to match a pin.
+ * Bound, under flock on the directory (LOCK_NB: another launch is at it),
+ * after each fill: index entries whose path no longer names the version
+ * they record (deleted, replaced, rewritten) go; images no index entry
+ * names, older than IMGCACHE_GRACE seconds (a concurrent fill names its
+ * own within that; c->grace), go; then the least recently used images (by atime:
+ * exec updates it, at relatime's once a day granularity) beyond
+ * IMGCACHE_MAX bytes, and the index entries naming them.  Removing clears
+ * the flag (confexec has CAP_LINUX_IMMUTABLE) and unlinks.  A process
+ * already holding a removed image's fd still executes the same bytes.
  *
  * Executing a file (not a memfd) is seen by Landlock: execveat re-opens
  * the fd's path, so confexec adds one rule (execute, read_file) for that
  * one image to the payload's ruleset (imgcache_grant).  No rule covers the
- * directory: the payload cannot list it, nor create or rename anything in
- * it, unless its plan grants write access over it -- and then it can still
- * not alter an image or an index entry (FS_IMMUTABLE_FL; tested).  An
- * immutable file cannot be opened for writing by anyone, so execve never
- * meets ETXTBSY from a writer.
- *
- * Bound: IMGCACHE_MAX bytes on disk by default.  Filling evicts the least
- * recently used images (by atime: exec updates it, at relatime's once a
- * day granularity; by creation order on a noatime mount), and the index
- * entries naming them, under flock on
- * the directory; evicting clears the immutable flag (confexec is root
- * with CAP_LINUX_IMMUTABLE) and unlinks.  A process already holding an
- * evicted image's fd still executes the same bytes.
+ * directory; a plan that grants write access over it lets the payload
+ * add files and open entries (every fill it races then seals a private
+ * copy instead), never change an entry (tested).
  *
  * Not fs-verity: it needs the verity feature on the filesystem (not set on
  * this host's ext4 by default), and a verity file's digest is a Merkle
- * root, not the plain SHA-256 a pin names; it would also leave the file
- * where its owner can unlink and replace it. */
+ * root, not the plain SHA-256 a pin names. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -100,12 +115,11 @@
 #define IMGCACHE_RACY 3		/* seconds: a ctime this recent is not indexed */
 #define IMG_MODE 0555
 #define IDX_MODE 0444
-#define BASE_MAX 32		/* bytes of the source's name in an image's */
-#define IMG_NAME_MAX (BASE_MAX + 1 + SHA256_HEX_LEN)
-#define IDX_MAX (IMG_NAME_MAX + 1)	/* an index entry: a name, '\n' */
-#define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
-	"0123456789._+-"
-#define NAME_MAX_ID 160
+#define IDX_NAME_LEN (2 + SHA256_HEX_LEN)
+#define ID_MAX 128		/* a source's or an image's identity, text */
+#define PATH_MAX_IDX 4096	/* a longer path is not indexed */
+#define IDX_MAX (2 * ID_MAX + SHA256_HEX_LEN + PATH_MAX_IDX + 4)
+#define NAME_MAX_ENT 256
 #define OPEN_RO (O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
 
 /* c->note = the message, then ": strerror(e)" when e > 0; -1, errno e
@@ -140,6 +154,7 @@ imgcache_open(struct imgcache *c, const char *dir, uint64_t max)
 
 	c->dirfd = -1;
 	c->max = max != 0 ? max : IMGCACHE_MAX;
+	c->grace = IMGCACHE_GRACE;
 	c->note[0] = '\0';
 	if (geteuid() != 0) {
 		errno = EPERM;	/* documented: no cache without root, quietly */
@@ -192,61 +207,47 @@ imgcache_close(struct imgcache *c)
 	c->dirfd = -1;
 }
 
+/* A source's identity: what changes with any change of its bytes. */
 static void
-id_name(char *name, size_t len, const struct stat *st)
+src_id(char out[ID_MAX], const struct stat *st)
 {
-	snprintf(name, len, "i-%jx-%jx-%jx-%jx.%lx-%jx.%lx",
+	snprintf(out, ID_MAX, "%jx-%jx-%jx-%jx.%lx-%jx.%lx",
 	    (uintmax_t)st->st_dev, (uintmax_t)st->st_ino,
 	    (uintmax_t)st->st_size, (uintmax_t)st->st_mtim.tv_sec,
 	    (unsigned long)st->st_mtim.tv_nsec, (uintmax_t)st->st_ctim.tv_sec,
 	    (unsigned long)st->st_ctim.tv_nsec);
 }
 
-static int
-same_id(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	    a->st_size == b->st_size &&
-	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
-	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
-/* An image's name: the source's base name (bytes outside NAME_CHARS as
- * '_', a leading '.' as '_', at most BASE_MAX bytes), '-', the digest in
- * hex.  The name shows in /proc/PID/exe and, from Linux 6.14, in the
- * payload's comm; only the digest in it means anything here. */
+/* An image's identity: the inode and its change and modification times
+ * (any change of its flags, mode or bytes moves the ctime). */
 static void
-img_name(char out[IMG_NAME_MAX + 1], const char *path, const uint8_t d[32])
+img_id(char out[ID_MAX], const struct stat *st)
 {
-	const char *b = strrchr(path, '/');
-	char hex[SHA256_HEX_LEN + 1];
-	size_t i;
-
-	b = b != NULL ? b + 1 : path;
-	for (i = 0; i < BASE_MAX && b[i] != '\0'; i++)
-		out[i] = strchr(NAME_CHARS, b[i]) != NULL && b[i] != '\0' &&
-		    (i > 0 || b[i] != '.') ? b[i] : '_';
-	sha256_hex(d, hex);
-	snprintf(out + i, IMG_NAME_MAX + 1 - i, "-%s", hex);
+	snprintf(out, ID_MAX, "%jx-%jx.%lx-%jx.%lx", (uintmax_t)st->st_ino,
+	    (uintmax_t)st->st_ctim.tv_sec, (unsigned long)st->st_ctim.tv_nsec,
+	    (uintmax_t)st->st_mtim.tv_sec, (unsigned long)st->st_mtim.tv_nsec);
 }
 
-/* The digest an image's name ends with; 0, or -1 when the name is not one
- * img_name makes. */
+/* The index entry's name for path: "i-" and the SHA-256 of the path. */
+static void
+idx_name(char out[IDX_NAME_LEN + 1], const char *path)
+{
+	uint8_t d[SHA256_LEN];
+
+	sha256_buf(path, strlen(path), d);
+	out[0] = 'i';
+	out[1] = '-';
+	sha256_hex(d, out + 2);
+}
+
+/* Whether name is an image's (64 lower-case hex digits); its digest. */
 static int
 img_digest(const char *name, uint8_t d[32])
 {
-	size_t len = strlen(name), base;
-
-	if (len < SHA256_HEX_LEN + 2 || len > IMG_NAME_MAX)
+	if (strlen(name) != SHA256_HEX_LEN ||
+	    strspn(name, "0123456789abcdef") != SHA256_HEX_LEN)
 		return -1;
-	base = len - SHA256_HEX_LEN - 1;
-	if (name[0] == '.' || name[base] != '-' ||
-	    strspn(name, NAME_CHARS) != len ||
-	    strspn(name + base + 1, "0123456789abcdef") != SHA256_HEX_LEN)
-		return -1;
-	return sha256_unhex(name + base + 1, SHA256_HEX_LEN, d);
+	return sha256_unhex(name, SHA256_HEX_LEN, d);
 }
 
 /* An entry as confexec leaves it: regular, root's, exactly mode, one link,
@@ -270,10 +271,77 @@ entry_ok(int fd, mode_t mode, off_t size, struct stat *out)
 	return 0;
 }
 
-/* Open the image called name and check it; fd or -1 (ENOENT). */
+/* Set or clear FS_IMMUTABLE_FL on fd; 0 or -1 with errno. */
 static int
-image_open(struct imgcache *c, const char *name, off_t size)
+set_immutable(int fd, int on)
 {
+	int fl = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == -1)
+		return -1;
+	if (on)
+		fl |= FS_IMMUTABLE_FL;
+	else
+		fl &= ~FS_IMMUTABLE_FL;
+	return ioctl(fd, FS_IOC_SETFLAGS, &fl);
+}
+
+/* A lease of type t on fd, its owner cleared: a break signals nobody (a
+ * broken lease is seen with F_GETLEASE, never by a signal). */
+static int
+lease(int fd, int t)
+{
+	struct sigaction ign, old;
+	int r, e;
+
+	/* A break before F_SETOWN signals us (SIGIO, fatal by default). */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	if (sigaction(SIGIO, &ign, &old) == -1)
+		return -1;
+	r = fcntl(fd, F_SETLEASE, t);
+	e = errno;
+	if (r != -1)
+		(void)fcntl(fd, F_SETOWN, 0);
+	(void)sigaction(SIGIO, &old, NULL);
+	errno = e;
+	return r == -1 ? -1 : 0;
+}
+
+/* The SHA-256 of the size bytes of fd, read from its own pages, without
+ * touching its atime (relatime would not update it again for a day: the
+ * bound evicts by atime). */
+static int
+hash_fd(int fd, off_t size, uint8_t d[32])
+{
+	void *m;
+	int fl;
+
+	fl = fcntl(fd, F_GETFL);
+	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NOATIME) == -1)
+		return -1;
+
+	if (size == 0) {
+		sha256_buf(NULL, 0, d);
+		return 0;
+	}
+	m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	sha256_buf(m, (size_t)size, d);
+	munmap(m, (size_t)size);
+	return 0;
+}
+
+/* Open the image called name and check it (entry_ok, its identity equal
+ * to id when id is not NULL), then take a read lease on the fd: refused
+ * while anyone holds the image open for writing, and held until the fd is
+ * closed.  The fd, or -1 with errno ENOENT; *st its status. */
+static int
+image_open(struct imgcache *c, const char *name, off_t size, const char *id,
+    struct stat *st)
+{
+	char now[ID_MAX];
 	int fd;
 
 	fd = openat(c->dirfd, name, OPEN_RO);
@@ -281,67 +349,16 @@ image_open(struct imgcache *c, const char *name, off_t size)
 		errno = ENOENT;
 		return -1;
 	}
-	if (entry_ok(fd, IMG_MODE, size, NULL) == -1) {
-		close(fd);
-		errno = ENOENT;
-		return -1;
-	}
+	if (entry_ok(fd, IMG_MODE, size, st) == -1)
+		goto bad;
+	img_id(now, st);
+	if ((id != NULL && strcmp(now, id) != 0) || lease(fd, F_RDLCK) == -1)
+		goto bad;
 	return fd;
-}
-
-int
-imgcache_lookup(struct imgcache *c, const struct stat *st,
-    uint8_t digest[32])
-{
-	char name[NAME_MAX_ID], img[IDX_MAX + 1];
-	struct stat is;
-	ssize_t n = -1;
-	int fd, ok;
-
-	if (c->dirfd == -1) {
-		errno = ENOENT;
-		return -1;
-	}
-	id_name(name, sizeof(name), st);
-	fd = openat(c->dirfd, name, OPEN_RO);
-	if (fd == -1) {
-		errno = ENOENT;
-		return -1;
-	}
-	ok = entry_ok(fd, IDX_MODE, -1, &is) == 0 && is.st_size <= IDX_MAX &&
-	    (n = pread(fd, img, (size_t)is.st_size, 0)) == is.st_size &&
-	    n > 0 && img[n - 1] == '\n';
+bad:
 	close(fd);
-	if (ok) {
-		img[n - 1] = '\0';
-		ok = img_digest(img, digest) == 0;
-	}
-	if (!ok) {
-		errno = ENOENT;
-		return -1;
-	}
-	return image_open(c, img, st->st_size);
-}
-
-/* Make fd (linked as name) immutable; on failure unlink name and say why
- * in the note. */
-static int
-seal_entry(struct imgcache *c, int fd, const char *name)
-{
-	int fl = 0, e;
-
-	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0) {
-		fl |= FS_IMMUTABLE_FL;
-		if (ioctl(fd, FS_IOC_SETFLAGS, &fl) == 0)
-			return 0;
-	}
-	e = errno;
-	(void)unlinkat(c->dirfd, name, 0);
-	if (e == EPERM)
-		return note(c, e, "image cache: the immutable flag needs "
-		    "CAP_LINUX_IMMUTABLE");
-	return note(c, e, "image cache: its filesystem has no immutable "
-	    "flag");
+	errno = ENOENT;
+	return -1;
 }
 
 /* Remove an entry: clear its immutable flag, unlink it. */
@@ -353,73 +370,208 @@ drop(int dirfd, const char *name)
 	fd = openat(dirfd, name, OPEN_RO);
 	if (fd != -1) {
 		if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0 &&
-		    (fl & FS_IMMUTABLE_FL)) {
-			fl &= ~FS_IMMUTABLE_FL;
-			(void)ioctl(fd, FS_IOC_SETFLAGS, &fl);
-		}
+		    (fl & FS_IMMUTABLE_FL))
+			(void)set_immutable(fd, 0);
 		close(fd);
 	}
 	(void)unlinkat(dirfd, name, 0);
 }
 
-/* Link the O_TMPFILE fd as name, replacing an entry that is not valid
- * (never a valid one: those cannot be renamed over).  0, 1 when a valid
- * entry of that name already exists, or -1 with errno. */
+/* Whether name in the directory is the inode fd is. */
 static int
-link_entry(struct imgcache *c, int fd, const char *name, mode_t mode,
-    off_t size)
+is_ours(struct imgcache *c, int fd, const char *name)
 {
-	int i, old;
+	struct stat a, b;
 
-	for (i = 0; i < 2; i++) {
-		if (linkat(fd, "", c->dirfd, name, AT_EMPTY_PATH) == 0)
-			return 0;
-		if (errno != EEXIST)
-			return note(c, errno, "image cache: link");
-		old = openat(c->dirfd, name, OPEN_RO);
-		if (old != -1 && entry_ok(old, mode, size, NULL) == 0) {
-			close(old);
-			return 1;
-		}
-		if (old != -1)
-			close(old);
-		drop(c->dirfd, name);
-	}
-	errno = EEXIST;
-	return -1;
+	return fstat(fd, &a) == 0 &&
+	    fstatat(c->dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* A new index entry holding exactly len bytes of buf, linked as name and
- * made immutable; 0 or -1. */
+/* Name the O_TMPFILE tmp (O_RDWR, size bytes whose SHA-256 is want) as
+ * name, sealed: under a write lease, linked, made immutable, then checked
+ * (the name is still tmp's inode, root's, mode, one link; its sealed
+ * bytes hash to want; the lease never broken).  0; 1 when name exists
+ * (nothing done); -1 with errno and the note (EAGAIN: the new entry was
+ * opened or changed before it was sealed, and is gone). */
 static int
-index_add(struct imgcache *c, const char *name, const char *buf, size_t len)
+publish(struct imgcache *c, int tmp, const char *name, mode_t mode,
+    off_t size, const uint8_t want[32])
 {
-	char back[IDX_MAX];
-	int fd, r;
+	uint8_t got[32];
+	int e;
 
+	if (lease(tmp, F_WRLCK) == -1)
+		return note(c, errno, "image cache: no lease on a new entry");
+	if (linkat(tmp, "", c->dirfd, name, AT_EMPTY_PATH) == -1) {
+		e = errno;
+		(void)fcntl(tmp, F_SETLEASE, F_UNLCK);
+		if (e == EEXIST)
+			return 1;
+		return note(c, e, "image cache: link");
+	}
+	if (set_immutable(tmp, 1) == -1) {
+		e = errno;
+		if (is_ours(c, tmp, name))
+			(void)unlinkat(c->dirfd, name, 0);
+		(void)fcntl(tmp, F_SETLEASE, F_UNLCK);
+		if (e == EPERM)
+			return note(c, e, "image cache: the immutable flag "
+			    "needs CAP_LINUX_IMMUTABLE");
+		return note(c, e, "image cache: its filesystem has no "
+		    "immutable flag");
+	}
+	if (!is_ours(c, tmp, name) || entry_ok(tmp, mode, size, NULL) == -1 ||
+	    hash_fd(tmp, size, got) == -1 || memcmp(got, want, 32) != 0 ||
+	    fcntl(tmp, F_GETLEASE) != F_WRLCK) {
+		(void)set_immutable(tmp, 0);
+		if (is_ours(c, tmp, name))
+			(void)unlinkat(c->dirfd, name, 0);
+		(void)fcntl(tmp, F_SETLEASE, F_UNLCK);
+		return note(c, EAGAIN, "image cache: a new entry was opened "
+		    "or changed before it was sealed, not used");
+	}
+	(void)fcntl(tmp, F_SETLEASE, F_UNLCK);
+	return 0;
+}
+
+/* Parse an index entry's content (len bytes of buf, NUL added): *img the
+ * image's name, *iid its identity, *path.  0 or -1. */
+static int
+idx_parse(char *buf, size_t len, char **sid, char **img, char **iid,
+    char **path)
+{
+	char *sp1, *sp2, *nl;
+
+	if (len < 2 || buf[len - 1] != '\n')
+		return -1;
+	buf[len - 1] = '\0';
+	nl = strchr(buf, '\n');
+	sp1 = strchr(buf, ' ');
+	sp2 = sp1 != NULL ? strchr(sp1 + 1, ' ') : NULL;
+	if (nl == NULL || sp1 == NULL || sp2 == NULL || sp2 > nl ||
+	    sp2 - sp1 - 1 != SHA256_HEX_LEN || strchr(nl + 1, '\n') != NULL)
+		return -1;
+	*sp1 = *sp2 = *nl = '\0';
+	*sid = buf;
+	*img = sp1 + 1;
+	*iid = sp2 + 1;
+	*path = nl + 1;
+	return 0;
+}
+
+/* Read the index entry called name (checked) into buf; its length, or -1
+ * with errno ENOENT. */
+static ssize_t
+idx_read(int dirfd, const char *name, char buf[IDX_MAX + 1])
+{
+	struct stat st;
+	ssize_t n = -1;
+	int fd, ok;
+
+	fd = openat(dirfd, name, OPEN_RO);
+	if (fd == -1) {
+		errno = ENOENT;
+		return -1;
+	}
+	ok = entry_ok(fd, IDX_MODE, -1, &st) == 0 && st.st_size <= IDX_MAX &&
+	    (n = pread(fd, buf, (size_t)st.st_size, 0)) == st.st_size;
+	close(fd);
+	if (!ok) {
+		errno = ENOENT;
+		return -1;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+int
+imgcache_lookup(struct imgcache *c, const char *path, const struct stat *st,
+    uint8_t digest[32], struct stat *img)
+{
+	char name[IDX_NAME_LEN + 1], buf[IDX_MAX + 1], id[ID_MAX];
+	char *sid, *hex, *iid, *p;
+	ssize_t n;
+	int fd;
+
+	if (c->dirfd == -1) {
+		errno = ENOENT;
+		return -1;
+	}
+	idx_name(name, path);
+	n = idx_read(c->dirfd, name, buf);
+	src_id(id, st);
+	if (n == -1 || idx_parse(buf, (size_t)n, &sid, &hex, &iid, &p) == -1 ||
+	    strcmp(p, path) != 0 || strcmp(sid, id) != 0 ||
+	    img_digest(hex, digest) == -1) {
+		errno = ENOENT;	/* not indexed, or another version: fill */
+		return -1;
+	}
+	fd = image_open(c, hex, st->st_size, iid, img);
+	if (fd == -1) {
+		/* It names an image that is gone or not as it was hashed. */
+		drop(c->dirfd, name);
+		errno = ENOENT;
+		return -1;
+	}
+	return fd;
+}
+
+/* Index path (status *st) as served by the image hex (status *img):
+ * a new entry, sealed, replacing one for another version.  0 or -1. */
+static int
+index_put(struct imgcache *c, const char *path, const struct stat *st,
+    const char *hex, const struct stat *img)
+{
+	char name[IDX_NAME_LEN + 1], buf[IDX_MAX + 1], old[IDX_MAX + 1];
+	char sid[ID_MAX], iid[ID_MAX];
+	uint8_t want[32];
+	ssize_t on;
+	int fd, r = 1, tries, len;
+
+	if (strlen(path) > PATH_MAX_IDX || strchr(path, '\n') != NULL)
+		return 0;	/* not indexed: every launch fills */
+	src_id(sid, st);
+	img_id(iid, img);
+	len = snprintf(buf, sizeof(buf), "%s %s %s\n%s\n", sid, hex, iid,
+	    path);
+	if (len < 0 || len >= (int)sizeof(buf))
+		return 0;
+	sha256_buf(buf, (size_t)len, want);
+	idx_name(name, path);
 	fd = openat(c->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, IDX_MODE);
 	if (fd == -1)
 		return -1;
-	if (fchmod(fd, IDX_MODE) == -1 || write_all(fd, buf, len) == -1 ||
-	    fsync(fd) == -1 ||
-	    (r = link_entry(c, fd, name, IDX_MODE, (off_t)len)) == -1) {
+	if (fchmod(fd, IDX_MODE) == -1 ||
+	    write_all(fd, buf, (size_t)len) == -1 || fsync(fd) == -1) {
 		close(fd);
 		return -1;
 	}
-	if (r == 0 && seal_entry(c, fd, name) == -1) {
-		close(fd);
-		return -1;
-	}
-	/* What the name holds now, once immutable, is what we wrote. */
-	if (r == 0 && (pread(fd, back, len, 0) != (ssize_t)len ||
-	    memcmp(back, buf, len) != 0)) {
+	for (tries = 0; tries < 3; tries++) {
+		r = publish(c, fd, name, IDX_MODE, (off_t)len, want);
+		if (r != 1)
+			break;
+		/* Another launch's entry: kept when it says the same. */
+		on = idx_read(c->dirfd, name, old);
+		if (on == len && memcmp(old, buf, (size_t)len) == 0) {
+			r = 0;
+			break;
+		}
 		drop(c->dirfd, name);
-		close(fd);
-		errno = EIO;
-		return -1;
 	}
 	close(fd);
-	return 0;
+	return r == 0 ? 0 : -1;
+}
+
+static int
+same_id(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
 /* Copy src into the O_TMPFILE tmp under a read lease; 0 or -1 (EAGAIN when
@@ -439,11 +591,10 @@ copy_leased(int src, const struct stat *st, int tmp)
 	 * owner: ignored while we take it, then no owner at all. */
 	if (sigaction(SIGIO, &ign, &old) == -1)
 		return -1;
-	if (fcntl(src, F_SETLEASE, F_RDLCK) == -1) {
-		e = errno == EAGAIN ? EAGAIN : errno;
+	if (lease(src, F_RDLCK) == -1) {
+		e = errno;
 		goto out;
 	}
-	(void)fcntl(src, F_SETOWN, 0);
 	if (fstat(src, &now) == -1 || !same_id(st, &now)) {
 		e = EAGAIN;
 		goto unlock;
@@ -506,9 +657,12 @@ check_copy(int tmp, off_t size, const uint8_t *pin, uint8_t digest[32],
 
 struct ent {
 	struct timespec atime;
+	time_t ctime;
 	uint64_t bytes;
 	int image;		/* 1: an image (or a stray), 0: an index entry */
-	char name[NAME_MAX_ID];
+	int gone;
+	char name[NAME_MAX_ENT];
+	char img[SHA256_HEX_LEN + 1];	/* an index entry's image */
 };
 
 static int
@@ -532,9 +686,8 @@ list(int dirfd, struct ent **out, uint64_t *total)
 	struct ent *v = NULL, *nv;
 	struct stat st;
 	size_t n = 0, cap = 0;
-	uint8_t dg[32];
 	DIR *dp;
-	int fd, image;
+	int fd;
 
 	*total = 0;
 	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -544,11 +697,9 @@ list(int dirfd, struct ent **out, uint64_t *total)
 		return -1;
 	}
 	while ((d = readdir(dp)) != NULL) {
-		/* A name neither kind has (another version's, or planted)
-		 * counts and goes like an image. */
-		image = img_digest(d->d_name, dg) == 0 ||
-		    strncmp(d->d_name, "i-", 2) != 0;
-		if (d->d_name[0] == '.' || strlen(d->d_name) >= NAME_MAX_ID ||
+		if ((d->d_name[0] == '.' && (d->d_name[1] == '\0' ||
+		    (d->d_name[1] == '.' && d->d_name[2] == '\0'))) ||
+		    strlen(d->d_name) >= NAME_MAX_ENT ||
 		    fstatat(dirfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		if (n == cap) {
@@ -558,9 +709,14 @@ list(int dirfd, struct ent **out, uint64_t *total)
 				break;
 			v = nv;
 		}
+		memset(&v[n], 0, sizeof(v[n]));
 		v[n].atime = st.st_atim;
+		v[n].ctime = st.st_ctim.tv_sec;
 		v[n].bytes = (uint64_t)st.st_blocks * 512;
-		v[n].image = image;
+		/* A name neither kind has (another version's, or planted)
+		 * goes like an image no index entry names. */
+		v[n].image = strncmp(d->d_name, "i-", 2) != 0 ||
+		    strlen(d->d_name) != IDX_NAME_LEN;
 		strcpy(v[n].name, d->d_name);
 		*total += v[n].bytes;
 		n++;
@@ -570,60 +726,106 @@ list(int dirfd, struct ent **out, uint64_t *total)
 	return (ssize_t)n;
 }
 
-/* Index entries whose image is gone are dropped. */
-static void
-drop_dangling(int dirfd, struct ent *v, size_t n)
+/* Whether a live index entry names the image called name. */
+static int
+named(struct ent *v, size_t n, const char *name)
 {
-	char img[IDX_MAX + 1];
-	ssize_t r;
 	size_t i;
-	int fd;
 
+	for (i = 0; i < n; i++)
+		if (!v[i].image && !v[i].gone && strcmp(v[i].img, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The index entries whose path no longer names the version they record
+ * go, then the images no entry names (older than IMGCACHE_GRACE), then
+ * the least recently used images (never keep) beyond the bound and the
+ * entries naming them. */
+static void
+sweep(struct imgcache *c, const char *keep)
+{
+	char buf[IDX_MAX + 1], id[ID_MAX], *sid, *hex, *iid, *p;
+	struct timespec now;
+	struct ent *v = NULL;
+	struct stat st;
+	uint64_t total;
+	ssize_t n, i, len;
+
+	if (flock(c->dirfd, LOCK_EX | LOCK_NB) == -1)
+		return;		/* another launch is at it */
+	clock_gettime(CLOCK_REALTIME, &now);
+	n = list(c->dirfd, &v, &total);
 	for (i = 0; i < n; i++) {
 		if (v[i].image)
 			continue;
-		fd = openat(dirfd, v[i].name, OPEN_RO);
-		if (fd == -1)
+		len = idx_read(c->dirfd, v[i].name, buf);
+		if (len != -1 && idx_parse(buf, (size_t)len, &sid, &hex, &iid,
+		    &p) == 0 && stat(p, &st) == 0) {
+			src_id(id, &st);
+			if (strcmp(id, sid) == 0) {
+				strcpy(v[i].img, hex);
+				continue;
+			}
+		}
+		if (len == -1 && v[i].ctime + (time_t)c->grace > now.tv_sec) {
+			v[i].gone = 1;	/* another launch's, being sealed */
 			continue;
-		r = pread(fd, img, IDX_MAX, 0);
-		close(fd);
-		if (r < 2 || img[r - 1] != '\n')
-			continue;
-		img[r - 1] = '\0';
-		if (faccessat(dirfd, img, F_OK, AT_SYMLINK_NOFOLLOW) == -1 &&
-		    errno == ENOENT)
-			drop(dirfd, v[i].name);
+		}
+		drop(c->dirfd, v[i].name);	/* deleted, or changed */
+		v[i].gone = 1;
+		total -= v[i].bytes;
 	}
-}
-
-/* Least recently used images beyond the bound go (never keep), and the
- * index entries that named them. */
-static void
-evict(struct imgcache *c, const char *keep)
-{
-	struct ent *v = NULL;
-	uint64_t total;
-	ssize_t n, i;
-	int any = 0;
-
-	if (flock(c->dirfd, LOCK_EX | LOCK_NB) == -1)
-		return;		/* another launch is evicting */
-	n = list(c->dirfd, &v, &total);
+	for (i = 0; i < n; i++) {
+		if (!v[i].image || strcmp(v[i].name, keep) == 0 ||
+		    named(v, (size_t)n, v[i].name) ||
+		    v[i].ctime + (time_t)c->grace > now.tv_sec)
+			continue;
+		drop(c->dirfd, v[i].name);
+		v[i].gone = 1;
+		total -= v[i].bytes;
+	}
 	if (n > 0 && total > c->max) {
 		qsort(v, (size_t)n, sizeof(*v), by_atime);
 		for (i = 0; i < n && total > c->max; i++) {
-			if (!v[i].image || strcmp(v[i].name, keep) == 0)
+			if (!v[i].image || v[i].gone ||
+			    strcmp(v[i].name, keep) == 0)
 				continue;
 			drop(c->dirfd, v[i].name);
+			v[i].gone = 1;
 			total -= v[i].bytes;
-			v[i].name[0] = '-';
-			any = 1;
 		}
-		if (any)
-			drop_dangling(c->dirfd, v, (size_t)n);
+		for (i = 0; i < n; i++) {
+			if (v[i].image || v[i].gone ||
+			    faccessat(c->dirfd, v[i].img, F_OK,
+			    AT_SYMLINK_NOFOLLOW) == 0)
+				continue;
+			drop(c->dirfd, v[i].name);
+		}
 	}
 	free(v);
 	(void)flock(c->dirfd, LOCK_UN);
+}
+
+/* The image of digest d already in the cache, checked and its bytes
+ * hashed (it may be another source's); its fd, or -1.  One that is there
+ * but not valid is removed. */
+static int
+existing(struct imgcache *c, const char *hex, off_t size, const uint8_t d[32],
+    struct stat *st)
+{
+	uint8_t got[32];
+	int fd;
+
+	fd = image_open(c, hex, size, NULL, st);
+	if (fd != -1 && hash_fd(fd, size, got) == 0 &&
+	    memcmp(got, d, 32) == 0)
+		return fd;
+	if (fd != -1)
+		close(fd);
+	if (faccessat(c->dirfd, hex, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		drop(c->dirfd, hex);
+	return -1;
 }
 
 int
@@ -631,10 +833,10 @@ imgcache_fill(struct imgcache *c, int src, const struct stat *st,
     const char *path, const uint8_t *pin, uint8_t digest[32],
     const char **what)
 {
-	char img[IDX_MAX + 1], name[NAME_MAX_ID];
+	char hex[SHA256_HEX_LEN + 1];
 	struct timespec now;
-	size_t n;
-	int tmp, fd, r, e;
+	struct stat img;
+	int tmp, fd = -1, r, e, tries;
 
 	*what = NULL;
 	if (c->dirfd == -1) {
@@ -653,24 +855,37 @@ imgcache_fill(struct imgcache *c, int src, const struct stat *st,
 	    check_copy(tmp, st->st_size, pin, digest, what) == -1 ||
 	    fsync(tmp) == -1)
 		goto fail;
-	img_name(img, path, digest);
-	r = link_entry(c, tmp, img, IMG_MODE, st->st_size);
-	if (r == -1 || (r == 0 && seal_entry(c, tmp, img) == -1))
-		goto fail;
-	close(tmp);
-	tmp = -1;
-	fd = image_open(c, img, st->st_size);
-	if (fd == -1)
-		goto fail;
-	/* Indexed only when a later write cannot hide in the same tick. */
-	if (st->st_ctim.tv_sec + IMGCACHE_RACY < now.tv_sec) {
-		id_name(name, sizeof(name), st);
-		n = strlen(img);
-		img[n] = '\n';
-		(void)index_add(c, name, img, n + 1);
-		img[n] = '\0';
+	sha256_hex(digest, hex);
+	for (tries = 0; fd == -1 && tries < 3; tries++) {
+		fd = existing(c, hex, st->st_size, digest, &img);
+		if (fd != -1)
+			break;
+		r = publish(c, tmp, hex, IMG_MODE, st->st_size, digest);
+		if (r == -1)
+			goto fail;
+		if (r == 0) {
+			/* Our write access gone, the read lease can hold. */
+			close(tmp);
+			tmp = -1;
+			fd = image_open(c, hex, st->st_size, NULL, &img);
+			if (fd == -1) {
+				note(c, EAGAIN, "image cache: a new image was "
+				    "opened for writing as it was sealed, not "
+				    "used");
+				goto fail;
+			}
+		}
 	}
-	evict(c, img);
+	if (fd == -1) {
+		errno = EAGAIN;
+		goto fail;
+	}
+	if (tmp != -1)
+		close(tmp);
+	/* Indexed only when a later write cannot hide in the same tick. */
+	if (st->st_ctim.tv_sec + IMGCACHE_RACY < now.tv_sec)
+		(void)index_put(c, path, st, hex, &img);
+	sweep(c, hex);
 	return fd;
 fail:
 	e = errno;
@@ -685,6 +900,7 @@ imgcache_get(struct imgcache *c, int src, const struct stat *st,
     const char *path, const uint8_t *pin, uint8_t digest[32],
     const char **what)
 {
+	struct stat img;
 	int fd;
 
 	*what = NULL;
@@ -692,7 +908,7 @@ imgcache_get(struct imgcache *c, int src, const struct stat *st,
 		errno = ENOENT;
 		return -1;
 	}
-	fd = imgcache_lookup(c, st, digest);
+	fd = imgcache_lookup(c, path, st, digest, &img);
 	if (fd == -1)
 		return imgcache_fill(c, src, st, path, pin, digest, what);
 	if (pin != NULL && memcmp(pin, digest, 32) != 0) {

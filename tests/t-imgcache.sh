@@ -73,21 +73,25 @@ cx() { "$CX" --image-cache "$C" "$@"; }
 plan -- "$D/prog" >"$TMP/p.prog"
 t_exit 0 "first launch runs" sh -c "'$CX' --image-cache '$C' <'$TMP/p.prog'"
 t_eq "it executed A's bytes" "$(cut -d' ' -f1 "$OUT")" "$da"
-t_eq "from the cached image named after the program and A's digest" \
-    "$(cut -d' ' -f2 "$OUT")" "$C/prog-$da"
+t_eq "from the cached image named by A's digest" \
+    "$(cut -d' ' -f2 "$OUT")" "$C/$da"
 t_eq "the image is root:root 0555 with one link" \
-    "$(stat -c %u:%g:%a:%h "$C/prog-$da")" "0:0:555:1"
-lsattr -d "$C/prog-$da" >"$TMP/attr" 2>&1
+    "$(stat -c %u:%g:%a:%h "$C/$da")" "0:0:555:1"
+lsattr -d "$C/$da" >"$TMP/attr" 2>&1
 t_grep "the image is immutable" '^[^ ]*i[^ ]* ' "$TMP/attr"
-t_eq "the image's bytes are A's" "$(sha "$C/prog-$da")" "$da"
+t_eq "the image's bytes are A's" "$(sha "$C/$da")" "$da"
 set -- "$C"/i-*
-t_eq "one index entry, naming that image" "$(cat "$@")" "prog-$da"
+t_eq "one index entry, for the path, naming that image" \
+    "$(cut -d' ' -f2 "$1" | head -n 1; tail -n 1 "$1")" "$da
+$D/prog"
+t_eq "named by the path's digest" "${1##*/}" \
+    "i-$(printf %s "$D/prog" | sha256sum | cut -c1-64)"
 t_eq "the index entry is root:root 0444" "$(stat -c %u:%g:%a "$1")" "0:0:444"
 
 ASAN_OPTIONS=detect_leaks=0 strace -f -o "$TMP/st" -e trace=sendfile,memfd_create,execveat \
     "$CX" --image-cache "$C" <"$TMP/p.prog" >"$OUT" 2>"$ERR"
 t_eq "a second launch runs A from the cache" "$(cat "$OUT")" \
-    "$da $C/prog-$da"
+    "$da $C/$da"
 t_nogrep "a hit copies nothing (no sendfile)" 'sendfile\(' "$TMP/st"
 t_nogrep "a hit makes no memfd" 'memfd_create\(' "$TMP/st"
 t_grep "the payload is executed through the fd" \
@@ -107,12 +111,12 @@ cat "$D/B" >"$D/prog"	# in place: same inode, new size and times
 t_exit 0 "the source rewritten in place runs" sh -c \
     "'$CX' --image-cache '$C' <'$TMP/p.prog'"
 t_eq "the new version ran, from its own image" "$(cat "$OUT")" \
-    "$db $C/prog-$db"
+    "$db $C/$db"
 cp "$D/A" "$D/prog.new"
 mv "$D/prog.new" "$D/prog"	# replaced: a new inode
 t_exit 0 "the source replaced by rename runs" sh -c \
     "'$CX' --image-cache '$C' <'$TMP/p.prog'"
-t_eq "the replacing version ran" "$(cat "$OUT")" "$da $C/prog-$da"
+t_eq "the replacing version ran" "$(cat "$OUT")" "$da $C/$da"
 
 # ---- a pin against a cached image of another version ---------------------
 plan -- "$D/pinned" >"$TMP/p.pinned"
@@ -128,13 +132,13 @@ t_nogrep "decided from the cache: the source was not read" \
 plan --sha256 "$da" -- "$D/pinned" >"$TMP/p.rightpin"
 t_exit 0 "the right pin runs from the cache" sh -c \
     "'$CX' --image-cache '$C' <'$TMP/p.rightpin'"
-t_eq "A ran" "$(cat "$OUT")" "$da $C/pinned-$da"
+t_eq "A ran" "$(cat "$OUT")" "$da $C/$da"
 
 # ---- tampering from inside a run -----------------------------------------
 snap() {
 	{ stat -c '%a %u %g %h %s %Y %Z' "$1"; lsattr -d "$1"; sha "$1"; } 2>&1
 }
-I=$C/prog-$da
+I=$C/$da
 before=$(snap "$I")
 plan -- "$D/imgtamper" "$I" >"$TMP/p.t1"
 t_exit 0 "inside a run no attempt on a cached image succeeds" sh -c \
@@ -194,7 +198,7 @@ check_runs() {
 	t_eq "$1: each run executed the bytes its journal names" \
 	    "$(cat "$TMP/rd")" "$(cat "$TMP/jd")"
 }
-# cache_sound: every image (NAME-<hex>) hashes to <hex>, and is A, B or
+# cache_sound: every image (<hex>) hashes to <hex>, and is A, B or
 # imgtamper.
 cache_sound() {
 	bad=
@@ -345,7 +349,7 @@ if flock -w 300 9; then
 	plan --uid 100000 --gid 100000 -- "$D/prog" >"$TMP/p.uid"
 	t_exit 0 "a payload switched to uid 100000 runs the cached image" \
 	    sh -c "'$CX' --image-cache '$C' <'$TMP/p.uid'"
-	t_eq "A's bytes, from the cache" "$(cat "$OUT")" "$da $C/prog-$da"
+	t_eq "A's bytes, from the cache" "$(cat "$OUT")" "$da $C/$da"
 	cat "$TMP/subuid.bak" >/etc/subuid
 	cat "$TMP/subgid.bak" >/etc/subgid
 	SUBID_HELD=

@@ -61,26 +61,16 @@ count(const char *prefix)
 	return n;
 }
 
-/* Whether an image of digest d (named NAME-<hex>) is in the cache. */
+/* Whether an image of digest d (named <hex>) is in the cache. */
 static int
 has(const uint8_t d[32])
 {
-	char hex[SHA256_HEX_LEN + 1];
-	struct dirent *e;
-	DIR *dp = opendir(cdir);
-	size_t n;
-	int found = 0;
+	char hex[SHA256_HEX_LEN + 1], path[400];
+	struct stat st;
 
 	sha256_hex(d, hex);
-	while (dp != NULL && (e = readdir(dp)) != NULL) {
-		n = strlen(e->d_name);
-		if (n > SHA256_HEX_LEN &&
-		    strcmp(e->d_name + n - SHA256_HEX_LEN, hex) == 0)
-			found = 1;
-	}
-	if (dp != NULL)
-		closedir(dp);
-	return found;
+	snprintf(path, sizeof(path), "%s/%s", cdir, hex);
+	return lstat(path, &st) == 0;
 }
 
 static int
@@ -116,7 +106,70 @@ lookup(struct imgcache *c, const char *path, uint8_t d[32])
 
 	if (stat(path, &st) == -1)
 		return -1;
-	return imgcache_lookup(c, &st, d);
+	return imgcache_lookup(c, path, &st, d, &(struct stat){0});
+}
+
+/* The SHA-256 of len bytes of fd. */
+static int
+hash_of(int fd, size_t len, uint8_t d[32])
+{
+	unsigned char *buf = malloc(len);
+	int r;
+
+	r = buf != NULL && pread(fd, buf, len, 0) == (ssize_t)len ? 0 : -1;
+	if (r == 0)
+		sha256_buf(buf, len, d);
+	free(buf);
+	return r;
+}
+
+/* The index entry of the source path. */
+static void
+idx_path(const char *src, char *out, size_t len)
+{
+	uint8_t d[32];
+	char hex[SHA256_HEX_LEN + 1];
+
+	sha256_buf(src, strlen(src), d);
+	sha256_hex(d, hex);
+	snprintf(out, len, "%s/i-%s", cdir, hex);
+}
+
+/* Rewrite the first occurrence of from in the file as to (same length),
+ * as a process with CAP_LINUX_IMMUTABLE could: the flag cleared, the
+ * bytes changed in place, the flag set again when seal.  0 or -1. */
+static int
+rewrite(const char *path, const char *from, const char *to, int seal)
+{
+	char buf[8192], *at;
+	ssize_t n;
+	int fd, fl = 0, r = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	ioctl(fd, FS_IOC_GETFLAGS, &fl);
+	fl &= ~FS_IMMUTABLE_FL;
+	ioctl(fd, FS_IOC_SETFLAGS, &fl);
+	close(fd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n > 0) {
+		buf[n] = '\0';
+		at = memmem(buf, (size_t)n, from, strlen(from));
+		if (at != NULL && pwrite(fd, to, strlen(to), at - buf) ==
+		    (ssize_t)strlen(to))
+			r = 0;
+	}
+	if (seal) {
+		fl |= FS_IMMUTABLE_FL;
+		if (ioctl(fd, FS_IOC_SETFLAGS, &fl) == -1)
+			r = -1;
+	}
+	close(fd);
+	return r;
 }
 
 static void
@@ -142,7 +195,10 @@ main(void)
 	struct timespec pause = {0, 30 * 1000 * 1000};
 	struct statvfs vfs;
 	struct stat st;
-	int fd, fd2, wfd, probe;
+	char q[8][300], qn[16], pa[300], pb[300], pt[300], ph[300], ph2[300];
+	uint8_t dq[8][32], da[32], db[32], dt[32], dh[32];
+	struct stat s1, s2;
+	int fd, fd2, wfd, probe, r, i, n;
 
 	if (geteuid() != 0) {
 		printf("1..0 # SKIP needs root\n");
@@ -185,6 +241,15 @@ main(void)
 	mkprog("pr", 8 * 1024, 9, pr, sizeof(pr), dr);
 	mkprog("script", 100, '#', ps, sizeof(ps), ds);
 	mkprog("big", 64 * 1024, 7, bad, sizeof(bad), other);
+	for (i = 0; i < 8; i++) {
+		snprintf(qn, sizeof(qn), "q%d", i);
+		mkprog(qn, 8 * 1024, 20 + i, q[i], sizeof(q[i]), dq[i]);
+	}
+	mkprog("dupa", 8 * 1024, 30, pa, sizeof(pa), da);
+	mkprog("dupb", 8 * 1024, 30, pb, sizeof(pb), db);
+	mkprog("tampered", 8 * 1024, 31, pt, sizeof(pt), dt);
+	mkprog("held", 8 * 1024, 32, ph, sizeof(ph), dh);
+	mkprog("held2", 8 * 1024, 32, ph2, sizeof(ph2), dh);
 	snprintf(pn, sizeof(pn), "%s/notelf", top);
 	fd = open(pn, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
 	ok(fd != -1 && write(fd, "hello world\n", 12) == 12, "a non-ELF file");
@@ -252,42 +317,14 @@ main(void)
 	if (fd != -1)
 		close(fd);
 	{
-		struct dirent *e;
-		DIR *dp = opendir(cdir);
-		char path[700], hex[SHA256_HEX_LEN + 1], h4[SHA256_HEX_LEN + 1];
-		char want[80], forged[80];
-		int done = 0;
+		char ip[400], h1[SHA256_HEX_LEN + 1], h4[SHA256_HEX_LEN + 1];
 
-		sha256_hex(d1, hex);
+		sha256_hex(d1, h1);
 		sha256_hex(d4, h4);
-		snprintf(want, sizeof(want), "p4-%s\n", h4);
-		snprintf(forged, sizeof(forged), "p1-%s\n", hex);
-		while (dp != NULL && (e = readdir(dp)) != NULL) {
-			int ifd, fl = 0;
-			char buf[80];
-
-			if (strncmp(e->d_name, "i-", 2) != 0)
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", cdir, e->d_name);
-			ifd = open(path, O_RDONLY | O_CLOEXEC);
-			if (ifd == -1 || pread(ifd, buf, 68, 0) != 68 ||
-			    memcmp(buf, want, 68) != 0) {
-				if (ifd != -1)
-					close(ifd);
-				continue;
-			}
-			ioctl(ifd, FS_IOC_GETFLAGS, &fl);
-			fl &= ~FS_IMMUTABLE_FL;
-			ioctl(ifd, FS_IOC_SETFLAGS, &fl);
-			close(ifd);
-			ifd = open(path, O_WRONLY | O_CLOEXEC);
-			done = ifd != -1 && pwrite(ifd, forged, 68, 0) == 68;
-			if (ifd != -1)
-				close(ifd);
-		}
-		if (dp != NULL)
-			closedir(dp);
-		ok(done, "p4's index entry forged to name p1's image");
+		idx_path(p4, ip, sizeof(ip));
+		r = rewrite(ip, h4, h1, 0);
+		ok(r == 0,
+		    "p4's index entry forged to name p1's image");
 	}
 	ok(lookup(&c, p4, got) == -1 && errno == ENOENT,
 	    "a mutable index entry is not trusted: a miss");
@@ -349,8 +386,7 @@ main(void)
 	if (fd != -1)
 		close(fd);
 
-	/* An image's name: the source's base name, made plain, then the
-	 * digest. */
+	/* An image's name: its digest, whatever the source's. */
 	mkprog(".we ird\nname", 4 * 1024, 5, pw, sizeof(pw), got);
 	fd = fill(&c, pw, NULL, other, &what);
 	{
@@ -361,12 +397,113 @@ main(void)
 		n = fd == -1 ? -1 : readlink(link, pw, sizeof(pw) - 1);
 		pw[n > 0 ? n : 0] = '\0';
 		sha256_hex(got, hex);
-		snprintf(want, sizeof(want), "%s/_we_ird_name-%s", cdir, hex);
-		is_str(pw, want, "a base name outside [A-Za-z0-9._+-] is made "
-		    "plain");
+		snprintf(want, sizeof(want), "%s/%s", cdir, hex);
+		is_str(pw, want, "an image is named by its digest alone");
 	}
 	if (fd != -1)
 		close(fd);
+
+	imgcache_close(&c);
+
+	/* A cache with room (1 GiB), and no grace for unindexed images. */
+	snprintf(cdir, sizeof(cdir), "%s/c2", top);
+	is_int(imgcache_open(&c, cdir, 0), 0, "a second cache");
+	c.grace = 0;
+
+	/* One image per distinct content: two names, one image. */
+	fd = fill(&c, pa, NULL, got, &what);
+	fd2 = fill(&c, pb, NULL, got, &what);
+	ok(fd != -1 && fd2 != -1 && fstat(fd, &s1) == 0 &&
+	    fstat(fd2, &s2) == 0 && s1.st_ino == s2.st_ino,
+	    "the same bytes under two names: one inode");
+	is_int(count(""), 3, "one image, two index entries");
+	if (fd != -1)
+		close(fd);
+	if (fd2 != -1)
+		close(fd2);
+	fd = lookup(&c, pb, got);
+	ok(fd != -1 && memcmp(got, db, 32) == 0, "each name is a hit");
+	/* A hit holds a read lease until its fd is closed. */
+	ok(fd != -1 && fcntl(fd, F_GETLEASE) == F_RDLCK,
+	    "a hit's fd holds a read lease");
+	if (fd != -1)
+		close(fd);
+
+	/* Entries of deleted sources go at the next fill. */
+	for (i = 0; i < 8; i++) {
+		fd = fill(&c, q[i], NULL, got, &what);
+		if (fd != -1)
+			close(fd);
+	}
+	is_int(count("i-"), 10, "8 more sources indexed");
+	for (i = 0; i < 8; i++)
+		unlink(q[i]);
+	fd = fill(&c, pt, NULL, got, &what);
+	ok(fd != -1 && memcmp(got, dt, 32) == 0, "a later fill");
+	if (fd != -1)
+		close(fd);
+	is_int(count("i-"), 3, "the 8 deleted sources' index entries went");
+	n = 0;
+	for (i = 0; i < 8; i++)
+		n += has(dq[i]);
+	is_int(n, 0, "and their images, named by no entry");
+	/* A source rewritten: its old entry goes too. */
+	fd = open(pb, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ok(fd != -1 && write(fd, "x", 1) == 1, "dupb rewritten");
+	if (fd != -1)
+		close(fd);
+	fd = fill(&c, ph, NULL, got, &what);
+	if (fd != -1)
+		close(fd);
+	is_int(count("i-"), 3, "dupb's entry for its old version went");
+
+	/* An image changed by a process with CAP_LINUX_IMMUTABLE (flag
+	 * cleared, a byte changed, flag set again): its identity moved, the
+	 * index no longer trusts it, and a fill does not reuse it. */
+	{
+		char ip[400], ht[SHA256_HEX_LEN + 1];
+		uint8_t now[32];
+
+		sha256_hex(dt, ht);
+		snprintf(ip, sizeof(ip), "%s/%s", cdir, ht);
+		r = rewrite(ip, "\037\037\037\037", "XXXX", 1);
+		ok(r == 0, "the tampered source's image changed in place");
+		ok(lookup(&c, pt, got) == -1 && errno == ENOENT,
+		    "its identity moved: a miss");
+		fd = fill(&c, pt, NULL, got, &what);
+		ok(fd != -1 && hash_of(fd, 8 * 1024, now) == 0 &&
+		    memcmp(now, dt, 32) == 0, "refilled: the image's bytes "
+		    "hash to its name again");
+		if (fd != -1)
+			close(fd);
+	}
+
+	/* An image someone holds open for writing is not used. */
+	{
+		char ip[400], hh[SHA256_HEX_LEN + 1];
+		uint8_t now[32];
+		int fl = 0;
+
+		sha256_hex(dh, hh);
+		snprintf(ip, sizeof(ip), "%s/%s", cdir, hh);
+		fd = open(ip, O_RDONLY | O_CLOEXEC);
+		ioctl(fd, FS_IOC_GETFLAGS, &fl);
+		fl &= ~FS_IMMUTABLE_FL;
+		ioctl(fd, FS_IOC_SETFLAGS, &fl);
+		wfd = open(ip, O_RDWR | O_CLOEXEC);
+		fl |= FS_IMMUTABLE_FL;
+		ok(wfd != -1 && ioctl(fd, FS_IOC_SETFLAGS, &fl) == 0,
+		    "held's image open for writing, immutable again");
+		close(fd);
+		fd = fill(&c, ph2, NULL, got, &what);
+		ok(fd != -1 && fstat(fd, &s1) == 0 && fstat(wfd, &s2) == 0 &&
+		    s1.st_ino != s2.st_ino && hash_of(fd, 8 * 1024, now) == 0 &&
+		    memcmp(now, dh, 32) == 0, "the same bytes by another name: "
+		    "a new image, not the one with a writer");
+		if (fd != -1)
+			close(fd);
+		close(wfd);
+	}
 
 	imgcache_close(&c);
 	clear_all(top);
