@@ -529,7 +529,6 @@ wait_run
 T1=$(date +%s%N)
 T0=$(jrun | head -n 1 | jq -r .time)
 MS=$(( (T1 - T0) / 1000000 ))
-diag_file "$TMP/cx.err"
 t_eq "payload holding the journal's lock: the 1 s timeout ends it (124)" \
 	"$RC" 124
 ok "within 1.1 s of its timeout: ${MS} ms after the start record (< 2100)" \
@@ -684,7 +683,6 @@ EOF
 "$PY" "$TMP/behind.py" "$S" "$TMP/flags" "$TMP/biglog" >"$A" 2>"$TMP/py.err"
 wait_run
 diag_file "$TMP/py.err"
-diag_file "$TMP/cx.err"
 set -- $(cat "$A") x x x x
 t_eq "the run with 4096 egress events ends 0" "$RC" 0
 ok "its start record is large: $1 bytes (> 600000)" test "$1" -gt 600000

@@ -118,10 +118,10 @@ jw_init(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "the working directory: %s",
 		    strerror(errno));
 		return -1;
-	} else if (strcmp(cwd, "/") == 0)
-		cwd[0] = '\0';
-	if (snprintf(jw.path, sizeof(jw.path), "%s%s%s", cwd, cwd[0] ? "/" :
-	    "", r->journal) >= (int)sizeof(jw.path)) {
+	}
+	if (snprintf(jw.path, sizeof(jw.path), "%s%s%s", cwd, cwd[0] &&
+	    cwd[strlen(cwd) - 1] != '/' ? "/" : "", r->journal) >=
+	    (int)sizeof(jw.path)) {
 		snprintf(err, errlen, "%s: %s", r->journal,
 		    strerror(ENAMETOOLONG));
 		return -1;
@@ -132,6 +132,8 @@ jw_init(struct run *r, char *err, size_t errlen)
 	jw.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (jw.efd == -1) {
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+		close(jw.fd);
+		jw.fd = -1;
 		return -1;
 	}
 	if (pthread_condattr_init(&ca) != 0 ||

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -638,6 +639,47 @@ main(void)
 		ok(rc == -1 && mem == NULL && h.seq == 2, "build refuses a "
 		    "payload that is not an object, head kept");
 		free(out);
+	}
+
+	/* journal_open / journal_lock / journal_append_locked: a shared
+	 * lock held elsewhere (a reader) refuses the lock without waiting;
+	 * once it goes, the append under the lock writes what it returns. */
+	{
+		const char *ev[1] = {"{\"k\":1}"};
+		size_t lens[1] = {7}, before = 0, wlen = 0, outlen = 0;
+		char *out = NULL, *whole;
+		int fd, rd, rc, e;
+
+		fd = journal_open(path, err, sizeof(err));
+		ok(fd >= 0, "journal_open");
+		rd = open(path, O_RDONLY | O_CLOEXEC);
+		rc = rd >= 0 ? flock(rd, LOCK_SH) : -1;
+		ok(rc == 0, "a reader holds a shared lock");
+		rc = journal_lock(fd, path, 0, err, sizeof(err));
+		e = errno;
+		ok(rc == -1 && e == EWOULDBLOCK && strstr(err, "its lock is "
+		    "held by another process") != NULL, "journal_lock without "
+		    "waiting: EWOULDBLOCK, said");
+		close(rd);
+		rc = journal_lock(fd, path, 0, err, sizeof(err));
+		ok(rc == 0, "the reader gone: locked");
+		free(slurp(path, &before));
+		rc = journal_append_locked(fd, path, ev, lens, 1, &out, &outlen,
+		    err, sizeof(err));
+		whole = slurp(path, &wlen);
+		ok(rc == 0 && whole != NULL && wlen == before + outlen &&
+		    memcmp(whole + before, out, outlen) == 0 &&
+		    memchr(out, '\n', outlen) == out + outlen - 1,
+		    "append under the lock: one record, the bytes returned");
+		journal_unlock(fd);
+		rd = open(path, O_RDONLY | O_CLOEXEC);
+		ok(rd >= 0 && flock(rd, LOCK_SH | LOCK_NB) == 0,
+		    "journal_unlock: a reader may lock it again");
+		if (rd >= 0)
+			close(rd);
+		free(whole);
+		free(out);
+		close(fd);
 	}
 
 	unlink(path);
