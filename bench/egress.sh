@@ -35,7 +35,7 @@ NCONN=${NCONN:-200}
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "bench: needs $PY" >&2; exit 1; }
 TMP=$(mktemp -d)
-SPID= SOCAT= UPID= CXPID=
+SPID='' SOCAT='' UPID='' CXPID=''
 trap 'kill $SPID $SOCAT $UPID $CXPID 2>/dev/null; rm -rf "$TMP"' EXIT
 "$PY" "$TOP/bench/egress.py" server "$TMP/port" &
 SPID=$!
