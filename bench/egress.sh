@@ -18,6 +18,13 @@
 # one minute), so the spread is printed too, and the CPU time the whole
 # machine spent per GiB moved (the server reads /proc/stat around each
 # transfer): what the relay costs, whatever the throughput.
+# Last, what the broker holds in the kernel at worst: 64 CONNECT tunnels
+# (its most) stalled both ways, the destination sending while the
+# payload reads nothing and the payload sending while the destination
+# reads nothing (tests/egress-upstream.py and egress-client.py, stall),
+# read from the host (tests/egress-mem.py, root: ss -p, nsenter): the
+# peak of confexec's own sockets and pipes, beside the bound confexec(1)
+# states.
 #   ROUNDS (default 5), MIB (default 512), NCONN (default 200)
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +35,8 @@ NCONN=${NCONN:-200}
 PY=/usr/bin/python3
 [ -x "$PY" ] || { echo "bench: needs $PY" >&2; exit 1; }
 TMP=$(mktemp -d)
-trap 'kill $SPID 2>/dev/null; rm -rf "$TMP"' EXIT
+SPID='' SOCAT='' UPID='' CXPID=''
+trap 'kill $SPID $SOCAT $UPID $CXPID 2>/dev/null; rm -rf "$TMP"' EXIT
 "$PY" "$TOP/bench/egress.py" server "$TMP/port" &
 SPID=$!
 for i in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
@@ -39,7 +47,6 @@ if command -v socat >/dev/null; then
 	socat -b 1048576 "TCP-LISTEN:$SPORT,bind=127.0.0.1,reuseaddr,fork" \
 	    "TCP:127.0.0.1:$PORT" &
 	SOCAT=$!
-	trap 'kill $SPID $SOCAT 2>/dev/null; rm -rf "$TMP"' EXIT
 	for i in $(seq 100); do
 		"$PY" -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1]))).close()' \
 		    "$SPORT" 2>/dev/null && break
@@ -109,3 +116,39 @@ printf '%-34s %10s %10s %6s\n' "per connection (us)" "$d" "$r" \
     "$(ratio "$r" "$d")"
 printf '%-34s %10s\n' "added by the broker (us/conn)" \
     "$(awk -v a="$r" -v b="$d" 'BEGIN {printf "%.1f", a - b}')"
+
+# The stalled tunnels.
+BOUND=64	# MiB: confexec(1), Egress
+if [ "$(id -u)" -ne 0 ] || ! command -v ss >/dev/null ||
+    ! command -v nsenter >/dev/null; then
+	printf '%-34s %10s\n' "broker memory, 64 stalled (MiB)" \
+	    "n/a (needs root, ss and nsenter)"
+	exit 0
+fi
+"$PY" "$TOP/tests/egress-upstream.py" 127.0.0.1 "$TMP/ups.port" \
+    "$TMP/ups.log" >/dev/null 2>&1 &
+UPID=$!
+for i in $(seq 100); do [ -s "$TMP/ups.port" ] && break; sleep 0.05; done
+UPORT=$(cat "$TMP/ups.port")
+mkdir "$TMP/io"
+"$BIN/planenc" --preset sys --ro "$TOP/tests" --rw "$TMP/io" --timeout 300s \
+    --egress "127.0.0.1:$UPORT" -- "$PY" "$TOP/tests/egress-client.py" stall \
+    127.0.0.1 "$UPORT" 64 "$TMP/io/ready" "$TMP/io/go" >"$TMP/stall.plan"
+"$BIN/confexec" <"$TMP/stall.plan" >/dev/null &
+CXPID=$!
+for i in $(seq 1200); do
+	[ -e "$TMP/io/ready" ] && break
+	kill -0 "$CXPID" 2>/dev/null || break
+	sleep 0.1
+done
+[ -e "$TMP/io/ready" ] || { echo "bench: the tunnels did not stall" >&2; exit 1; }
+"$PY" "$TOP/tests/egress-mem.py" "$CXPID" peak >"$TMP/mem"
+touch "$TMP/io/go"
+wait "$CXPID" || true
+CXPID=
+mib() { tr ' ' '\n' <"$TMP/mem" | sed -n "s/^$1=//p" |
+	awk '{printf "%.1f", $1 / 1048576}'; }
+printf '%-34s %10s %10s %10s %6s\n' "broker memory, 64 stalled (MiB)" \
+    sockets pipes total bound
+printf '%-34s %10s %10s %10s %6s\n' "  peak, both ways" "$(mib socket_bytes)" \
+    "$(mib pipe_bytes)" "$(mib total)" "$BOUND"

@@ -21,6 +21,15 @@
 #   early URL N               POST N bytes to URL, the answer read once
 #                             the sending stops (ends or fails): its
 #                             status line
+#   stall HOST PORT N READY GO
+#                             N CONNECT tunnels to HOST:PORT, "STALL\n"
+#                             on each (egress-upstream.py sends
+#                             forever, reads nothing), then bytes sent
+#                             on each while it takes them, nothing read;
+#                             READY is made once every tunnel has
+#                             refused more (EAGAIN) and has bytes waiting
+#                             from the destination; once GO exists: the
+#                             number of tunnels still open
 #   sidestep ADDR PORTFILE GOFILE
 #                             the broker's port to PORTFILE, then once
 #                             GOFILE exists a direct connect to ADDR on
@@ -141,6 +150,55 @@ def main():
         except OSError:
             pass
         print(status_line(s))
+    elif mode == "stall":
+        import select
+        import termios
+        import fcntl
+        import time
+        socks = []
+        for _ in range(int(sys.argv[4])):
+            # small buffers of the payload's own: the queues that grow
+            # are the broker's
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+            s.settimeout(30)
+            s.connect(proxy())
+            s.sendall(b"CONNECT %s:%s HTTP/1.1\r\n\r\n"
+                      % (sys.argv[2].encode(), sys.argv[3].encode()))
+            head = b""
+            while not head.endswith(b"\r\n\r\n"):
+                b = s.recv(1)
+                if not b:
+                    sys.exit("stall: the broker closed a tunnel")
+                head += b
+            if not head.startswith(b"HTTP/1.1 200 "):
+                sys.exit("stall: " + head.split(b"\r\n")[0].decode())
+            s.sendall(b"STALL\n")
+            s.setblocking(False)
+            socks.append(s)
+        chunk = b"p" * 65536
+        full, fed, live = set(), set(), set(socks)
+        ready = False
+        while not os.path.exists(sys.argv[6]):
+            for s in list(live):
+                try:
+                    while True:
+                        s.send(chunk)
+                except BlockingIOError:
+                    full.add(s)
+                except OSError:
+                    live.discard(s)
+                    continue
+                inq = fcntl.ioctl(s, termios.FIONREAD, b"\0\0\0\0")
+                if int.from_bytes(inq, "little") > 0:
+                    fed.add(s)
+            if not ready and len(full & fed) == len(socks):
+                open(sys.argv[5], "w").close()
+                ready = True
+            select.select([], list(live), [], 0.05)
+            time.sleep(0.01)	# a tunnel taking bytes slowly: no spin
+        print(len(live))
     elif mode == "sidestep":
         import errno
         import time

@@ -10,10 +10,13 @@
 # LOG gets one line per request: the request line, then each header as
 # "name: value" on the same line, tab-separated.  A connection that
 # does not start with an HTTP request line is a raw echo (the tunnel
-# tests send their own bytes).  ACCEPTLOG, when given, gets one line per
-# connection accepted, before anything is read.  With "freebind" ADDR
-# need not be the host's yet (IP_FREEBIND, IPV6_FREEBIND): the listener
-# answers once the host gains it.
+# tests send their own bytes), but for one that starts with "STALL\n":
+# bytes sent until the connection fails, nothing more read (a small
+# send buffer of its own: the queue that grows is the broker's).
+# ACCEPTLOG, when given, gets one line per connection accepted, before
+# anything is read.  With "freebind" ADDR need not be the host's yet
+# (IP_FREEBIND, IPV6_FREEBIND): the listener answers once the host
+# gains it.
 import socket
 import socketserver
 import sys
@@ -30,6 +33,15 @@ class Handler(socketserver.StreamRequestHandler):
         line = self.rfile.readline(65537)
         if not line:
             return
+        if line == b"STALL\n":
+            self.request.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF,
+                                    65536)
+            chunk = b"s" * 65536
+            try:
+                while True:
+                    self.request.sendall(chunk)
+            except OSError:
+                return
         if not line.endswith(b"HTTP/1.1\r\n") and not line.endswith(b"HTTP/1.0\r\n"):
             self.wfile.write(line)
             while True:

@@ -12,12 +12,14 @@
  *            ways, opaque; HTTP: the head rewritten to origin form with
  *            "Connection: close", then bytes both ways.  splice(2)
  *            through a pipe per direction, at most BROKER_RELAY_TURN
- *            bytes per direction per loop turn
+ *            bytes per direction per loop turn; every socket's buffers
+ *            and every pipe's bytes bounded (BROKER_MEM)
  * C_REFUSE   a 4xx/5xx answer is written, then the connection closes */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +211,18 @@ conn_accept(struct broker *b, int fd)
 	watch(b, i, 0, EPOLLIN);
 }
 
+int
+broker_bufs(int fd, int size)
+{
+	int mss = BROKER_MSS;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) == -1 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)) == -1)
+		return -1;
+	return 0;
+}
+
 /* ---- connecting ---- */
 
 static socklen_t
@@ -249,6 +263,11 @@ connect_next(struct broker *b, size_t i, int err)
 			err = errno;
 			continue;
 		}
+		if (broker_bufs(c->ufd, BROKER_BUF_DEST) == -1) {
+			err = errno;
+			close_fd(&c->ufd);
+			continue;
+		}
 		if (connect(c->ufd, (struct sockaddr *)a, sa_len(a)) == 0 ||
 		    errno == EINPROGRESS) {
 			c->st = C_CONNECT;
@@ -261,6 +280,21 @@ connect_next(struct broker *b, size_t i, int err)
 	}
 	refuse(b, i, CV_FAILED, 502, "connect %s port %u: %s", c->address,
 	    (unsigned)c->rq.port, strerror(err));
+}
+
+/* The relay pipe of d sized BROKER_PIPE; what it may hold is never more
+ * (a pipe left smaller, by the caller's pipe limits, holds less). */
+static int
+pipe_cap(struct dir *d)
+{
+	int n = fcntl(d->pipe[1], F_SETPIPE_SZ, BROKER_PIPE);
+
+	if (n == -1)
+		n = fcntl(d->pipe[1], F_GETPIPE_SZ);
+	if (n == -1)
+		return -1;
+	d->cap = (size_t)n < BROKER_PIPE ? (size_t)n : BROKER_PIPE;
+	return 0;
 }
 
 /* The connect finished (EPOLLOUT on ufd): relay, or the next address. */
@@ -282,10 +316,10 @@ connected(struct broker *b, size_t i)
 		refuse(b, i, CV_FAILED, 502, "pipe: %s", strerror(errno));
 		return;
 	}
-	/* Larger pipes: fewer splices and wakeups per MiB (a failure
-	 * keeps the default size). */
-	(void)fcntl(c->up.pipe[1], F_SETPIPE_SZ, BROKER_PIPE);
-	(void)fcntl(c->down.pipe[1], F_SETPIPE_SZ, BROKER_PIPE);
+	if (pipe_cap(&c->up) == -1 || pipe_cap(&c->down) == -1) {
+		refuse(b, i, CV_FAILED, 502, "pipe size: %s", strerror(errno));
+		return;
+	}
 	c->verdict = CV_ALLOWED;
 	c->status = 200;
 	c->up.count_buf = 1;	/* the payload's bytes; down: our 200 */
@@ -511,7 +545,9 @@ pump(struct dir *d, int src, int dst, uint64_t *last)
 		}
 		if (moved >= BROKER_RELAY_TURN)
 			return 1 | 4;	/* more later: src is still ready */
-		n = splice(src, NULL, d->pipe[1], NULL, 1u << 20,
+		/* At most cap into the empty pipe: spliced from a socket,
+		 * one slot may take more than a page. */
+		n = splice(src, NULL, d->pipe[1], NULL, d->cap,
 		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n == -1 && errno == EAGAIN)
 			return 1;

@@ -31,7 +31,36 @@
 #define BROKER_IDLE_MS	300000		/* a relay with no byte either way */
 #define BROKER_NADDR	16		/* addresses tried per name */
 #define BROKER_RELAY_TURN (1u << 20)	/* bytes per direction per turn */
-#define BROKER_PIPE	(1 << 20)	/* each relay pipe's size */
+
+/* The memory the broker's sockets and pipes may hold in the kernel, all
+ * connections together (confexec(1), Egress): BROKER_MAXCONN shares of
+ * 1 MiB, whatever the payload and the destinations do.  Left to itself
+ * a TCP socket grows its buffers to tcp_rmem and tcp_wmem's largest
+ * (MiB each), charged to confexec, not to the run; a size set with
+ * SO_RCVBUF or SO_SNDBUF is kept (no autotuning) and held as twice what
+ * was asked (socket(7)).  One connection, as the kernel holds it:
+ *   the payload's socket      2 x 2 x 32 KiB  = 128 KiB (loopback)
+ *   the destination's socket  2 x 2 x 128 KiB = 512 KiB
+ *   its two pipes             2 x 64 KiB      = 128 KiB
+ * 768 KiB, and 64 KiB for each of the 4 socket queues: a queue under
+ * its limit takes one more segment (64 KiB at most on loopback, with
+ * GSO).  A relay pipe is never filled past BROKER_PIPE bytes: a slot of
+ * a pipe spliced from a socket can hold more than a page, so its
+ * F_SETPIPE_SZ alone does not bound its bytes. */
+#define BROKER_MEM	(64u << 20)
+#define BROKER_BUF_PAYLOAD (32 << 10)	/* SO_RCVBUF, SO_SNDBUF asked */
+#define BROKER_BUF_DEST	(128 << 10)
+#define BROKER_PIPE	(64 << 10)	/* each relay pipe's bytes */
+#define BROKER_SEGMENT	(64 << 10)	/* past a socket queue's limit */
+/* Segments of 8 KiB at most (TCP_MAXSEG): on loopback (the payload's
+ * side, always; MTU 65536) a segment is otherwise about 64 KiB, a buffer
+ * this small holds one or two, and each waits on the peer's delayed ACK
+ * (down to a tenth of the throughput, measured with bench/egress.sh).
+ * Past a link's own MSS (1460 on Ethernet) it changes nothing. */
+#define BROKER_MSS	8192
+_Static_assert(2 * 2 * BROKER_BUF_PAYLOAD + 2 * 2 * BROKER_BUF_DEST +
+    2 * BROKER_PIPE + 4 * BROKER_SEGMENT <= BROKER_MEM / BROKER_MAXCONN,
+    "the broker's buffers are past its memory bound");
 #define EGRESS_EVENTS_LOGGED 4096	/* events per run; then counted */
 
 /* epoll tags of the source's extra descriptors. */
@@ -48,6 +77,7 @@ struct dir {
 	const char *buf;
 	size_t len, off;
 	int pipe[2];
+	size_t cap;		/* bytes the pipe may hold (BROKER_PIPE) */
 	size_t pend;		/* bytes in the pipe */
 	int eof, shut;		/* src ended; dst shut for writing */
 	uint64_t bytes;		/* delivered to dst (buf when counted) */
@@ -99,6 +129,11 @@ struct broker {
 };
 
 uint64_t broker_ms(void);
+/* Set fd's SO_RCVBUF and SO_SNDBUF to size and its TCP_MAXSEG to
+ * BROKER_MSS (0, or -1 with errno): before listen or connect, so that
+ * the window and segment offered fit (tcp(7)); a listener's accepted
+ * sockets are given its sizes. */
+int broker_bufs(int fd, int size);
 
 /* broker.c */
 void conn_accept(struct broker *b, int fd);

@@ -101,6 +101,9 @@ egress_open(struct source *s, struct run *r)
 	if (make_netns(s, r) == -1)
 		return -1;
 	s->watch = &s->fd;
+	/* Before any client: each accepted socket gets the sizes. */
+	if (broker_bufs(s->fd, BROKER_BUF_PAYLOAD) == -1)
+		return fail(s, errno, "the listener's buffer sizes");
 	if (bd_egress(r, r->egress_port, err, sizeof(err)) == -1) {
 		snprintf(s->why, sizeof(s->why), "%s", err);
 		return -1;

@@ -1,0 +1,102 @@
+#!/bin/sh
+# confexec's egress broker holds a bounded amount of kernel memory
+# (confexec(1), Egress: 64 MiB for its sockets and pipes, whatever the
+# payload and the destinations do).  64 CONNECT tunnels stalled both
+# ways: the destination sends forever and reads nothing
+# (tests/egress-upstream.py, STALL), the payload sends while it can and
+# reads nothing (tests/egress-client.py stall).  The payload and the
+# destination keep small buffers of their own; the queues that grow are
+# the broker's.  Read from the host (tests/egress-mem.py): confexec's own
+# sockets (ss -p names its pid; those from the payload in the run's
+# network) and the pipes it holds both ends of.  /proc/net/sockstat is
+# the whole machine's (other runs share it): said, not asserted.
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_landlock 4
+need_cmd jq
+need_cmd ss
+need_cmd nsenter
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip_all "needs /usr/bin/python3"
+
+CX=$BIN/confexec
+PE=$BIN/planenc
+UPS=$T_TOP/tests/egress-upstream.py
+CLI=$T_TOP/tests/egress-client.py
+MEM=$T_TOP/tests/egress-mem.py
+IO=$TMP/io
+mkdir -p "$IO"
+J=$TMP/run.jnl
+BOUND=$((64 * 1048576))	# confexec(1), Egress
+N=64			# BROKER_MAXCONN: the most a payload can hold
+
+"$PY" "$UPS" 127.0.0.1 "$TMP/up.port" "$TMP/up.log" >/dev/null \
+    2>"$TMP/up.err" &
+at_exit "kill $! 2>/dev/null"
+for i in $(seq 100); do [ -s "$TMP/up.port" ] && break; sleep 0.05; done
+UP=$(cat "$TMP/up.port" 2>/dev/null)
+[ -n "$UP" ] || skip_all "the test destination did not start"
+
+# sockstat's TCP line: "mem" is the machine's TCP memory in pages.
+tcpmem() { awk '$1 == "TCP:" { for (i = 2; i < NF; i++)
+	if ($i == "mem") print $(i + 1) }' /proc/net/sockstat; }
+# field NAME: NAME= of the measurement in $TMP/mem.
+field() { tr ' ' '\n' <"$TMP/mem" | sed -n "s/^$1=//p"; }
+
+"$PE" --preset sys --ro "$T_TOP/tests" --rw "$IO" --timeout 300s \
+	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 \
+	--egress "127.0.0.1:$UP" -- "$PY" "$CLI" stall 127.0.0.1 "$UP" "$N" \
+	"$IO/ready" "$IO/go" >"$TMP/plan"
+m0=$(tcpmem)
+"$CX" --journal "$J" <"$TMP/plan" >"$TMP/cx.out" 2>"$TMP/cx.err" &
+CXPID=$!
+at_exit "kill $CXPID 2>/dev/null"
+# The stalled state: every tunnel refused more bytes from the payload and
+# has bytes from the destination waiting (the client makes ready); a
+# confexec that ended is no state to wait for.
+for i in $(seq 1200); do
+	[ -e "$IO/ready" ] && break
+	kill -0 "$CXPID" 2>/dev/null || break
+	sleep 0.1
+done
+ok "the payload stalled $N tunnels both ways" test -e "$IO/ready"
+[ -e "$IO/ready" ] || diag_file "$TMP/cx.err"
+# The peak, once it no longer grows (the queues fill as the loop turns).
+if "$PY" "$MEM" "$CXPID" peak >"$TMP/mem" 2>"$TMP/mem.err"; then
+	pass "confexec's sockets and pipes measured from the host"
+else
+	fail "confexec's sockets and pipes measured from the host"
+	diag_file "$TMP/mem.err"
+fi
+m1=$(tcpmem)
+note "broker: $(cat "$TMP/mem")"
+note "sockstat TCP mem: $m0 -> $m1 pages (the whole machine's)"
+
+t_eq "$N sockets of confexec's from the payload (in the run's network)" \
+	"$(field run_sockets)" "$N"
+t_eq "$N sockets of confexec's to the destination (in the host's)" \
+	"$(field host_sockets)" "$N"
+t_eq "$((2 * N)) relay pipes, two per tunnel" "$(field pipes)" $((2 * N))
+SB=$(field socket_bytes); PB=$(field pipe_bytes); TOT=$(field total)
+ok "the stall is real: the sockets hold more than 64 KiB a tunnel" \
+	test "${SB:-0}" -gt $((N * 65536))
+ok "sockets ($SB) + pipes ($PB) = $TOT bytes, under the bound ($BOUND)" \
+	test "${TOT:-$BOUND}" -le "$BOUND"
+# Each socket's buffers as the kernel holds them, twice SO_RCVBUF and
+# SO_SNDBUF (confexec(1): 32 KiB from the payload, 128 KiB to the
+# destination), never autotuned past: the accepted ones get the
+# listener's.
+t_eq "from the payload: 64 KiB received, 64 KiB to send at most (the listener's)" \
+	"$(field run_rb_max) $(field run_tb_max)" "65536 65536"
+t_eq "to the destination: 256 KiB and 256 KiB at most" \
+	"$(field host_rb_max) $(field host_tb_max)" "262144 262144"
+
+touch "$IO/go"
+wait "$CXPID"
+t_eq "the run ends 0" "$?" 0
+t_eq "every tunnel was still open at the end" "$(cat "$TMP/cx.out")" "$N"
+t_eq "the end record counts $N allowed connections" \
+	"$(grep '"event":"end"' "$J" | jq -r '.event.egress.allowed')" "$N"
+
+done_testing
