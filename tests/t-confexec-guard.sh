@@ -43,14 +43,18 @@ lines() { wc -l <"$1" | tr -d ' '; }
 events() { jq -c ".event | select(.event == \"egress\") | $1" "$J" \
 	2>/dev/null; }
 
-# The address the host gains: public ones (the guard's ranges let them
+# The addresses the host gains: public ones (the guard's ranges let them
 # by), from AS112's blocks (192.175.48.0/24, 2001:4:112::/48: never a
 # destination of this machine's), on an interface named after this
-# test's pid.  Two concurrent runs may pick the same address: each on
-# its own interface, which the other's removal leaves.
+# test's pid.  Two concurrent runs may pick the same IPv4 address: each
+# on its own interface, which the other's removal leaves.  The IPv6 ones
+# are this test's pid's own; L6 is one the host loses.
 IF=bgg$$
 A4=192.175.48.$(($$ % 250 + 2))
-A6=2001:4:112::$(printf '%x' $(($$ % 65536)))
+if [ $(($$ >> 16)) -eq 0 ]; then PIDX=$(printf '%x' $$)
+else PIDX=$(printf '%x:%x' $(($$ >> 16)) $(($$ & 65535))); fi
+A6=2001:4:112::$PIDX
+L6=2001:4:112:1::$PIDX
 ip link add "$IF" type dummy 2>/dev/null ||
 	ip link add "$IF" type veth peer name "${IF}p" 2>/dev/null ||
 	skip_all "cannot make a network interface (dummy or veth)"
@@ -76,6 +80,7 @@ cat /etc/hosts >"$TMP/hosts"
 cat >>"$TMP/hosts" <<EOF
 $A4 gained.borne.test
 $A6 gained6.borne.test
+$L6 lost6.borne.test
 0.0.0.0 zero.borne.test
 :: zero6.borne.test
 ::ffff:0.0.0.0 zerom.borne.test
@@ -144,6 +149,38 @@ t_eq "two events: refused, 403, no address reached" \
 t_eq "host side: the listener on $A4 accepted nothing" "$(lines "$TMP/g4.acc")" 0
 t_eq "host side: the listener on $A6 accepted nothing" "$(lines "$TMP/g6.acc")" 0
 [ -s "$TMP/g.err" ] && diag_file "$TMP/g.err"
+
+# ---- an address the host loses during the run ----------------------------
+# The host has L6 when the run starts, then loses it (and routes it
+# nowhere: unreachable, so that nothing leaves the machine).  Judged as
+# the host is at the connection, L6 is no longer its own: the connect is
+# tried, and fails as the route says (502).  Read once at start, it was
+# refused as the host's (403).
+ip addr add "$L6/128" dev "$IF" nodad
+rm -f "$IO/go" "$J"
+"$PE" $BASEP --egress "lost6.borne.test:$G6" -- /bin/sh -c \
+	"i=0; while [ ! -e $IO/go ] && [ \$i -lt 600 ]; do sleep 0.05; i=\$((i+1)); done
+	 $PY $CLI status http://lost6.borne.test:$G6/" >"$TMP/l.plan"
+unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec "$2" --journal "$3" <"$4"' \
+	sh "$TMP/hosts" "$CX" "$J" "$TMP/l.plan" >"$TMP/l.out" 2>"$TMP/l.err" &
+LPID=$!
+for i in $(seq 200); do
+	grep -q '"event":"start"' "$J" 2>/dev/null && break
+	sleep 0.05
+done
+t_grep "the run started while the host had $L6" '"event":"start"' "$J"
+ip addr del "$L6/128" dev "$IF" &&
+	ip -6 route add unreachable "$L6/128" && at_exit "ip -6 route del unreachable $L6/128 2>/dev/null"
+ip -6 route get "$L6" >"$TMP/rl" 2>&1
+t_nogrep "the host has lost it (no local route)" '^local ' "$TMP/rl"
+touch "$IO/go"
+wait "$LPID"
+t_eq "the run ends 0" "$?" 0
+t_eq "the payload got 502, not 403" "$(head -n 1 "$TMP/l.out")" 502
+t_grep "the connect was tried, and failed as the route says" \
+	"^confexec egress: connect $L6 port $G6: No route to host$" "$TMP/l.out"
+t_eq "the event: failed, 502" "$(events '[.verdict,.status]')" '["failed",502]'
+[ -s "$TMP/l.err" ] && diag_file "$TMP/l.err"
 
 # The same listeners, listed as IP literals: reached.  The refusals above
 # were the guard's, not a listener out of reach.
