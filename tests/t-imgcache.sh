@@ -307,8 +307,27 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 t_eq "8 sources indexed" "$(nidx)" "$((i0 + 8))"
 rm -f "$D"/gone?
+# Meanwhile a process without capabilities (as a root payload under
+# --ro / could) holds a lock on the cache directory: the sweep does not
+# lock the directory, and its own lock (.lock, mode 0000, immutable) that
+# process cannot open.
+NOCAP="setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all --"
+$NOCAP flock "$C" sh -c "echo \$\$ >'$TMP/locked'; exec sleep 300" &
+lpid=$!
+i=0
+while [ "$i" -lt 500 ] && [ ! -s "$TMP/locked" ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+spid=$(cat "$TMP/locked")
+at_exit "kill $lpid $spid 2>/dev/null"
 plan -- "$D/later" >"$TMP/p.later"
-t_exit 0 "a later fill" sh -c "'$CX' --image-cache '$C' <'$TMP/p.later'"
+t_exit 0 "a later fill, the directory locked" \
+    sh -c "'$CX' --image-cache '$C' <'$TMP/p.later'"
+t_exit 66 "the sweep's lock cannot be opened without capabilities" \
+    $NOCAP flock -n "$C/.lock" true
+kill "$spid" "$lpid" 2>/dev/null
+wait "$lpid" 2>/dev/null
 t_eq "after it, none of the 8 deleted sources' entries is left" \
     "$(nidx)" "$((i0 + 1))"
 for i in 1 2 3 4 5 6 7 8; do
