@@ -14,8 +14,8 @@
 int
 main(int argc, char *argv[])
 {
-	static char buf[1 << 20];
-	char path[4096], tail[32];
+	char path[4096], tail[32], *buf;
+	struct stat st;
 	ssize_t n;
 	long i, count;
 	int fd, len;
@@ -26,8 +26,9 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	fd = open(argv[1], O_RDONLY | O_CLOEXEC);
-	n = fd == -1 ? -1 : read(fd, buf, sizeof(buf));
-	if (n <= 0 || n == (ssize_t)sizeof(buf)) {
+	buf = fd == -1 || fstat(fd, &st) == -1 ? NULL : malloc((size_t)st.st_size);
+	n = buf == NULL ? -1 : read(fd, buf, (size_t)st.st_size);
+	if (n != st.st_size) {
 		perror(argv[1]);
 		return 1;
 	}
@@ -42,5 +43,6 @@ main(int argc, char *argv[])
 			return 1;
 		}
 	}
+	free(buf);
 	return 0;
 }
