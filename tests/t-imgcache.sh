@@ -423,6 +423,45 @@ note "the writer opened $(grep -c '^opened ' "$TMP/race.att") new entries" \
     "$(grep -c '^wrote ' "$TMP/race.att"); $(grep -c 'before it was sealed' \
     "$TMP/race.err") launches sealed a private copy instead"
 
+# The same writer as a payload whose plan grants it rw over the cache (the
+# kernel's view and Landlock let it write there): 50 fills of contents of
+# their own (B's bytes and a trailer).
+R2=$D/fills2
+mkdir "$R2"
+t_exit 0 "50 more programs" "$HELP/variants" "$D/B" "$R2" 50
+sha256sum "$R2"/v* | cut -c1-64 >"$TMP/race2.want"
+plan --rox "$HELP" --rw "$C" --timeout 600s -- "$HELP/imgrace" "$C" \
+    >"$TMP/p.att"
+"$CX" --image-cache "$C" <"$TMP/p.att" >"$TMP/race2.att" 2>&1 &
+cpid=$!
+at_exit "kill $cpid 2>/dev/null"
+i=0
+while [ "$i" -lt 500 ] && ! grep -q '^ready$' "$TMP/race2.att"; do
+	i=$((i + 1))
+	sleep 0.01
+done
+t_grep "the writer, a payload with rw over the cache, watches it" '^ready$' \
+    "$TMP/race2.att"
+: >"$TMP/race2.got"
+: >"$TMP/race2.rc"
+i=0
+for f in "$R2"/v*; do
+	i=$((i + 1))
+	pin=$(sed -n "${i}p" "$TMP/race2.want")
+	plan --sha256 "$pin" -- "$f" >"$TMP/rq"
+	out=$("$CX" --image-cache "$C" <"$TMP/rq" 2>>"$TMP/race2.err") ||
+	    echo "$f exit $?" >>"$TMP/race2.rc"
+	echo "${out%% *}" >>"$TMP/race2.got"
+done
+kill "$cpid"
+wait "$cpid" 2>/dev/null
+t_eq "50 pinned launches under the payload writer: each exited 0" \
+    "$(cat "$TMP/race2.rc")" ""
+t_eq "host side: each printed its pin" "$(cat "$TMP/race2.got")" \
+    "$(cat "$TMP/race2.want")"
+note "the payload writer opened $(grep -c '^opened ' "$TMP/race2.att")" \
+    "of 50 new entries before they were sealed"
+
 # ---- an unusable cache directory: the run goes on, and says so ----------
 mkdir -m 755 "$TMP/c755"
 t_exit 0 "a cache directory of mode 0755: the run goes on" sh -c \
