@@ -67,8 +67,9 @@
  * as our stat (coarse timestamps) would otherwise leave the identity
  * unchanged and a stale entry (the rule git uses for its index).
  *
- * Bound, under flock on the directory (LOCK_NB: another launch is at it),
- * after each fill: index entries whose path no longer names the version
+ * Bound, under flock on .lock (LOCK_NB: another launch is at it; a mode
+ * 0000 immutable file no capability-less process can open), after each
+ * fill: index entries whose path no longer names the version
  * they record (deleted, replaced, rewritten) go; images no index entry
  * names, older than IMGCACHE_GRACE seconds (a concurrent fill names its
  * own within that; c->grace), go; then the least recently used images (by atime:
@@ -120,6 +121,7 @@
 #define PATH_MAX_IDX 4096	/* a longer path is not indexed */
 #define IDX_MAX (2 * ID_MAX + SHA256_HEX_LEN + PATH_MAX_IDX + 4)
 #define NAME_MAX_ENT 256
+#define LOCK_NAME ".lock"
 #define OPEN_RO (O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
 
 /* c->note = the message, then ": strerror(e)" when e > 0; -1, errno e
@@ -697,8 +699,9 @@ list(int dirfd, struct ent **out, uint64_t *total)
 		return -1;
 	}
 	while ((d = readdir(dp)) != NULL) {
-		if ((d->d_name[0] == '.' && (d->d_name[1] == '\0' ||
-		    (d->d_name[1] == '.' && d->d_name[2] == '\0'))) ||
+		if (strcmp(d->d_name, ".") == 0 ||
+		    strcmp(d->d_name, "..") == 0 ||
+		    strcmp(d->d_name, LOCK_NAME) == 0 ||
 		    strlen(d->d_name) >= NAME_MAX_ENT ||
 		    fstatat(dirfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
@@ -738,6 +741,44 @@ named(struct ent *v, size_t n, const char *name)
 	return 0;
 }
 
+/* The lock the sweep takes: .lock, mode 0000, immutable, empty, made as
+ * any entry.  Not the directory itself: any process that can open the
+ * directory (a root payload under --ro /) could hold a lock on it, and no
+ * launch would sweep again.  Without CAP_DAC_OVERRIDE nobody can open a
+ * mode 0000 file, its owner included, nor chmod an immutable one.  The
+ * fd, or -1. */
+static int
+lock_open(struct imgcache *c)
+{
+	char keep[sizeof(c->note)];
+	uint8_t empty[32];
+	int fd, tmp, r;
+
+	fd = openat(c->dirfd, LOCK_NAME, OPEN_RO);
+	if (fd != -1 && entry_ok(fd, 0, 0, NULL) == 0)
+		return fd;
+	if (fd != -1) {
+		close(fd);
+		drop(c->dirfd, LOCK_NAME);
+	}
+	memcpy(keep, c->note, sizeof(keep));	/* not the launch's concern */
+	sha256_buf(NULL, 0, empty);
+	tmp = openat(c->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0);
+	r = tmp == -1 || fchmod(tmp, 0) == -1 ? -1 :
+	    publish(c, tmp, LOCK_NAME, 0, 0, empty);
+	if (tmp != -1)
+		close(tmp);
+	memcpy(c->note, keep, sizeof(keep));
+	if (r == -1)
+		return -1;
+	fd = openat(c->dirfd, LOCK_NAME, OPEN_RO);
+	if (fd != -1 && entry_ok(fd, 0, 0, NULL) == -1) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* The index entries whose path no longer names the version they record
  * go, then the images no entry names (older than IMGCACHE_GRACE), then
  * the least recently used images (never keep) beyond the bound and the
@@ -751,9 +792,14 @@ sweep(struct imgcache *c, const char *keep)
 	struct stat st;
 	uint64_t total;
 	ssize_t n, i, len;
+	int lk;
 
-	if (flock(c->dirfd, LOCK_EX | LOCK_NB) == -1)
+	lk = lock_open(c);
+	if (lk == -1 || flock(lk, LOCK_EX | LOCK_NB) == -1) {
+		if (lk != -1)
+			close(lk);
 		return;		/* another launch is at it */
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	n = list(c->dirfd, &v, &total);
 	for (i = 0; i < n; i++) {
@@ -804,7 +850,7 @@ sweep(struct imgcache *c, const char *keep)
 		}
 	}
 	free(v);
-	(void)flock(c->dirfd, LOCK_UN);
+	close(lk);
 }
 
 /* The image of digest d already in the cache, checked and its bytes

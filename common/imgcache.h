@@ -47,7 +47,7 @@ void imgcache_close(struct imgcache *c);
 int imgcache_lookup(struct imgcache *c, const char *path,
     const struct stat *st, uint8_t digest[32], struct stat *img);
 
-/* Copy src (opened from path; its base name goes into the image's name)
+/* Copy src (opened from path, the path the index keeps)
  * into the cache under a read lease (no writer can open the
  * source while it is copied), hashing the bytes as written, and check
  * them: an ELF executable, not a #! script, digest equal to pin when pin

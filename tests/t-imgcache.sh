@@ -29,6 +29,7 @@ need_cmd lsattr
 need_cmd chattr
 need_cmd unshare
 need_cmd flock
+need_cmd setpriv
 
 CX=$BIN/confexec
 PE=$BIN/planenc
@@ -58,7 +59,13 @@ cp "$HELP/imgtamper" "$D/imgtamper"
 da=$(sha "$D/A")
 db=$(sha "$D/B")
 dt=$(sha "$D/imgtamper")
-for p in prog pinned; do cp "$D/A" "$D/$p"; done
+for p in prog pinned twin1 twin2; do cp "$D/A" "$D/$p"; done
+# Eight sources of their own contents, deleted after their launches.
+for i in 1 2 3 4 5 6 7 8; do
+	{ cat "$D/A"; printf 'gone-%d' "$i"; } >"$D/gone$i"
+	chmod 755 "$D/gone$i"
+done
+cp "$D/B" "$D/later"
 # A source whose ctime is this recent is never indexed (a later write in
 # the same timestamp tick could hide): age them once.
 sleep 4
@@ -276,6 +283,184 @@ check_runs "rewritten in place under a racing writer" "$TMP/j.inplace"
 t_eq "runs served from the cache executed A or B, whole" \
     "$(grep " $C/" "$TMP/runs" | cut -d' ' -f1 | grep -cvE "^($da|$db)\$")" 0
 cache_sound "rewritten in place under a racing writer"
+
+# ---- one image per distinct content --------------------------------------
+nimg() { ls "$C" | grep -cv '^i-'; }
+nidx() { ls "$C" | grep -c '^i-'; }
+n0=$(nimg)
+i0=$(nidx)
+for p in twin1 twin2; do
+	plan -- "$D/$p" >"$TMP/p.$p"
+	"$CX" --image-cache "$C" <"$TMP/p.$p" >"$OUT" 2>"$ERR"
+	t_eq "$p (A's bytes under another name) runs A's image" \
+	    "$(cat "$OUT")" "$da $C/$da"
+done
+t_eq "the same bytes under two more names: no image more" "$(nimg)" "$n0"
+t_eq "two index entries more, one a name" "$(nidx)" "$((i0 + 2))"
+
+# ---- the index is bounded: entries of deleted sources go -----------------
+i0=$(nidx)
+for i in 1 2 3 4 5 6 7 8; do
+	plan -- "$D/gone$i" >"$TMP/p.gone$i"
+	"$CX" --image-cache "$C" <"$TMP/p.gone$i" >"$OUT" 2>"$ERR" ||
+	    diag "gone$i: $(cat "$ERR")"
+done
+t_eq "8 sources indexed" "$(nidx)" "$((i0 + 8))"
+rm -f "$D"/gone?
+# Meanwhile a process without capabilities (as a root payload under
+# --ro / could) holds a lock on the cache directory: the sweep does not
+# lock the directory, and its own lock (.lock, mode 0000, immutable) that
+# process cannot open.
+NOCAP="setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all --"
+$NOCAP flock "$C" sh -c "echo \$\$ >'$TMP/locked'; exec sleep 300" &
+lpid=$!
+i=0
+while [ "$i" -lt 500 ] && [ ! -s "$TMP/locked" ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+spid=$(cat "$TMP/locked")
+at_exit "kill $lpid $spid 2>/dev/null"
+plan -- "$D/later" >"$TMP/p.later"
+t_exit 0 "a later fill, the directory locked" \
+    sh -c "'$CX' --image-cache '$C' <'$TMP/p.later'"
+t_exit 66 "the sweep's lock cannot be opened without capabilities" \
+    $NOCAP flock -n "$C/.lock" true
+kill "$spid" "$lpid" 2>/dev/null
+wait "$lpid" 2>/dev/null
+t_eq "after it, none of the 8 deleted sources' entries is left" \
+    "$(nidx)" "$((i0 + 1))"
+for i in 1 2 3 4 5 6 7 8; do
+	h=$(printf %s "$D/gone$i" | sha256sum | cut -c1-64)
+	[ ! -e "$C/i-$h" ] || diag "gone$i: its entry i-$h is still there"
+done
+
+# ---- a writer racing every fill ------------------------------------------
+# RACE_FILLS (default 1000) programs of their own bytes (selfhash, then a
+# trailer: tests/helpers/variants.c), each launched once with its pin: every launch is a fill.  A
+# process without capabilities (uid 0: the owner of every entry) watches
+# the cache and, on each new name, makes it writable and opens it for
+# writing until it is immutable, then overwrites its last 8 bytes (the
+# trailer: the program still runs, and prints the digest of what it
+# executes).  Host side: each pinned launch printed its pin.
+# (A sanitized selfhash is 1.3 MB: 200 of them there.)
+[ "$VARIANT" = asan ] && RACE_FILLS=${RACE_FILLS:-200}
+RACE_FILLS=${RACE_FILLS:-1000}
+R=$D/fills
+mkdir "$R"
+t_exit 0 "$RACE_FILLS programs of their own bytes" \
+    "$HELP/variants" "$HELP/selfhash" "$R" "$RACE_FILLS"
+# The plans: one from planenc, the others the same with their program,
+# argument and pin (the keys planenc wrote, in its order).
+sha256sum "$R"/v* | cut -c1-64 >"$TMP/race.want"
+plan --sha256 "$(head -n 1 "$TMP/race.want")" -- "$R/v00000" >"$TMP/rp.tmpl"
+ls "$R"/v* | paste -d' ' "$TMP/race.want" - | awk -v t="$TMP/rp.tmpl" \
+    -v o="$TMP/rp" '{
+	f = o NR - 1
+	while ((getline l < t) > 0) {
+		if (l ~ /^program /) l = "program " $2
+		else if (l ~ /^arg /) l = "arg " $2
+		else if (l ~ /^sha256 /) l = "sha256 " $1
+		print l > f
+	}
+	close(t); close(f)
+}'
+setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all \
+    --no-new-privs -- "$HELP/imgrace" "$C" >"$TMP/race.att" 2>&1 &
+apid=$!
+at_exit "kill $apid 2>/dev/null"
+i=0
+while [ "$i" -lt 500 ] && ! grep -q '^ready$' "$TMP/race.att"; do
+	i=$((i + 1))
+	sleep 0.01
+done
+t_grep "the writer watches the cache" '^ready$' "$TMP/race.att"
+t_grep "host side: the writer has no capability" \
+    '^CapEff:[[:space:]]*0000000000000000$' "/proc/$apid/status"
+t_eq "host side: the writer is uid 0" \
+    "$(awk '/^Uid:/ { print $2 }' "/proc/$apid/status")" 0
+# Two streams of launches (two cores), each its own half of the programs.
+race_stream() {
+	i=$1
+	while [ "$i" -lt "$RACE_FILLS" ]; do
+		out=$("$CX" --image-cache "$C" <"$TMP/rp$i" 2>>"$TMP/race.err$1") ||
+		    echo "v$i exit $?" >>"$TMP/race.rc$1"
+		printf '%05d %s\n' "$i" "$out" >>"$TMP/race.out$1"
+		i=$((i + 2))
+	done
+}
+for f in rc0 rc1 out0 out1 err0 err1; do : >"$TMP/race.$f"; done
+t0=$(date +%s)
+race_stream 0 &
+s0=$!
+race_stream 1
+wait "$s0"
+kill "$apid"
+wait "$apid" 2>/dev/null
+cat "$TMP/race.err0" "$TMP/race.err1" >"$TMP/race.err"
+cat "$TMP/race.rc0" "$TMP/race.rc1" >"$TMP/race.rc"
+sort "$TMP/race.out0" "$TMP/race.out1" | cut -d' ' -f2 >"$TMP/race.got"
+note "$RACE_FILLS racing fills in $(($(date +%s) - t0)) s"
+t_eq "$RACE_FILLS pinned launches under the writer: each exited 0" \
+    "$(cat "$TMP/race.rc")" ""
+[ ! -s "$TMP/race.rc" ] || diag "what they said:" "$(sort "$TMP/race.err" |
+    uniq -c | head -n 5)"
+bad=$(paste -d' ' "$TMP/race.want" "$TMP/race.got" | awk '$1 != $2' | wc -l)
+t_eq "host side: 0 pinned launches executed bytes other than their pin" \
+    "$bad" 0
+t_eq "host side: every launch printed one line" \
+    "$(wc -l <"$TMP/race.got")" "$(wc -l <"$TMP/race.want")"
+[ "$bad" -eq 0 ] || diag "what ran:" "$(paste -d' ' "$TMP/race.want" \
+    "$TMP/race.got" | awk '$1 != $2' | head -n 5)"
+# (One sha256sum for all: a process per image costs seconds on a loaded
+# machine.)
+bad=$(ls "$C" | grep -v '^i-' | sed "s|^|$C/|" | xargs -r sha256sum |
+    awk '{ n = $2; sub(/.*\//, "", n); if (substr(n, length(n) - 63) != $1)
+	print n }')
+t_eq "host side: every cached image hashes to its name" "$bad" ""
+note "the writer opened $(grep -c '^opened ' "$TMP/race.att") new entries" \
+    "for writing before they were sealed and wrote" \
+    "$(grep -c '^wrote ' "$TMP/race.att"); $(grep -c 'before it was sealed' \
+    "$TMP/race.err") launches sealed a private copy instead"
+
+# The same writer as a payload whose plan grants it rw over the cache (the
+# kernel's view and Landlock let it write there): 50 fills of contents of
+# their own (B's bytes and a trailer).
+R2=$D/fills2
+mkdir "$R2"
+t_exit 0 "50 more programs" "$HELP/variants" "$D/B" "$R2" 50
+sha256sum "$R2"/v* | cut -c1-64 >"$TMP/race2.want"
+plan --rox "$HELP" --rw "$C" --timeout 600s -- "$HELP/imgrace" "$C" \
+    >"$TMP/p.att"
+"$CX" --image-cache "$C" <"$TMP/p.att" >"$TMP/race2.att" 2>&1 &
+cpid=$!
+at_exit "kill $cpid 2>/dev/null"
+i=0
+while [ "$i" -lt 500 ] && ! grep -q '^ready$' "$TMP/race2.att"; do
+	i=$((i + 1))
+	sleep 0.01
+done
+t_grep "the writer, a payload with rw over the cache, watches it" '^ready$' \
+    "$TMP/race2.att"
+: >"$TMP/race2.got"
+: >"$TMP/race2.rc"
+i=0
+for f in "$R2"/v*; do
+	i=$((i + 1))
+	pin=$(sed -n "${i}p" "$TMP/race2.want")
+	plan --sha256 "$pin" -- "$f" >"$TMP/rq"
+	out=$("$CX" --image-cache "$C" <"$TMP/rq" 2>>"$TMP/race2.err") ||
+	    echo "$f exit $?" >>"$TMP/race2.rc"
+	echo "${out%% *}" >>"$TMP/race2.got"
+done
+kill "$cpid"
+wait "$cpid" 2>/dev/null
+t_eq "50 pinned launches under the payload writer: each exited 0" \
+    "$(cat "$TMP/race2.rc")" ""
+t_eq "host side: each printed its pin" "$(cat "$TMP/race2.got")" \
+    "$(cat "$TMP/race2.want")"
+note "the payload writer opened $(grep -c '^opened ' "$TMP/race2.att")" \
+    "of 50 new entries before they were sealed"
 
 # ---- an unusable cache directory: the run goes on, and says so ----------
 mkdir -m 755 "$TMP/c755"
