@@ -44,6 +44,34 @@ t_cleanup() {
 
 # at_exit CMD: run CMD (a string) when the test file ends.
 at_exit() { T_CLEANUP="$1${T_CLEANUP:+; $T_CLEANUP}"; }
+# kill_ours [-P PARENT] [-SIG] PID...: signal each PID that is still a
+# child of this test's shell (or of PARENT).  A pid waited for long
+# before may be another process's by the time a test ends (pids are
+# reused): a cleanup must never signal it.
+kill_ours() {
+	_ks= _kpar=$$
+	[ "${1-}" = -P ] && { _kpar=$2; shift 2; }
+	case ${1-} in -*) _ks=$1; shift ;; esac
+	for _kp in "$@"; do
+		[ -r "/proc/$_kp/stat" ] || continue
+		# the field after the command name's ") " is the state, then ppid
+		_kpp=$(sed 's/.*) [A-Za-z] \([0-9]*\).*/\1/' "/proc/$_kp/stat" \
+		    2>/dev/null)
+		[ "$_kpp" = "$_kpar" ] && kill $_ks "$_kp" 2>/dev/null
+	done
+	return 0
+}
+# pid_start PID: the process's start time (clock ticks since boot);
+# kill_same [-SIG] PID START: signal PID only if it is still the process
+# that started then (for a process whose parent changes, e.g. one that
+# outlives its caller).
+pid_start() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
+kill_same() {
+	_ks=
+	case ${1-} in -*) _ks=$1; shift ;; esac
+	[ -n "$2" ] && [ "$(pid_start "$1")" = "$2" ] && kill $_ks "$1" 2>/dev/null
+	return 0
+}
 
 pass() { T_N=$((T_N + 1)); echo "ok $T_N - $1"; }
 fail() {

@@ -52,7 +52,7 @@ wait_run() { wait "$CXPID" 2>/dev/null; RC=$?; }
 # run_log: this run's records in the journal, from its start record (a
 # start may reap others' stale cgroups first, journaled before it).
 run_log() { sed -n '/"event":"start"/,$p' "$J"; }
-at_exit 'kill -9 $CXPID 2>/dev/null'
+at_exit 'kill_ours -9 $CXPID 2>/dev/null'
 
 # ---- the socket: where, how, and who may replace it --------------------
 start_run --timeout 30s -- /bin/sleep 30

@@ -33,7 +33,7 @@ J=$TMP/run.jnl
 upstream() {
 	"$PY" "$UPS" "$1" "$TMP/$2.port" "$TMP/$2.log" >/dev/null \
 	    2>"$TMP/$2.err" &
-	at_exit "kill $! 2>/dev/null"
+	at_exit "kill_ours $! 2>/dev/null"
 	for i in $(seq 100); do [ -s "$TMP/$2.port" ] && break; sleep 0.05; done
 	: >>"$TMP/$2.log"
 }
@@ -321,7 +321,7 @@ chmod 700 "$TMP"
 "$CX" --journal "$TMP/a.jnl" --control "$TMP/a.sock" <"$TMP/a.plan" \
 	>/dev/null 2>&1 &
 APID=$!
-at_exit "kill $APID 2>/dev/null"
+at_exit "kill_ours $APID 2>/dev/null"
 for i in $(seq 100); do
 	grep -q '"event":"start"' "$TMP/a.jnl" 2>/dev/null && break
 	sleep 0.05

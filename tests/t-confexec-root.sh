@@ -220,7 +220,7 @@ t_eq "host side: the outside file still has one link, unchanged" \
 # ---- 3. other processes, by pid ------------------------------------------
 sleep 300 &
 SP=$!
-at_exit "kill $SP 2>/dev/null"
+at_exit "kill_ours $SP 2>/dev/null"
 procstate() {
 	printf '%s|%s|%s|%s|%s\n' "$(grep 'Max open files' /proc/$SP/limits)" \
 	    "$(ps -o ni= -p $SP)" "$(taskset -p $SP 2>&1 | sed 's/.*: //')" \

@@ -145,7 +145,7 @@ for i in 1 2 3; do
 		>"$TMP/p.live$i"
 	"$CX" --outlive-caller <"$TMP/p.live$i" >/dev/null 2>&1 &
 	LIVE="$LIVE $!"
-	at_exit "kill $! 2>/dev/null"
+	at_exit "kill_ours $! 2>/dev/null"
 done
 for i in 1 2 3; do wait_file "$TMP/mk-live-$i.pid"; done
 # A stale cgroup of a dead supervisor with a process still inside (what
@@ -159,7 +159,7 @@ mkdir "$SC"
 M=$TMP/mk-stale
 sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" grandchild-sleep "$3"' sh \
 	"$SC" "$E" "$M.pid" &
-at_exit "kill $! 2>/dev/null; rmdir '$SC' 2>/dev/null"
+at_exit "kill_ours $! 2>/dev/null; rmdir '$SC' 2>/dev/null"
 wait_file "$M.pid"
 t_eq "a stale populated cgroup with its processes" "$(alive "$M")" 2
 # And an empty one (what a SIGKILLed confexec leaves; the runs since
@@ -236,7 +236,7 @@ sh -c '"$1" --outlive-caller <"$2"; echo done' sh "$CX" "$TMP/p.outlive" \
 SH=$!
 wait_file "$M.pid"
 CXO=$(pgrep -P "$SH" -x confexec)
-at_exit "kill $CXO 2>/dev/null"
+at_exit "kill_same $CXO $(pid_start "$CXO")"
 kill -KILL "$SH"
 wait "$SH" 2>/dev/null
 sleep 1

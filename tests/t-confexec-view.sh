@@ -270,7 +270,7 @@ t_eq "host side: 640" "$(stat -c %a "$W/lch")" 640
 # ---- 3. /proc: the run's own ----------------------------------------------
 sleep 301 &
 SP=$!
-at_exit "kill $SP 2>/dev/null"
+at_exit "kill_ours $SP 2>/dev/null"
 t_eq "(host side: the host's sleep is in the host's /proc)" \
 	"$("$V" cmdline "$SP")" "sleep 301"
 t_exit 0 "a payload granted --ro /proc lists its pids" \

@@ -150,7 +150,7 @@ t_grep "UDP refused earlier, at socket(), by seccomp (EPERM)" \
 	'udp:EPERM$' "$OUT"
 "$E" listen "$TMP/port" &
 LPID=$!
-at_exit "kill $LPID 2>/dev/null"
+at_exit "kill_ours $LPID 2>/dev/null"
 for i in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 PORT=$(cat "$TMP/port")
 t_exit 0 "connect to a granted port" \
@@ -354,7 +354,7 @@ t_grep "its mask is the caller's: all but SIGKILL and SIGSTOP" \
 # ---- Landlock scopes (ABI 6+): no signal out of the domain --------------
 sleep 30 &
 SPID=$!
-at_exit "kill $SPID 2>/dev/null"
+at_exit "kill_ours $SPID 2>/dev/null"
 # The payload runs in its own pid namespace: a host pid names nothing
 # there (ESRCH).  Its init (pid 1) is visible but outside the payload's
 # Landlock domain: the scope answers EPERM (without it, pid 1 would
@@ -623,7 +623,7 @@ t_grep "the dry run's warning names both" \
   unset IFS; mkplan "$@" ) >"$TMP/c1"
 "$CX" <"$TMP/c1" >"$OUT" 2>"$ERR" &
 CXPID=$!
-at_exit "kill $CXPID 2>/dev/null"
+at_exit "kill_ours $CXPID 2>/dev/null"
 for i in $(seq 100); do [ -s "$TMP/gc3.pid" ] && break; sleep 0.05; done
 GC=$(cat "$TMP/gc3.pid" 2>/dev/null || echo 0)
 ok "payload and grandchild running (its lock is held)" \
@@ -682,7 +682,7 @@ t_eq "(true ran from the memfd: no output)" "$(cat "$OUT")" ""
 mkdir -p "$TMP/sockdir"
 "$E" unix-listen "$TMP/sockdir/s" &
 UPID=$!
-at_exit "kill $UPID 2>/dev/null"
+at_exit "kill_ours $UPID 2>/dev/null"
 for i in $(seq 100); do [ -S "$TMP/sockdir/s" ] && break; sleep 0.05; done
 t_exit 0 "unix socket outside every rule, unix not granted" \
 	cxp -- "$E" unix-connect "$TMP/sockdir/s"

@@ -260,7 +260,7 @@ while [ $p -lt "$procs" ]; do
 	pids="$pids $!"
 	p=$((p + 1))
 done
-at_exit "kill $pids 2>/dev/null"
+at_exit "kill_ours $pids 2>/dev/null"
 failed=0
 for pid in $pids; do wait "$pid" || failed=$((failed + 1)); done
 t_eq "$procs concurrent appenders all succeeded" "$failed" 0

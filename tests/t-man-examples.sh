@@ -299,7 +299,7 @@ chmod 755 "$SBIN/tool"
 # The egress example's destination.
 python3 "$T_TOP/tests/egress-upstream.py" 127.0.0.1 "$TMP/mxup.port" \
     "$TMP/mxup.log" >/dev/null 2>&1 &
-at_exit "kill $! 2>/dev/null"
+at_exit "kill_ours $! 2>/dev/null"
 for i in $(seq 100); do [ -s "$TMP/mxup.port" ] && break; sleep 0.05; done
 MXUP=$(cat "$TMP/mxup.port" 2>/dev/null)
 page_examples ex_confexec "s|pypi.org:443|127.0.0.1:$MXUP|;

@@ -518,7 +518,7 @@ state "$RO" >"$TMP/race.before"
 # shellcheck disable=SC2086
 "$HELP/swapper" "$X" $pairs -- $rearm >"$TMP/swaps" &
 SW=$!
-at_exit "kill $SW 2>/dev/null"
+at_exit "kill_ours $SW 2>/dev/null"
 # Leak checking at exit costs more than the walk itself here.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 export ASAN_OPTIONS
