@@ -33,7 +33,7 @@ N=64			# BROKER_MAXCONN: the most a payload can hold
 
 "$PY" "$UPS" 127.0.0.1 "$TMP/up.port" "$TMP/up.log" >/dev/null \
     2>"$TMP/up.err" &
-at_exit "kill $! 2>/dev/null"
+at_exit "kill_ours $! 2>/dev/null"
 for i in $(seq 100); do [ -s "$TMP/up.port" ] && break; sleep 0.05; done
 UP=$(cat "$TMP/up.port" 2>/dev/null)
 [ -n "$UP" ] || skip_all "the test destination did not start"
@@ -51,7 +51,7 @@ field() { tr ' ' '\n' <"$TMP/mem" | sed -n "s/^$1=//p"; }
 m0=$(tcpmem)
 "$CX" --journal "$J" <"$TMP/plan" >"$TMP/cx.out" 2>"$TMP/cx.err" &
 CXPID=$!
-at_exit "kill $CXPID 2>/dev/null"
+at_exit "kill_ours $CXPID 2>/dev/null"
 # The stalled state: every tunnel refused more bytes from the payload and
 # has bytes from the destination waiting (the client makes ready); a
 # confexec that ended is no state to wait for.

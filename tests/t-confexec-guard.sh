@@ -34,7 +34,7 @@ chmod 755 "$TMP"
 upstream() {
 	"$PY" "$UPS" "$1" "$TMP/$2.port" "$TMP/$2.log" "$TMP/$2.acc" \
 	    ${3:-} >/dev/null 2>"$TMP/$2.err" &
-	at_exit "kill $! 2>/dev/null"
+	at_exit "kill_ours $! 2>/dev/null"
 	for i in $(seq 100); do [ -s "$TMP/$2.port" ] && break; sleep 0.05; done
 	: >>"$TMP/$2.log"
 	: >>"$TMP/$2.acc"
