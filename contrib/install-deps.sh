@@ -8,7 +8,7 @@
 set -eu
 
 set_build="gcc make pkgconf libseccomp-dev libcap-dev nettle-dev libjansson-dev scdoc"
-set_check="$set_build clang libclang-rt-14-dev perl attr acl libcap2-bin jq strace util-linux socat curl python3 \
+set_check="$set_build clang libclang-rt-14-dev perl attr acl libcap2-bin jq strace util-linux socat curl python3 iproute2 e2fsprogs \
 	bubblewrap docker.io busybox-static"
 set_static="musl-tools musl-dev gperf m4 dpkg-dev autoconf automake libtool \
 	linux-libc-dev file"
