@@ -106,8 +106,38 @@ ok "minimal plan is exactly the documented text" \
 t_exit 0 "--argv0" $P --argv0 make -- /usr/bin/make -C build
 t_grep "argv0 replaces argv[0]" '^arg make$' "$OUT"
 t_grep "program stays the path" '^program /usr/bin/make$' "$OUT"
-refuse "--argv0 twice" '--argv0: given twice' \
+refuse "--argv0 twice" '^planenc: --argv0 b: given twice on the command line; it takes one value$' \
 	$P --argv0 a --argv0 b -- /bin/true
+# Every option that takes one value is refused a second time, never
+# last-wins; the refusal names the option, its second value and where
+# the first came from (a profile line or the command line).
+for ov in 'timeout 20s 5m' 'memory-max 64M 128M' 'pids-max 10 20' \
+    'cpu-max 10000 20000' 'uid 1001 1002' 'gid 1001 1002' \
+    "sha256 $(printf '%064d' 0) $(printf '%064d' 1)" \
+    "prompt-file /dev/null /etc/hostname"; do
+	set -- $ov
+	refuse "--$1 twice" "^planenc: --$1 $3: given twice on the command line; it takes one value\$" \
+		$P --"$1" "$2" --"$1" "$3" -- /bin/true
+	t_eq "--$1 twice: one line on stderr" "$(wc -l <"$ERR")" 1
+	ok "--$1 twice: nothing on stdout" test ! -s "$OUT"
+done
+printf -- '--timeout 5m\n' >"$TMP/once.prof"
+refuse "--timeout in a profile and on the command line" \
+	"^planenc: --timeout 1h: given twice \\(first in $TMP/once.prof:1, again on the command line\\); it takes one value\$" \
+	$P --profile "$TMP/once.prof" --timeout 1h -- /bin/true
+refuse "--timeout on the command line, then in a profile" \
+	"^planenc: $TMP/once.prof:1: --timeout 5m: given twice \\(first on the command line, again in $TMP/once.prof:1\\)" \
+	$P --timeout 1h --profile "$TMP/once.prof" -- /bin/true
+refuse "--strict then --degrade" \
+	'^planenc: --degrade: --strict was given \(on the command line\); the mode is one choice$' \
+	$P --strict --degrade -- /bin/true
+printf -- '--degrade\n' >"$TMP/deg.prof"
+refuse "--degrade in a profile, --strict on the command line" \
+	"^planenc: --strict: --degrade was given \\(in $TMP/deg.prof:1\\); the mode is one choice\$" \
+	$P --profile "$TMP/deg.prof" --strict -- /bin/true
+t_exit 0 "the same mode and preset repeated" \
+	$P --degrade --profile "$TMP/deg.prof" --preset sys --preset sys -- /bin/true
+t_grep "the repeated mode kept" '^mode degrade$' "$OUT"
 t_exit 0 "timeout 500ms" $P --timeout 500ms -- /bin/true
 t_grep "500ms in the plan" '^timeout-ms 500$' "$OUT"
 t_exit 0 "timeout bare seconds" $P --timeout 7 -- /bin/true

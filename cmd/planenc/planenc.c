@@ -431,12 +431,60 @@ opt_list(struct opts *o, int c, const char *arg)
 	}
 }
 
+/* An option that sets one value of the plan may be given once, from the
+ * command line or a profile: a second one is refused naming both places,
+ * never last-wins.  --strict and --degrade are one choice, the mode; it,
+ * and --preset sys, may be repeated but not changed.  Flags that only
+ * add a right (--tmp, --unix, --tcp) may repeat. */
+static void
+once(struct opts *o, int c, const char *arg)
+{
+	const struct usage_opt *u;
+	const char *here = o->where != NULL ? o->where : "";
+	int k = c == O_DEGRADE ? O_STRICT : c;
+
+	switch (c) {
+	case O_MEMORY: case O_PIDS: case O_CPU: case O_TIMEOUT: case O_UID:
+	case O_GID: case O_SHA256: case O_PROMPT: case O_ARGV0:
+		break;
+	case O_STRICT:
+	case O_DEGRADE:
+		if (o->once[k] != NULL && o->mode_opt != c)
+			die(EXIT_USAGE, "--%s: --%s was given (%s%s); the "
+			    "mode is one choice", c == O_STRICT ? "strict" :
+			    "degrade", c == O_STRICT ? "degrade" : "strict",
+			    *o->once[k] ? "in " : "on the command line",
+			    o->once[k]);
+		o->mode_opt = c;
+		/* FALLTHROUGH */
+	default:
+		if (o->once[k] == NULL)
+			o->once[k] = here;
+		return;
+	}
+	if (o->once[k] == NULL) {
+		o->once[k] = here;
+		return;
+	}
+	for (u = planenc_opts; u->name != NULL && u->val != c; u++)
+		;
+	if (strcmp(o->once[k], here) == 0)
+		die(EXIT_USAGE, "--%s %s: given twice %s%s; it takes one "
+		    "value", u->name, arg, *here ? "in " : "on the command line",
+		    here);
+	die(EXIT_USAGE, "--%s %s: given twice (first %s%s, again %s%s); it "
+	    "takes one value", u->name, arg,
+	    *o->once[k] ? "in " : "on the command line", o->once[k],
+	    *here ? "in " : "on the command line", here);
+}
+
 /* The options that set one field of the plan. */
 void
 opt_apply(struct opts *o, int c, const char *arg)
 {
 	struct plan *p = &o->p;
 
+	once(o, c, arg);
 	switch (c) {
 	case O_UNIX: p->sock |= PLAN_SOCK_UNIX; break;
 	case O_TCP: p->sock |= PLAN_SOCK_TCP; break;
@@ -476,15 +524,11 @@ opt_apply(struct opts *o, int c, const char *arg)
 		p->has_sha256 = 1;
 		break;
 	case O_PROMPT:
-		if (o->prompt_file != NULL)
-			die(EXIT_USAGE, "--prompt-file: given twice");
 		o->prompt_file = arg;
 		break;
 	case O_STRICT: p->mode = PLAN_STRICT; break;
 	case O_DEGRADE: p->mode = PLAN_DEGRADE; break;
 	case O_ARGV0:
-		if (o->argv0 != NULL)
-			die(EXIT_USAGE, "--argv0: given twice");
 		o->argv0 = arg;
 		break;
 	default: opt_list(o, c, arg); break;

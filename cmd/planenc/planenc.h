@@ -46,6 +46,11 @@ struct opts {
 	int op;			/* O_DECODE, O_CHECK, O_REENCODE or 0 */
 	int building;		/* a plan option was given */
 	const char *where;	/* the profile line being applied, or NULL */
+	/* Where each single-value option was first given ("the command
+	 * line" or a profile's FILE:LINE), or NULL: a second one is refused,
+	 * never last-wins. */
+	const char *once[O_VERSION + 1];
+	int mode_opt;		/* O_STRICT or O_DEGRADE, once given */
 	struct origins from[PLAN_AT_ARG + 1];
 };
 
