@@ -85,6 +85,26 @@ t_grep "  TMPDIR was the run's private directory" \
 	"^tmp=${TMPDIR:-/tmp}/borne-tmp-[0-9a-f]{32}\$" "$C/configure.tmpdir"
 ok "  and it is gone after the run" test ! -e "${ctmp:-/nonexistent}"
 
+# ---- a C build with only --preset sys --tmp --rwx: the preset's PATH ----
+# No PATH given: the preset sets it to the usual command directories that
+# exist here, so cc finds cc1 and collect2 finds ld (with an empty
+# environment they do not).
+CB=$W/cb
+mkdir -p "$CB"
+printf 'int main(void) { return 42; }\n' >"$CB/m.c"
+printf 'm: m.c\n\tcc -c -o m.o m.c\n\tcc -o m m.o\n' >"$CB/Makefile"
+t_exit 0 "C build: make, cc, ld with only --preset sys --tmp --rwx" \
+	cx "$CB" --preset sys --tmp --rwx "$CB" -- \
+	sh -c 'make && ld --version >/dev/null && echo "PATH=$PATH"'
+t_grep "  the payload's PATH is the preset's" \
+	'^PATH=(/usr/local/sbin:)?(/usr/local/bin:)?(/usr/sbin:)?/usr/bin' "$OUT"
+ok "  the binary was linked (host side)" test -x "$CB/m"
+"$CB/m"
+t_eq "  and it runs" "$?" 42
+"$PE" --preset sys --setenv PATH=/opt/x -- /bin/true >"$TMP/pp.plan"
+t_eq "  a PATH the plan sets is kept" \
+	"$("$PE" --decode <"$TMP/pp.plan" | jq -r .env.PATH)" /opt/x
+
 # ---- a python unittest suite ---------------------------------------------
 PY=$W/py
 mkdir -p "$PY"

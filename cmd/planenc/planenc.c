@@ -686,13 +686,14 @@ build(struct opts *o, int argc, char *argv[])
 		p->argv[i] = xstrdup(i == 0 && o->argv0 ? o->argv0 :
 		    argv[optind + (int)i]);
 	resolve_env(o);
-	/* A name without a slash is looked up now, in the plan's PATH:
-	 * the plan records the absolute path confexec will seal. */
-	p->program = strchr(prog, '/') != NULL ? xstrdup(prog) :
-	    program_lookup(p, prog);
 	o->where = "--preset sys";
 	preset_apply(o);
 	o->where = NULL;
+	/* A name without a slash is looked up now, in the plan's PATH (the
+	 * preset's, when it set one): the plan records the absolute path
+	 * confexec will seal. */
+	p->program = strchr(prog, '/') != NULL ? xstrdup(prog) :
+	    program_lookup(p, prog);
 	validate(o);
 	if (o->prompt_file != NULL)
 		read_prompt(o->prompt_file, p);

@@ -68,7 +68,9 @@ void profile_load(struct opts *o, const char *file);
 
 /* resolve.c: add the rules of the presets asked for (each path only if
  * it exists here; a symlinked one as its target unless another entry
- * covers it; a path the options name themselves is left to them). */
+ * covers it; a path the options name themselves is left to them), and
+ * PATH=, the usual command directories that exist here, unless the plan
+ * sets or passes PATH. */
 void preset_apply(struct opts *o);
 /* The absolute path of PROGRAM name (no slash), searched in the plan's
  * PATH, else planenc's; exit 2 naming both when not found. */

@@ -57,6 +57,45 @@ add(struct opts *o, const char *path, enum plan_intent in)
 	origin_note(o, PLAN_AT_FS);
 }
 
+/* The preset's PATH: the usual command directories that exist here,
+ * each once (on a merged-/usr system /bin and /sbin are /usr's), unless
+ * the plan sets or passes PATH itself. */
+static void
+preset_path(struct opts *o)
+{
+	static const char *const dirs[] = {
+		"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin",
+		"/sbin", "/bin",
+	};
+	char real[sizeof(dirs) / sizeof(dirs[0])][PATH_MAX];
+	char path[sizeof("PATH=") + sizeof(dirs) / sizeof(dirs[0]) * PATH_MAX];
+	struct plan *p = &o->p;
+	size_t i, j, n = 0, len = 0;
+	struct stat st;
+
+	for (i = 0; i < p->nenv; i++)
+		if (strncmp(p->env[i], "PATH=", 5) == 0)
+			return;
+	len = (size_t)snprintf(path, sizeof(path), "PATH=");
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (realpath(dirs[i], real[n]) == NULL ||
+		    stat(real[n], &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		for (j = 0; j < n && strcmp(real[j], real[n]) != 0; j++)
+			;
+		if (j < n)
+			continue;
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "%s%s",
+		    n > 0 ? ":" : "", dirs[i]);
+		n++;
+	}
+	if (n == 0)
+		return;
+	p->env = push(p->env, &p->nenv, sizeof(char *));
+	p->env[p->nenv - 1] = xstrdup(path);
+	origin_note(o, PLAN_AT_ENV);
+}
+
 /* Each path only if it exists here.  A symlinked one (/bin -> usr/bin on
  * a merged-/usr system) is not a rule path confexec would accept: it is
  * left out when another entry covers its target, else its target is
@@ -71,6 +110,7 @@ preset_apply(struct opts *o)
 
 	if (!o->preset_sys)
 		return;
+	preset_path(o);
 	sys = plan_preset_sys(&nsys);
 	for (i = 0; i < nsys; i++) {
 		if (lstat(sys[i].path, &st) == -1)
