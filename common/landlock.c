@@ -73,6 +73,13 @@ system_link(int rootfd, const char *to, int fd)
 	    (rs.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
+/* The directory the last walk ended in, kept for the next rule's walk
+ * when it names a sibling (a listed /etc: one openat a rule). */
+struct walk_cache {
+	int fd;			/* O_PATH, or -1 */
+	char dir[PATH_MAX];	/* its path as the plan wrote it */
+};
+
 /* Open path O_PATH one component at a time, none followed if it is a
  * symbolic link: a payload that wrote beneath a rule path in an earlier
  * run cannot point a later rule elsewhere (WORK/cache -> /root/.ssh).
@@ -81,29 +88,51 @@ system_link(int rootfd, const char *to, int fd)
  * result's stat.  -1 with errno (ELOOP: link names the first component
  * that is a link, and its target). */
 static int
-open_nofollow(int rootfd, const char *path, struct stat *st, char *link,
-    size_t linksz)
+open_nofollow(int rootfd, struct walk_cache *wc, const char *path,
+    struct stat *st, char *link, size_t linksz, int *moved)
 {
-	const char *c = path + 1;
+	const char *c = path + 1, *last = strrchr(path, '/');
 	char comp[NAME_MAX + 1], to[256], redo[PATH_MAX + 1];
 	int dfd, fd, top = 1, e;
 	ssize_t n;
-	size_t len;
+	size_t len, plen = (size_t)(last - path);
 
-	if ((dfd = dup(rootfd)) == -1)
+	*moved = 0;
+	/* A sibling of the last rule (/etc/passwd after /etc/group): from
+	 * the directory that walk reached, nothing re-followed. */
+	if (wc->fd != -1 && plen > 0 && plen == strlen(wc->dir) &&
+	    memcmp(path, wc->dir, plen) == 0) {
+		dfd = wc->fd;	/* kept open: never closed here */
+		c = last + 1;
+		top = 0;
+	} else if ((dfd = dup(rootfd)) == -1)
 		return -1;
 	if (*c == '\0' && fstat(dfd, st) == -1)
 		goto fail_dfd;
 	while (*c != '\0') {
 		len = strcspn(c, "/");
 		if (len > NAME_MAX) {
-			close(dfd);
+			if (dfd != wc->fd)
+				close(dfd);
 			return errno = ENAMETOOLONG, -1;
 		}
 		memcpy(comp, c, len);
 		comp[len] = '\0';
 		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		close(dfd);
+		/* The last component's directory, kept for its siblings
+		 * (not after a system link: the plan's path is not where it
+		 * led). */
+		if (dfd == wc->fd)
+			;
+		else if (c[len] == '\0' && !*moved && plen > 0 && fd != -1 &&
+		    plen < sizeof(wc->dir)) {
+			if (wc->fd != -1)
+				close(wc->fd);
+			wc->fd = dfd;
+			memcpy(wc->dir, path, plen);
+			wc->dir[plen] = '\0';
+		} else
+			close(dfd);
 		if (fd == -1 || fstat(fd, st) == -1)
 			goto fail;
 		if (S_ISLNK(st->st_mode)) {
@@ -115,6 +144,7 @@ open_nofollow(int rootfd, const char *path, struct stat *st, char *link,
 			    (dfd = dup(rootfd)) != -1) {
 				close(fd);
 				top = 0;
+				*moved = 1;
 				path = redo;	/* from / again, once */
 				c = redo + 1;
 				continue;
@@ -166,13 +196,13 @@ real_path(int fd)
 }
 
 static int
-add_path(int rfd, int rootfd, const struct plan *p, size_t i, int abi,
-    char **real, char *err, size_t errlen)
+add_path(int rfd, int rootfd, struct walk_cache *wc, const struct plan *p,
+    size_t i, int abi, char **real, char *err, size_t errlen)
 {
 	const struct plan_fsrule *fr = &p->fs[i];
 	const char *k = plan_intent_name(fr->intent);
 	struct landlock_path_beneath_attr pb;
-	int fd, e, fol = follows(p, fr->path);
+	int fd, e, fol = follows(p, fr->path), moved = 1;
 	char link[PATH_MAX + 300];
 	struct stat st;
 
@@ -180,7 +210,8 @@ add_path(int rfd, int rootfd, const struct plan *p, size_t i, int abi,
 	 * binds to this inode, so a later rename cannot move it. */
 	link[0] = '\0';
 	fd = fol ? open(fr->path, O_PATH | O_CLOEXEC) :
-	    open_nofollow(rootfd, fr->path, &st, link, sizeof(link));
+	    open_nofollow(rootfd, wc, fr->path, &st, link, sizeof(link),
+	    &moved);
 	if (fd == -1 && errno == ELOOP && link[0] != '\0')
 		return err_set(err, errlen, "landlock: %s %s: symbolic link "
 		    "%s refused (the plan does not follow symlinks for this "
@@ -188,8 +219,10 @@ add_path(int rfd, int rootfd, const struct plan *p, size_t i, int abi,
 	if (fd == -1)
 		return err_set_sys(err, errlen, "landlock: %s %s", k,
 		    fr->path);
+	/* Walked without a link: the inode's path is the plan's. */
 	if ((fol && fstat(fd, &st) == -1) ||
-	    (real != NULL && (real[i] = real_path(fd)) == NULL)) {
+	    (real != NULL && (real[i] = moved ? real_path(fd) :
+	    strdup(fr->path)) == NULL)) {
 		err_set_sys(err, errlen, "landlock: %s %s", k, fr->path);
 		goto fail;
 	}
@@ -293,8 +326,11 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 	char **real;
 	const struct ll_abi_rights *r = ll_rights(abi);
 	struct borne_landlock_ruleset_attr attr;
+	struct walk_cache wc;
 	size_t attrsz, i;
 	int fd, rootfd = -1, e;
+
+	wc.fd = -1;
 
 	*rfd = -1;
 	*realp = NULL;
@@ -327,11 +363,15 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 		goto fail;
 	}
 	for (i = 0; i < p->nfs; i++)
-		if (add_path(fd, rootfd, p, i, abi, real, err, errlen) == -1)
+		if (add_path(fd, rootfd, &wc, p, i, abi, real, err,
+		    errlen) == -1)
 			goto fail;
 	if (rootfd != -1)
 		close(rootfd);
 	rootfd = -1;
+	if (wc.fd != -1)
+		close(wc.fd);
+	wc.fd = -1;
 	if (check_wx(p, real, err, errlen) == -1)
 		goto fail;
 	if (r->net && (p->sock & PLAN_SOCK_TCP)) {
@@ -353,6 +393,8 @@ fail:
 	close(fd);
 	if (rootfd != -1)
 		close(rootfd);
+	if (wc.fd != -1)
+		close(wc.fd);
 	errno = e;
 	return -1;
 }
@@ -412,7 +454,8 @@ ll_grant_hint(const struct plan *p, char *const *real, const char *path,
 	for (i = 0; i < n; i++)
 		if (grants(sys[i].intent, need) &&
 		    realpath(sys[i].path, rp) != NULL &&
-		    plan_path_within(path, rp))
+		    plan_path_within(path, rp) &&
+		    !(sys[i].withhold && plan_preset_withheld(path)))
 			break;
 	snprintf(buf, size, "--%s %s%s", plan_intent_name(need), dir,
 	    i < n ? ", or --preset sys" : "");

@@ -25,7 +25,7 @@ enum plan_mode { PLAN_STRICT = 0, PLAN_DEGRADE = 1 };
 #define PLAN_MAX_ARGS		4096		/* argv entries, argv[0] too */
 #define PLAN_MAX_ARG_LEN	131071		/* bytes of one argument */
 #define PLAN_MAX_PATH_LEN	4095		/* bytes of a path (PATH_MAX-1) */
-#define PLAN_MAX_PATHS		256		/* ro + rw + rox + rwx entries */
+#define PLAN_MAX_PATHS		1024		/* ro + rw + rox + rwx entries */
 #define PLAN_MAX_PORTS		64		/* each of connect-tcp, bind-tcp */
 #define PLAN_MAX_ENV		256		/* env entries */
 #define PLAN_MAX_ENV_LEN	32768		/* bytes of one NAME=VALUE */
@@ -157,12 +157,26 @@ int plan_validate_at(const struct plan *p, enum plan_at *at, size_t *index,
 
 /* The entries of planenc --preset sys (planenc(1)), in order; *n gets
  * their number.  planenc expands them into rules; confexec names the
- * preset in its hints. */
+ * preset in its hints.  An entry that withholds is not granted whole:
+ * planenc lists what lies beneath it, leaving out the host's secrets
+ * (plan_preset_withheld). */
 struct plan_preset_entry {
 	const char *path;
 	enum plan_intent intent;
+	int withhold;
 };
 const struct plan_preset_entry *plan_preset_sys(size_t *n);
+
+/* planpreset.c: whether rel, a path relative to a withholding entry
+ * ("ssh/ssh_host_rsa_key" beneath /etc), names a secret by its name
+ * alone (shadow, gshadow, sudoers, host private keys, ...). */
+int plan_preset_secret_name(const char *rel);
+/* Whether the preset withholds path, which lies beneath a withholding
+ * entry: a component below the entry is a secret by name, or one that
+ * others may not read on this host now (no read for others; for a
+ * directory, no search either).  0 for anything else, or a path that
+ * cannot be looked at. */
+int plan_preset_withheld(const char *path);
 
 /* "ro", "rw", "rox", "rwx"; "?" for anything else. */
 const char *plan_intent_name(enum plan_intent in);

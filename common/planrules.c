@@ -252,19 +252,19 @@ const struct plan_preset_entry *
 plan_preset_sys(size_t *n)
 {
 	static const struct plan_preset_entry sys[] = {
-		{ "/usr", PLAN_ROX },
-		{ "/lib", PLAN_ROX },
-		{ "/lib64", PLAN_ROX },
-		{ "/lib32", PLAN_ROX },
-		{ "/libx32", PLAN_ROX },
-		{ "/bin", PLAN_ROX },
-		{ "/sbin", PLAN_ROX },
-		{ "/etc", PLAN_RO },
-		{ "/dev/null", PLAN_RW },
-		{ "/dev/zero", PLAN_RW },
-		{ "/dev/full", PLAN_RW },
-		{ "/dev/random", PLAN_RO },
-		{ "/dev/urandom", PLAN_RO },
+		{ "/usr", PLAN_ROX, 0 },
+		{ "/lib", PLAN_ROX, 0 },
+		{ "/lib64", PLAN_ROX, 0 },
+		{ "/lib32", PLAN_ROX, 0 },
+		{ "/libx32", PLAN_ROX, 0 },
+		{ "/bin", PLAN_ROX, 0 },
+		{ "/sbin", PLAN_ROX, 0 },
+		{ "/etc", PLAN_RO, 1 },
+		{ "/dev/null", PLAN_RW, 0 },
+		{ "/dev/zero", PLAN_RW, 0 },
+		{ "/dev/full", PLAN_RW, 0 },
+		{ "/dev/random", PLAN_RO, 0 },
+		{ "/dev/urandom", PLAN_RO, 0 },
 	};
 
 	*n = sizeof(sys) / sizeof(sys[0]);

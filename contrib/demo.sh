@@ -51,11 +51,13 @@ confined read /etc/shadow
 confined connect 22
 confined socket 2 2 0
 cat <<'TXT'
--> writing in the work dir is allowed; writing /etc and reading
-   /etc/shadow are refused by Landlock (EACCES); a TCP connect to a port
-   the plan did not grant is refused by Landlock (EACCES) while a UDP
-   socket dies earlier, at socket(), refused by seccomp (EPERM): two
-   different errors, two layers.
+-> writing in the work dir is allowed; writing /etc is refused by the
+   run's read-only view of the host (EROFS, its own mount namespace);
+   reading /etc/shadow is refused by Landlock (EACCES: the system preset
+   grants /etc entry by entry and leaves the host's secrets out); a TCP
+   connect to a port the plan did not grant is refused by Landlock
+   (EACCES) while a UDP socket dies earlier, at socket(), refused by
+   seccomp (EPERM): different errors, different layers.
 TXT
 
 say "4. a limit this host cannot enforce: refused in strict mode"

@@ -105,6 +105,35 @@ t_eq "  and it runs" "$?" 42
 t_eq "  a PATH the plan sets is kept" \
 	"$("$PE" --decode <"$TMP/pp.plan" | jq -r .env.PATH)" /opt/x
 
+# ---- the system preset keeps the host's secrets ---------------------------
+# A root payload owns /etc/shadow (mode 0640, root's): only Landlock stands
+# between it and the hashes, so the preset grants /etc entry by entry and
+# leaves out what others may not read.  A secret planted for this test (a
+# directory others may search, a key only root may read, and a file named
+# as a secret although readable) shows the rule on any host.
+SEC=/etc/borne-test-secret.$$
+at_exit "rm -rf '$SEC'"
+mkdir -m 0755 "$SEC" && mkdir -m 0755 "$SEC/d" &&
+	echo private >"$SEC/d/key" && chmod 0600 "$SEC/d/key" &&
+	echo public >"$SEC/d/key.pub" && chmod 0644 "$SEC/d/key.pub"
+for f in /etc/shadow /etc/gshadow "$SEC/d/key"; do
+	[ -e "$f" ] || continue
+	sum=$(sha256sum "$f")
+	t_exit 0 "--preset sys, a root payload: read $f" \
+		cx "$W" --preset sys --rox "$HELP" -- "$HELP/escape" read "$f"
+	t_grep "  refused (EACCES)" '^EACCES$' "$OUT"
+	t_eq "  the host file is unchanged" "$(sha256sum "$f")" "$sum"
+done
+for f in /etc/passwd "$SEC/d/key.pub"; do
+	t_exit 0 "--preset sys, a root payload: read $f" \
+		cx "$W" --preset sys --rox "$HELP" -- "$HELP/escape" read "$f"
+	t_grep "  allowed" '^OK$' "$OUT"
+done
+"$PE" --preset sys -- /bin/true | "$PE" --decode >"$TMP/sec.json"
+t_eq "  the plan lists $SEC/d/key.pub, not the directory nor the key" \
+	"$(jq -c "[.ro[] | select(startswith(\"$SEC\"))]" "$TMP/sec.json")" \
+	"[\"$SEC/d/key.pub\"]"
+
 # ---- a python unittest suite ---------------------------------------------
 PY=$W/py
 mkdir -p "$PY"
@@ -249,6 +278,13 @@ t_exit 125 "a rule path that is a symlink: refused" \
 t_grep "  naming the link and its target" \
 	"rw $S/work/cache: symbolic link $S/work/cache -> $S/secret refused" "$ERR"
 t_eq "  the target is untouched" "$(cat "$S/secret/id")" key
+# After a sibling rule, walked from the directory that rule's walk
+# reached: the link is still refused, not followed.
+mkdir -p "$S/work/a"
+t_exit 125 "a symlink rule after a sibling rule: refused" \
+	cx "$S" --preset sys --rw "$S/work/a" --rw "$S/work/cache" -- /bin/true
+t_grep "  naming the link and its target" \
+	"rw $S/work/cache: symbolic link $S/work/cache -> $S/secret refused" "$ERR"
 ln -s "$S/real" "$S/link"
 t_exit 125 "a symlink in a middle component: refused" \
 	cx "$S" --preset sys --rw "$S/link/sub" -- /bin/true
@@ -313,8 +349,8 @@ t_exit 0 "three runs of /bin/sh, told apart" \
 t_eq "  argv" "$(last_start .argv)" '["/bin/sh","-c","exit 0"]'
 t_eq "  cwd" "$(last_start .cwd)" "\"$D\""
 t_eq "  each rule with its resolved path" \
-	"$(last_start '[.rules[] | select(.path == "/etc")]')" \
-	'[{"intent":"ro","path":"/etc","resolved":"/etc"}]'
+	"$(last_start '[.rules[] | select(.path == "/etc/passwd")]')" \
+	'[{"intent":"ro","path":"/etc/passwd","resolved":"/etc/passwd"}]'
 
 # A plan near the text bound: the start record lists what fits and counts
 # the rest, and the run is journaled.
@@ -325,5 +361,21 @@ t_exit 0 "a plan with 900 kB of arguments runs with a journal" \
 t_eq "  its start record lists argv in part, counting the rest" \
 	"$(last_start '[(.argv | length) + .argv_omitted, (.argv_omitted > 0)]')" \
 	'[16,true]'
+
+# ---- make demo says what its runs show -----------------------------------
+t_exit 0 "contrib/demo.sh runs" sh "$T_TOP/contrib/demo.sh"
+cp "$OUT" "$TMP/demo.out"
+# after: the line a demo step printed after the line naming it.
+after() { grep -F -A1 -- "$1" "$TMP/demo.out" | sed -n 2p; }
+t_eq "  demo: writing /etc gives EROFS, as its text says" \
+	"$(after 'escape write /etc/borne-demo |')" EROFS
+t_grep "  demo: the text says EROFS for /etc" 'writing /etc is refused .*$' "$TMP/demo.out"
+t_grep "  (EROFS)" '\(EROFS, its own mount namespace\)' "$TMP/demo.out"
+t_eq "  demo: reading /etc/shadow gives EACCES, as its text says" \
+	"$(after 'escape read /etc/shadow |')" EACCES
+t_grep "  demo: the text says EACCES for /etc/shadow" \
+	'reading /etc/shadow is refused by Landlock \(EACCES' "$TMP/demo.out"
+t_eq "  demo: the TCP connect gives EACCES" "$(after 'escape connect 22 |')" EACCES
+t_eq "  demo: the UDP socket gives EPERM" "$(after 'escape socket 2 2 0 |')" EPERM
 
 done_testing

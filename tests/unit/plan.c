@@ -485,7 +485,7 @@ main(void)
 			k += (size_t)snprintf(b + k, cap - k, "ro /p%04zu\n",
 			    i);
 		k += (size_t)snprintf(b + k, cap - k, "mode strict\nend\n");
-		bad(b, k, "ro/rw/rox/rwx: more than 256 paths", "257 paths");
+		bad(b, k, "ro/rw/rox/rwx: more than 1024 paths", "1025 paths");
 		k = 0;
 		k += (size_t)snprintf(b + k, cap - k,
 		    "borne-plan 1\nprogram /p\narg x\nsocket tcp\n");
