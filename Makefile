@@ -4,6 +4,10 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# planenc --profile NAME: the installed profiles (also looked for beside
+# the binary, BIN/../share/borne/profiles, wherever it was installed).
+SHAREDIR ?= $(PREFIX)/share/borne
+PROFILEDIR ?= $(SHAREDIR)/profiles
 SCDOC ?= scdoc
 PROVE ?= prove
 
@@ -68,7 +72,8 @@ $(B)/common/%.o: common/%.c
 
 $(B)/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DBORNE_VERSION='"$(BORNE_VERSION)"' -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DBORNE_VERSION='"$(BORNE_VERSION)"' \
+	    -DBORNE_PROFILE_DIR='"$(PROFILEDIR)"' -c -o $@ $<
 
 $(B)/libcommon.a: $(COMMON_OBJ)
 	@mkdir -p $(@D)
@@ -224,9 +229,20 @@ install: all
 		install -m 755 $$src/$$t $(DESTDIR)$(BINDIR)/$$t || exit 1; done
 	for m in $(MANS); do s=$${m##*.}; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	$(MAKE) install-profiles
+
+# The planenc profiles (--profile NAME) and the script that derives
+# --egress lines from a package manager's own configuration.
+install-profiles:
+	mkdir -p $(DESTDIR)$(PROFILEDIR)
+	for p in contrib/profiles/*.profile; do \
+		install -m 644 $$p $(DESTDIR)$(PROFILEDIR)/ || exit 1; done
+	install -m 755 contrib/egress-for.sh $(DESTDIR)$(SHAREDIR)/egress-for
 
 uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	rm -f $(DESTDIR)$(PROFILEDIR)/*.profile $(DESTDIR)$(SHAREDIR)/egress-for
+	-rmdir $(DESTDIR)$(PROFILEDIR) $(DESTDIR)$(SHAREDIR)
 	for m in $(MANS); do s=$${m##*.}; \
 		rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); done
 
@@ -241,6 +257,6 @@ format:
 	clang-format -i cmd/*/*.c common/*.[ch] tests/helpers/*.c tests/unit/*.c
 
 .PHONY: all helpers units deps test check check-vm static fuzzers fuzz-smoke bench \
-	demo install uninstall clean distclean format
+	demo install install-profiles uninstall clean distclean format
 
 -include $(shell find .build -name '*.d' 2>/dev/null)

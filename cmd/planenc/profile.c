@@ -3,12 +3,19 @@
  * order where --profile stands, by the same code as the command line. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "planenc.h"
+
+/* Where make install puts the profiles (PREFIX/share/borne/profiles). */
+#ifndef BORNE_PROFILE_DIR
+#define BORNE_PROFILE_DIR "/usr/local/share/borne/profiles"
+#endif
 
 #define PROFILE_MAX_LINE 65536	/* bytes of one line */
 #define PROFILE_MAX_LINES 4096
@@ -82,16 +89,61 @@ apply_line(struct opts *o, char *s)
 	    keep(xstrdup(v)));
 }
 
+/* An installed profile: NAME (no slash) as NAME.profile in the profiles
+ * directory beside this planenc (BIN/../share/borne/profiles, wherever
+ * it was installed), else in the one make install was given.  A file
+ * of the current directory is ./NAME: a name never reads the current
+ * directory, where a profile could have been planted.  Exit 2 naming
+ * where it looked. */
+static FILE *
+profile_named(const char *name, char *path, size_t size)
+{
+	char exe[PATH_MAX], dirs[2][PATH_MAX], *slash;
+	ssize_t n;
+	size_t i, nd = 0;
+	FILE *f;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL) {
+			*slash = '\0';
+			if ((size_t)snprintf(dirs[nd], sizeof(dirs[nd]),
+			    "%s/../share/borne/profiles", exe) <
+			    sizeof(dirs[nd]))
+				nd++;
+		}
+	}
+	snprintf(dirs[nd++], sizeof(dirs[0]), "%s", BORNE_PROFILE_DIR);
+	for (i = 0; i < nd; i++) {
+		if ((size_t)snprintf(path, size, "%s/%s.profile", dirs[i],
+		    name) >= size)
+			continue;
+		if ((f = fopen(path, "re")) != NULL)
+			return f;
+		if (errno != ENOENT)
+			die_sys(EXIT_USAGE, "--profile %s: %s", name, path);
+	}
+	die(EXIT_USAGE, "--profile %s: no profile of that name (looked for "
+	    "%s.profile in %s%s%s; a file here is ./%s)", name, name, dirs[0],
+	    nd > 1 ? " and " : "", nd > 1 ? dirs[1] : "", name);
+}
+
 void
 profile_load(struct opts *o, const char *file)
 {
 	const char *prog = prog_name();
-	char *line = NULL, *s, *where, *pfx;
+	char *line = NULL, *s, *where, *pfx, named[PATH_MAX + NAME_MAX + 16];
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
 	FILE *f;
 
-	if ((f = fopen(file, "re")) == NULL)
+	if (*file == '\0')
+		die(EXIT_USAGE, "--profile: empty name");
+	if (strchr(file, '/') == NULL) {
+		f = profile_named(file, named, sizeof(named));
+		file = keep(xstrdup(named));
+	} else if ((f = fopen(file, "re")) == NULL)
 		die_sys(EXIT_USAGE, "--profile %s", file);
 	while ((n = getline(&line, &cap, f)) != -1) {
 		if (++lineno > PROFILE_MAX_LINES)

@@ -1,7 +1,7 @@
 # planenc --profile: a C build (./configure && make with the system
 # compiler).  Give the build tree on the command line, writable and
 # executable (configure runs the programs it compiles):
-#   planenc --profile c-build.profile --rwx "$PWD" -- /bin/sh -c \
+#   planenc --profile c-build --rwx "$PWD" -- /bin/sh -c \
 #       './configure && make'
 --preset sys
 --tmp

@@ -1,6 +1,6 @@
 # planenc --profile: git in one repository, no network.  Give the work
 # tree on the command line, and an identity for commits:
-#   planenc --profile git.profile --rw "$PWD" --setenv HOME="$PWD" \
+#   planenc --profile git --rw "$PWD" --setenv HOME="$PWD" \
 #       --setenv GIT_AUTHOR_NAME=ci --setenv GIT_AUTHOR_EMAIL=ci@example.org \
 #       --setenv GIT_COMMITTER_NAME=ci \
 #       --setenv GIT_COMMITTER_EMAIL=ci@example.org -- git commit -m msg
