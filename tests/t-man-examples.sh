@@ -97,6 +97,7 @@ page_examples() {
 		NAME=$(cat "$D/$ex_i.name")
 		ok "$PGN '$NAME': rendered as a code block" \
 		    man_example_rendered "$D" "$ex_i" "$TMP/$PG.txt"
+		EX_SUBST=$2	# for an example run twice
 		man_example_script "$D" "$ex_i" "$2" >"$W/.ex.sh"
 		"$1" "$NAME"
 		ex_i=$((ex_i + 1))
@@ -277,6 +278,15 @@ ex_confexec() {
 			    '^\{"elapsed_ms":[0-9]+,"cpu_usec":' "$OUT"
 			t_grep "  the cancel was delivered" '"result":"delivered"' "$OUT"
 		fi
+		# And a payload that ends before the deadline: the loop ends
+		# with the socket (with jq 1.6's -e, an empty answer was true
+		# and the loop went on for ever), the script with the run's 0.
+		man_example_script "$D" "$ex_i" "$EX_SUBST" >"$W/.ex.sh"
+		sed -i "s|-- /bin/sh $SBIN/tool |-- /bin/sleep 0.5 |;
+		    s|sleep 10\$|sleep 0.2|" "$W/.ex.sh"
+		t_exit "$(cx_want)" "$PGN '$NAME': a run that ends first ends the script" \
+		    timeout 60 sh -c 'cd "$1" && exec sh ./.ex.sh' sh "$W"
+		t_nogrep "  no error once the socket is gone" . "$ERR"
 		;;
 	*) unexpected ;;
 	esac
