@@ -540,5 +540,32 @@ main(void)
 	ok(strstr(err, "env PATH: same name given twice") != NULL,
 	    "names env (%s)", err);
 	p.env[1] = "A1=x";
+
+	/* What --preset sys withholds beneath /etc: secrets by name,
+	 * whatever their mode, and nothing above or beside /etc. */
+	{
+		static const char *const sec[] = { "shadow", "gshadow-",
+		    "sudoers", "sudoers.d", "ssh/ssh_host_ed25519_key",
+		    "ssl/private", "krb5.keytab", "wireguard" };
+		static const char *const pub[] = { "passwd", "group",
+		    "ssh/ssh_host_ed25519_key.pub", "ssh/ssh_config",
+		    "ssl/certs", "shadowx", "hostname", "ssh" };
+		size_t k;
+
+		for (k = 0; k < sizeof(sec) / sizeof(sec[0]); k++)
+			is_int(plan_preset_secret_name(sec[k]), 1,
+			    "preset: %s is a secret by name", sec[k]);
+		for (k = 0; k < sizeof(pub) / sizeof(pub[0]); k++)
+			is_int(plan_preset_secret_name(pub[k]), 0,
+			    "preset: %s is not", pub[k]);
+		is_int(plan_preset_withheld("/etc"), 0,
+		    "preset: /etc itself is not withheld");
+		is_int(plan_preset_withheld("/usr/shadow"), 0,
+		    "preset: only beneath a withholding entry");
+		is_int(plan_preset_withheld("/etc/sudoers.d/x"), 1,
+		    "preset: beneath a secret directory");
+		is_int(plan_preset_withheld("/etc/ssh/ssh_host_rsa_key"), 1,
+		    "preset: a host key, present or not");
+	}
 	return done_testing();
 }
