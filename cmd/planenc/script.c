@@ -192,10 +192,6 @@ script_apply(struct opts *o)
 		while (blank(*arg))
 			arg++;
 	}
-	if (p->has_sha256)
-		die(EXIT_USAGE, "program %s is a script (%s): --sha256 would "
-		    "pin its interpreter's image, not the script", script,
-		    line);
 	interp_check(script, line, name);
 	interp = xstrdup(name);
 	if (is_env(name)) {
@@ -237,6 +233,13 @@ script_apply(struct opts *o)
 	    xstrdup(is_env(name) ? w[0] : name);
 	for (i = is_env(name) ? 1 : 0; i < nw; i++)
 		argv[n++] = xstrdup(w[i]);
+	/* --sha256 pins the script, which confexec hands over sealed; the
+	 * interpreter is sealed unpinned (launchplan(5), "script"). */
+	if (p->has_sha256) {
+		p->script_arg = n;
+		memcpy(p->script_sha256, p->sha256, sizeof(p->sha256));
+		p->has_sha256 = 0;
+	}
 	argv[n++] = xstrdup(script);
 	for (i = 1; i < p->argc; i++)
 		argv[n++] = p->argv[i];
