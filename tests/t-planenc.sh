@@ -576,6 +576,19 @@ argv_is "  env -S: split on blanks" \
 t_exit 0 "--preset sys: the preset's PATH finds the interpreter" \
 	$P --preset sys --ro "$S" -- "$S/env1"
 t_exit 2 "  without a rule over the script's directory" $P --preset sys -- "$S/env1"
+SH1=$(sha256sum "$S/sh1" | cut -c1-64)
+t_exit 0 "--sha256 with a script" $P --ro "$S" --sha256 "$SH1" -- "$S/sh1" a
+t_grep "  pins the script: its argument and digest" "^script 1 $SH1\$" "$OUT"
+t_eq "  not the interpreter" "$(grep -c '^sha256 ' "$OUT")" 0
+t_exit 0 "--sha256 with a script and a #! argument" $P --ro "$S" \
+	--sha256 "$SH1" -- "$S/arg1"
+t_grep "  the script is argument 2" "^script 2 $SH1\$" "$OUT"
+t_exit 0 "--sha256 with env -S" $P --ro "$S" --setenv "PATH=${SHP%/sh}" \
+	--sha256 "$SH1" -- "$S/envs"
+t_grep "  the script after env -S's words" "^script 3 $SH1\$" "$OUT"
+$P --decode <"$OUT" >"$TMP/j.json"
+jq_is "script" .script "{\"arg\":3,\"sha256\":\"$SH1\"}"
+jq_is "no sha256" .sha256 null
 script elf '\177ELF'
 t_exit 0 "a file that is not a script is the program itself" $P -- "$S/elf"
 argv_is "  unchanged" "[\"$S/elf\",[\"$S/elf\"]]"
