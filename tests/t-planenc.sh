@@ -635,6 +635,12 @@ refuse1 "env -S with quotes" 'env -S with quotes, escapes, variables or comments
 	$P --ro "$S" -- "$S/envq"
 script envalone "#!$ENVP\n"
 refuse1 "env alone" 'env without a program name' $P --ro "$S" -- "$S/envalone"
+ln -s "$S" "$TMP/scr-link"
+t_exit 0 "a script beneath a followed symlink rule is readable" \
+	$P --ro "$TMP/scr-link" --follow-symlinks "$TMP/scr-link" -- "$S/sh1"
+printf '#!/bin/sh\n' >"$TMP/rel.sh" && chmod 755 "$TMP/rel.sh"
+refuse "a relative #! PROGRAM is refused as any relative PROGRAM" \
+	'program ./rel.sh: not an absolute path' sh -c "cd '$TMP' && exec $P -- ./rel.sh"
 refuse1 "no rule grants read on the script" \
 	"program $S/sh1 is a script \\(#!/bin/sh\\) its interpreter reads by path, and no rule grants read on $S/sh1 \\(grant it with --ro $S\\)\$" \
 	$P --rox /usr -- "$S/sh1"

@@ -150,6 +150,28 @@ is_env(const char *interp)
 	return strcmp(b != NULL ? b + 1 : interp, "env") == 0;
 }
 
+/* Whether the plan's rules grant read on path (resolved), each rule path
+ * resolved as confexec resolves it (a followed symlink); else hint has
+ * the flag that would grant it. */
+static int
+readable(const struct plan *p, const char *path, char *hint, size_t size)
+{
+	char **real, rp[PATH_MAX];
+	size_t i;
+	int r;
+
+	if ((real = calloc(p->nfs + 1, sizeof(char *))) == NULL)
+		die_sys(EXIT_USAGE, "out of memory");
+	for (i = 0; i < p->nfs; i++)
+		real[i] = xstrdup(realpath(p->fs[i].path, rp) != NULL ? rp :
+		    p->fs[i].path);
+	r = ll_grant_hint(p, real, path, PLAN_RO, hint, size);
+	for (i = 0; i < p->nfs; i++)
+		free(real[i]);
+	free(real);
+	return r == 1;
+}
+
 void
 script_apply(struct opts *o)
 {
@@ -161,7 +183,9 @@ script_apply(struct opts *o)
 	size_t i, n, nw = 0, argc;
 	ssize_t len;
 
-	if ((len = head(script, buf)) < 2 || buf[0] != '#' || buf[1] != '!')
+	/* A relative PROGRAM is the plan's check to refuse. */
+	if (script[0] != '/' ||
+	    (len = head(script, buf)) < 2 || buf[0] != '#' || buf[1] != '!')
 		return;		/* not a script, or not readable here */
 	buf[len] = '\0';
 	/* The line ends at its newline, or at the end of a short file;
@@ -218,7 +242,7 @@ script_apply(struct opts *o)
 	 * silence. */
 	if (realpath(script, real) == NULL)
 		die_sys(EXIT_USAGE, "program %s", script);
-	if (ll_grant_hint(p, NULL, real, PLAN_RO, hint, sizeof(hint)) == 0)
+	if (!readable(p, real, hint, sizeof(hint)))
 		die(EXIT_USAGE, "program %s is a script (%s) its interpreter "
 		    "reads by path, and no rule grants read on %s (grant it "
 		    "with %s)", script, line, real, hint);
