@@ -642,7 +642,7 @@ printf '#!/bin/sh\n' >"$TMP/rel.sh" && chmod 755 "$TMP/rel.sh"
 refuse "a relative #! PROGRAM is refused as any relative PROGRAM" \
 	'program ./rel.sh: not an absolute path' sh -c "cd '$TMP' && exec $P -- ./rel.sh"
 refuse1 "no rule grants read on the script" \
-	"program $S/sh1 is a script \\(#!/bin/sh\\) its interpreter reads by path, and no rule grants read on $S/sh1 \\(grant it with --ro $S\\)\$" \
+	"program $S/sh1 is a script \\(#!/bin/sh\\): its interpreter reads it by path, and no rule grants read on $S/sh1 \\(grant it with --ro $S\\)\$" \
 	$P --rox /usr -- "$S/sh1"
 
 # --profile FILE: flags one a line, comments, blank lines; composable.

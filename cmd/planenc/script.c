@@ -243,9 +243,9 @@ script_apply(struct opts *o)
 	if (realpath(script, real) == NULL)
 		die_sys(EXIT_USAGE, "program %s", script);
 	if (!readable(p, real, hint, sizeof(hint)))
-		die(EXIT_USAGE, "program %s is a script (%s) its interpreter "
-		    "reads by path, and no rule grants read on %s (grant it "
-		    "with %s)", script, line, real, hint);
+		die(EXIT_USAGE, "program %s is a script (%s): its "
+		    "interpreter reads it by path, and no rule grants read on "
+		    "%s (grant it with %s)", script, line, real, hint);
 	/* argv: the interpreter as the #! line names it (env: the name it
 	 * looks up), or --argv0; the #! argument (env -S: its words); the
 	 * script's path; then PROGRAM's own arguments. */
