@@ -223,6 +223,9 @@ t_eq "  the start record names the script's digest" \
 t_exit 125 "the pin against a changed script: refused" cx "$SC" --preset sys \
 	--rw "$SC" --sha256 "$PIN" -- "$SC/s.sh"
 t_grep "  naming the script" "$SC/s.sh: script: SHA-256 differs from the pinned digest" "$ERR"
+"$PE" --preset sys --rw "$SC" --sha256 "$PIN" -- "$SC/s.sh" >"$TMP/pin.plan"
+t_exit 125 "  --dry-run says so too" "$CX" --dry-run <"$TMP/pin.plan"
+t_grep "  naming the script" "would refuse: $SC/s.sh: script: SHA-256 differs" "$ERR"
 
 # ---- git init / add / commit / log ----------------------------------------
 G=$W/repo
