@@ -165,8 +165,9 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 		k = IMAGE_NOEXEC;
 		e = ENOEXEC;
 		what = st.st_size >= 2 && m[0] == '#' && m[1] == '!' ?
-		    "scripts (#!) cannot run from a sealed image; name the "
-		    "interpreter as the program" : "not an ELF executable";
+		    "scripts (#!) cannot run from a sealed image; planenc "
+		    "makes a #! PROGRAM's interpreter the program (encode "
+		    "the plan with planenc)" : "not an ELF executable";
 		goto out;
 	}
 	if (pin != NULL && memcmp(pin, digest, 32) != 0) {
@@ -176,6 +177,97 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 		goto out;
 	}
 	munmap(m, (size_t)st.st_size);
+	close(src);
+	*memfd = mfd;
+	return IMAGE_OK;
+out:
+	if (m != MAP_FAILED)
+		munmap(m, (size_t)st.st_size);
+	if (mfd != -1)
+		close(mfd);
+	close(src);
+	return fail(k, e, err, errlen, path, what);
+}
+
+enum image_err
+script_seal(const char *path, const uint8_t pin[32], int *memfd,
+    uint8_t digest[32], char *err, size_t errlen)
+{
+	enum image_err k = IMAGE_FAIL;
+	unsigned char *m = MAP_FAILED;
+	const char *what = NULL;
+	int src, mfd = -1, e = 0;
+	struct stat st;
+	off_t done = 0;
+	ssize_t n;
+
+	*memfd = -1;
+	/* O_NONBLOCK: a FIFO there would block the open; it is refused by
+	 * its type right after. */
+	if ((src = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) == -1) {
+		e = errno;
+		return fail(e == ENOENT || e == ENOTDIR ? IMAGE_NOTFOUND :
+		    IMAGE_FAIL, e, err, errlen, path, "script: open");
+	}
+	if (fstat(src, &st) == -1) {
+		e = errno;
+		what = "script: fstat";
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		k = IMAGE_NOEXEC;
+		e = EACCES;
+		what = "script: not a regular file";
+		goto out;
+	}
+	if ((uint64_t)st.st_size > SCRIPT_MAX) {
+		e = EFBIG;
+		what = "script: larger than 64 MiB";
+		goto out;
+	}
+	mfd = memfd_new("borne-script", MFD_CLOEXEC | MFD_ALLOW_SEALING,
+	    MFD_NOEXEC_SEAL);
+	if (mfd == -1) {
+		e = errno;
+		what = "script: memfd_create";
+		goto out;
+	}
+	while (done < st.st_size) {
+		n = sendfile(mfd, src, NULL, (size_t)(st.st_size - done));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n == 0 ? EIO : errno;
+			what = n == 0 ? "script: file shrank while copying" :
+			    "script: copy";
+			goto out;
+		}
+		done += n;
+	}
+	if (fcntl(mfd, F_ADD_SEALS, SEALS) == -1 ||
+	    lseek(mfd, 0, SEEK_SET) == -1) {
+		e = errno;
+		what = "script: seal";
+		goto out;
+	}
+	/* Hash the sealed copy: those are the bytes the interpreter reads
+	 * (what the file grew by meanwhile is not in it). */
+	if (st.st_size > 0 && (m = mmap(NULL, (size_t)st.st_size, PROT_READ,
+	    MAP_PRIVATE, mfd, 0)) == MAP_FAILED) {
+		e = errno;
+		what = "script: mmap";
+		goto out;
+	}
+	sha256_buf(st.st_size > 0 ? m : NULL, (size_t)st.st_size, digest);
+	if (memcmp(pin, digest, 32) != 0) {
+		k = IMAGE_MISMATCH;
+		e = 0;
+		what = "script: SHA-256 differs from the pinned digest";
+		goto out;
+	}
+	if (m != MAP_FAILED)
+		munmap(m, (size_t)st.st_size);
 	close(src);
 	*memfd = mfd;
 	return IMAGE_OK;

@@ -43,6 +43,20 @@ enum image_err image_seal_cached(struct imgcache *c, const char *path,
     const uint8_t *pin, int *memfd, uint8_t digest[32], char *err,
     size_t errlen);
 
+/* The most bytes a pinned script may hold (it is copied into memory). */
+#define SCRIPT_MAX (64u << 20)
+
+/* A script its interpreter reads (plan "script"): path (a regular file,
+ * at most SCRIPT_MAX bytes) copied into a sealed, non-executable memfd,
+ * hashed from the sealed copy and compared with pin.  The interpreter is
+ * handed that memfd, so the bytes checked are the bytes it reads,
+ * whatever happens to the file afterwards.  On IMAGE_OK *memfd is the
+ * copy (close-on-exec, offset 0); otherwise err says why, errno set:
+ * IMAGE_NOTFOUND, IMAGE_NOEXEC (not a regular file), IMAGE_MISMATCH,
+ * IMAGE_FAIL. */
+enum image_err script_seal(const char *path, const uint8_t pin[32],
+    int *memfd, uint8_t digest[32], char *err, size_t errlen);
+
 /* A sealed, non-executable memfd (MFD_NOEXEC_SEAL where known) holding
  * len bytes of buf, offset 0, close-on-exec (dup2 to 0 clears that).
  * Returns the fd or -1 with errno. */

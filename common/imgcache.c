@@ -640,8 +640,9 @@ check_copy(int tmp, off_t size, const uint8_t *pin, uint8_t digest[32],
 		return -1;
 	sha256_buf(m, (size_t)size, digest);
 	if (m[0] == '#' && m[1] == '!') {
-		*what = "scripts (#!) cannot run from a sealed image; name the "
-			"interpreter as the program";
+		*what = "scripts (#!) cannot run from a sealed image; planenc "
+			"makes a #! PROGRAM's interpreter the program (encode "
+			"the plan with planenc)";
 		errno = ENOEXEC;
 	} else if (memcmp(m, "\177ELF", 4) != 0) {
 		*what = "not an ELF executable";

@@ -16,6 +16,7 @@ const struct plan_keydef plan_keys[K_NKEYS] = {
 	[K_PROGRAM] = { "program", 0 },
 	[K_ARG] = { "arg", 1 },
 	[K_SHA256] = { "sha256", 0 },
+	[K_SCRIPT] = { "script", 0 },
 	[K_RO] = { "ro", 1 },
 	[K_RW] = { "rw", 1 },
 	[K_ROX] = { "rox", 1 },
@@ -213,6 +214,10 @@ emit(const struct plan *p, char *buf)
 	if (p->has_sha256) {
 		sha256_hex(p->sha256, hex);
 		put_fmt(&o, "sha256 %s\n", hex);
+	}
+	if (p->script_arg != 0) {
+		sha256_hex(p->script_sha256, hex);
+		put_fmt(&o, "script %zu %s\n", p->script_arg, hex);
 	}
 	for (i = 0; i < p->nfs; i++)
 		put_str(&o, plan_intent_key[p->fs[i].intent % 4],

@@ -78,6 +78,11 @@ struct plan {
 	size_t argc;
 	int has_sha256;
 	uint8_t sha256[32];	/* pinned digest of the program image */
+	/* A script the program (its interpreter) reads: argv[script_arg]
+	 * (1..argc-1, an absolute path; 0: none) is handed over sealed,
+	 * its bytes checked against script_sha256 (launchplan(5)). */
+	size_t script_arg;
+	uint8_t script_sha256[32];
 
 	struct plan_fsrule *fs;
 	size_t nfs;

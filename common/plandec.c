@@ -263,21 +263,56 @@ dec_arg(struct dec *d, int k, struct plan *p)
 	return dec_rule(d, p, k, p->argc - 1);
 }
 
+/* 64 lower-case hex digits at v into out. */
 static int
-dec_sha256(struct dec *d, int k, struct plan *p)
+dec_hex(struct dec *d, const unsigned char *v, size_t n, uint8_t out[32])
 {
 	size_t i;
 
-	if (d->vn != SHA256_HEX_LEN)
+	if (n != SHA256_HEX_LEN)
 		return derr(d, "want 64 lower-case hex digits");
-	for (i = 0; i < d->vn; i++)
-		if (!((d->v[i] >= '0' && d->v[i] <= '9') ||
-		    (d->v[i] >= 'a' && d->v[i] <= 'f')))
+	for (i = 0; i < n; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') ||
+		    (v[i] >= 'a' && v[i] <= 'f')))
 			return derr(d, "want 64 lower-case hex digits");
-	if (sha256_unhex((const char *)d->v, d->vn, p->sha256) == -1)
+	if (sha256_unhex((const char *)v, n, out) == -1)
 		return derr(d, "bad digest");
+	return 0;
+}
+
+static int
+dec_sha256(struct dec *d, int k, struct plan *p)
+{
+	if (dec_hex(d, d->v, d->vn, p->sha256) == -1)
+		return -1;
 	p->has_sha256 = 1;
 	return 0;
+}
+
+/* "script INDEX HEX": the index a canonical number, then one space and
+ * the digest. */
+static int
+dec_script(struct dec *d, int k, struct plan *p)
+{
+	const unsigned char *sp = memchr(d->v, ' ', d->vn);
+	char tok[24];
+	uint64_t v;
+	size_t n;
+
+	if (sp == NULL)
+		return derr(d, "want INDEX HEX");
+	n = (size_t)(sp - d->v);
+	if (n == 0 || n >= sizeof(tok))
+		return derr(d, "want INDEX HEX");
+	memcpy(tok, d->v, n);
+	tok[n] = '\0';
+	if (scan_u64(tok, 1, PLAN_MAX_ARGS, &v) == -1)
+		return derr(d, "%s: not a canonical number in 1..%u", tok,
+		    PLAN_MAX_ARGS);
+	if (dec_hex(d, sp + 1, d->vn - n - 1, p->script_sha256) == -1)
+		return -1;
+	p->script_arg = (size_t)v;
+	return dec_rule(d, p, k, 0);
 }
 
 static int
@@ -548,7 +583,7 @@ dec_prompt(struct dec *d, int k, struct plan *p)
 
 static int (*const dec_key[K_NKEYS])(struct dec *, int, struct plan *) = {
 	[K_PROGRAM] = dec_program, [K_ARG] = dec_arg,
-	[K_SHA256] = dec_sha256, [K_RO] = dec_fs, [K_RW] = dec_fs,
+	[K_SHA256] = dec_sha256, [K_SCRIPT] = dec_script, [K_RO] = dec_fs, [K_RW] = dec_fs,
 	[K_ROX] = dec_fs, [K_RWX] = dec_fs, [K_FOLLOW] = dec_follow,
 	[K_TMP] = dec_tmp, [K_SOCKET] = dec_socket, [K_CONNECT] = dec_port,
 	[K_BIND] = dec_port, [K_EGRESS] = dec_egress, [K_ENV] = dec_env,

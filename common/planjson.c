@@ -57,7 +57,7 @@ jopt(int has, uint64_t v)
 	return has ? json_integer((json_int_t)v) : json_null();
 }
 
-/* format, plan_sha256, program, argv, sha256. */
+/* format, plan_sha256, program, argv, sha256, script. */
 static int
 j_program(json_t *o, const struct plan *q)
 {
@@ -77,7 +77,12 @@ j_program(json_t *o, const struct plan *q)
 	bad |= set(o, "argv", a);
 	if (q->has_sha256)
 		sha256_hex(q->sha256, hex);
-	return bad | set(o, "sha256", q->has_sha256 ? json_string(hex) :
+	bad |= set(o, "sha256", q->has_sha256 ? json_string(hex) :
+	    json_null());
+	if (q->script_arg != 0)
+		sha256_hex(q->script_sha256, hex);
+	return bad | set(o, "script", q->script_arg != 0 ? json_pack("{s:I,"
+	    "s:s}", "arg", (json_int_t)q->script_arg, "sha256", hex) :
 	    json_null());
 }
 

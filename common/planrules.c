@@ -237,6 +237,25 @@ rule_program(const struct plan *p, char *msg, size_t len)
 	return 0;
 }
 
+/* The script argument: a path after argv[0], absolute and normalised
+ * (confexec opens it). */
+static int
+rule_script(const struct plan *p, char *msg, size_t len)
+{
+	const char *why;
+	char e[96];
+
+	if (p->script_arg == 0)
+		return 0;
+	if (p->argv == NULL || p->script_arg >= p->argc)
+		return err_set(msg, len, "script %zu: no such argument (argv "
+		    "has %zu)", p->script_arg, p->argv ? p->argc : 0);
+	if ((why = plan_path_why(p->argv[p->script_arg])) != NULL)
+		return err_set(msg, len, "script %zu: arg %s: %s",
+		    p->script_arg, shown(p->argv[p->script_arg], e), why);
+	return 0;
+}
+
 static int
 rule_arg(const struct plan *p, size_t i, char *msg, size_t len)
 {
@@ -576,6 +595,8 @@ plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len)
 		return rule_program(p, msg, len);
 	case K_ARG:
 		return rule_arg(p, i, msg, len);
+	case K_SCRIPT:
+		return rule_script(p, msg, len);
 	case K_RO:
 	case K_RW:
 	case K_ROX:

@@ -9,7 +9,7 @@ set -eu
 
 set_build="gcc make pkgconf libseccomp-dev libcap-dev nettle-dev libjansson-dev scdoc"
 set_check="$set_build clang libclang-rt-14-dev perl attr acl libcap2-bin jq strace util-linux socat curl python3 iproute2 e2fsprogs \
-	bubblewrap docker.io busybox-static"
+	bubblewrap docker.io busybox-static python3-pytest nodejs npm"
 set_static="musl-tools musl-dev gperf m4 dpkg-dev autoconf automake libtool \
 	linux-libc-dev file"
 set_vm="qemu-system-x86 seabios busybox-static cpio gzip file binutils coreutils \
@@ -31,12 +31,22 @@ all)	pkgs="$set_check $set_static $set_vm $set_bench" ;;
 *)	echo "install-deps.sh: unknown set: $what" >&2; exit 2 ;;
 esac
 
+# provided NAME: an installed package provides NAME (a nodejs built with
+# npm provides npm, and conflicts with the npm package).
+provided() {
+	dpkg-query -W -f='${db:Status-Status} ${Provides}\n' 2>/dev/null |
+	    awk -v p="$1" '$1 == "installed" { sub(/^installed /, "");
+		n = split($0, v, /, */); for (i = 1; i <= n; i++) {
+		sub(/ .*/, "", v[i]); if (v[i] == p) f = 1 } }
+		END { exit !f }'
+}
+
 # Each package once (the sets overlap).
 missing=
 for p in $pkgs; do
 	case " $missing " in *" $p "*) continue ;; esac
 	s=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-	[ "$s" = installed ] || missing="$missing $p"
+	[ "$s" = installed ] || provided "$p" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
 

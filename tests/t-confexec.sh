@@ -486,7 +486,8 @@ cp /bin/true "$TMP/noexec"; chmod 644 "$TMP/noexec"
 t_exit 126 "not executable: 126" cxp -- "$TMP/noexec"
 printf '#!/bin/sh\necho hi\n' >"$TMP/script"; chmod 755 "$TMP/script"
 t_exit 126 "#! script: 126" cxp -- "$TMP/script"
-t_grep "with a clear message" 'scripts' "$ERR"
+t_grep "with a clear message: what planenc does" \
+	'scripts \(#!\) cannot run from a sealed image; planenc makes a #! PROGRAM.s interpreter the program' "$ERR"
 t_exit 127 "missing program: 127" cxp -- "$TMP/does-not-exist"
 
 # ---- memory and pids: enforced where cgprobe says the host can --------

@@ -477,6 +477,8 @@ ex_launchplan() {
 }
 page_start launchplan.5
 page_examples ex_launchplan ""
+t_exit 0 "launchplan(5): STRUCTURE's pinned script sample is a valid plan" \
+    "$BIN/planenc" --check <"$TMP/lp-s/2.sh"
 
 # ---- planenc(1) ----
 ex_planenc() {
@@ -521,6 +523,28 @@ ex_planenc() {
 	"check a plan")
 		run 0
 		t_eq "  the plan is valid" "$(cat "$OUT")" valid
+		;;
+	"scripts: their interpreter runs them")
+		if ! command -v pytest >/dev/null 2>&1 ||
+		    ! command -v npm >/dev/null 2>&1; then
+			man_example_skip "$NAME" "needs pytest and npm"
+			return
+		fi
+		expect=$(cx_want)
+		printf 'def test_it():\n    assert True\n' >"$W/test_ex.py"
+		run "$expect"
+		if [ "$expect" -eq 0 ]; then
+			t_grep "  pytest ran the test" "^1 passed" "$OUT"
+			t_eq "  npm printed its version" "$(tail -n 1 "$OUT")" \
+			    "$(npm --version)"
+		fi
+		;;
+	"a pinned script")
+		printf '#!/usr/bin/python3\nprint("checked")\n' >"$W/check.py"
+		run 0
+		t_eq "  the plan runs python3 with the script pinned" \
+		    "$(tr -d '\n' <"$OUT")" \
+		    "\"/usr/bin/python3\"{\"arg\":1,\"sha256\":\"$(sha256sum "$W/check.py" | cut -c1-64)\"}"
 		;;
 	*) unexpected ;;
 	esac

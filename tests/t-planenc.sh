@@ -503,7 +503,7 @@ hostile "connect-tcp 0" 'line 5: connect-tcp 0: port outside' \
 
 # PROGRAM without a slash: the plan's PATH, else planenc's.
 mkdir -p "$TMP/bin1" "$TMP/bin2"
-printf '#!/bin/sh\n' >"$TMP/bin2/borne-t-prog"
+printf '\177ELF' >"$TMP/bin2/borne-t-prog"	# not a script
 chmod 755 "$TMP/bin2/borne-t-prog"
 printf 'x' >"$TMP/bin1/borne-t-prog"	# not executable: skipped
 t_exit 0 "PROGRAM looked up in the plan's PATH" \
@@ -525,6 +525,125 @@ refuse "PROGRAM not in the plan's PATH although in planenc's" \
 	env PATH="$TMP/bin2:$PATH" $P --setenv PATH=/nonexistent -- borne-t-prog
 refuse "relative PROGRAM with a slash is not searched" \
 	'program bin/true: not an absolute path' $P -- bin/true
+
+# ---- a #! PROGRAM: its interpreter is the plan's program ----------------
+# The #! line read as the kernel reads it (one optional argument, blanks
+# and all; the line within BINPRM_BUF_SIZE), env NAME looked up on the
+# plan's PATH; each refusal one line, exit 2.
+S=$TMP/scr
+mkdir -p "$S/bin"
+# script NAME CONTENT: an executable file NAME in $S holding CONTENT.
+script() { printf '%b' "$2" >"$S/$1" && chmod 755 "$S/$1"; }
+# refuse1: refuse, and the message is one line.
+refuse1() {
+	refuse "$@"
+	t_eq "  one line: $1" "$(wc -l <"$ERR" | tr -d ' ')" 1
+}
+# argv_is DESC WANT: the argv of the plan in $OUT, as JSON.
+argv_is() {
+	t_eq "$1" "$($P --decode <"$OUT" | jq -c '[.program, .argv]')" "$2"
+}
+script sh1 '#!/bin/sh\necho hi\n'
+t_exit 0 "#!/bin/sh script" $P --ro "$S" -- "$S/sh1" a b
+argv_is "  runs /bin/sh with the script's path, then the arguments" \
+	"[\"/bin/sh\",[\"/bin/sh\",\"$S/sh1\",\"a\",\"b\"]]"
+t_exit 0 "  with --argv0" $P --ro "$S" --argv0 myname -- "$S/sh1" a
+argv_is "  --argv0 is the interpreter's argv[0]" \
+	"[\"/bin/sh\",[\"myname\",\"$S/sh1\",\"a\"]]"
+script arg1 '#!  /bin/sh  -e  -x  \n'
+t_exit 0 "#! with blanks and an argument" $P --ro "$S" -- "$S/arg1"
+argv_is "  one optional argument, inner blanks kept (the kernel's rule)" \
+	"[\"/bin/sh\",[\"/bin/sh\",\"-e  -x\",\"$S/arg1\"]]"
+script nonl '#!/bin/sh -e'
+t_exit 0 "#! line without a newline in a short file" $P --ro "$S" -- "$S/nonl"
+argv_is "  read to the end of the file" \
+	"[\"/bin/sh\",[\"/bin/sh\",\"-e\",\"$S/nonl\"]]"
+cp "$S/sh1" "$S/bin/borne-t-script"
+t_exit 0 "#! PROGRAM found on PATH" $P --ro "$S" \
+	--setenv "PATH=$S/bin:/usr/bin:/bin" -- borne-t-script x
+argv_is "  its absolute path is the script argument" \
+	"[\"/bin/sh\",[\"/bin/sh\",\"$S/bin/borne-t-script\",\"x\"]]"
+ENVP=$(command -v env)
+SHP=$(command -v sh)
+script env1 "#!$ENVP sh\n"
+t_exit 0 "#!$ENVP sh" $P --ro "$S" --setenv "PATH=${SHP%/sh}" -- "$S/env1" y
+argv_is "  sh looked up on the plan's PATH; env not run" \
+	"[\"$SHP\",[\"sh\",\"$S/env1\",\"y\"]]"
+script envs "#!$ENVP -S sh -e  -u\n"
+t_exit 0 "#!$ENVP -S sh -e -u" $P --ro "$S" --setenv "PATH=${SHP%/sh}" -- "$S/envs"
+argv_is "  env -S: split on blanks" \
+	"[\"$SHP\",[\"sh\",\"-e\",\"-u\",\"$S/envs\"]]"
+t_exit 0 "--preset sys: the preset's PATH finds the interpreter" \
+	$P --preset sys --ro "$S" -- "$S/env1"
+t_exit 2 "  without a rule over the script's directory" $P --preset sys -- "$S/env1"
+SH1=$(sha256sum "$S/sh1" | cut -c1-64)
+t_exit 0 "--sha256 with a script" $P --ro "$S" --sha256 "$SH1" -- "$S/sh1" a
+t_grep "  pins the script: its argument and digest" "^script 1 $SH1\$" "$OUT"
+t_eq "  not the interpreter" "$(grep -c '^sha256 ' "$OUT")" 0
+t_exit 0 "--sha256 with a script and a #! argument" $P --ro "$S" \
+	--sha256 "$SH1" -- "$S/arg1"
+t_grep "  the script is argument 2" "^script 2 $SH1\$" "$OUT"
+t_exit 0 "--sha256 with env -S" $P --ro "$S" --setenv "PATH=${SHP%/sh}" \
+	--sha256 "$SH1" -- "$S/envs"
+t_grep "  the script after env -S's words" "^script 3 $SH1\$" "$OUT"
+$P --decode <"$OUT" >"$TMP/j.json"
+jq_is "script" .script "{\"arg\":3,\"sha256\":\"$SH1\"}"
+jq_is "no sha256" .sha256 null
+script elf '\177ELF'
+t_exit 0 "a file that is not a script is the program itself" $P -- "$S/elf"
+argv_is "  unchanged" "[\"$S/elf\",[\"$S/elf\"]]"
+
+script noint '#!\n'
+refuse1 "#! line naming no interpreter" \
+	"program $S/noint: its #! line names no interpreter\$" $P --ro "$S" -- "$S/noint"
+script blanks '#!   \n'
+refuse1 "#! line of blanks" "its #! line names no interpreter" \
+	$P --ro "$S" -- "$S/blanks"
+script long "#!/bin/sh $(printf '%0300d' 0)\n"
+refuse1 "#! line longer than the kernel reads" \
+	"program $S/long: its #! line is longer than 255 bytes" \
+	$P --ro "$S" -- "$S/long"
+script missing '#!/nonexistent/borne-t-interp\n'
+refuse1 "interpreter missing" \
+	"#!/nonexistent/borne-t-interp: interpreter /nonexistent/borne-t-interp: No such file" \
+	$P --ro "$S" -- "$S/missing"
+script rel '#!bin/sh\n'
+refuse1 "interpreter not absolute" "#!bin/sh: the interpreter is not an absolute path" \
+	$P --ro "$S" -- "$S/rel"
+script nested "#!$S/sh1\n"
+refuse1 "interpreter itself a script" \
+	"interpreter $S/sh1 is itself a script \\(#!\\): planenc resolves one level" \
+	$P --ro "$S" -- "$S/nested"
+script envnone "#!$ENVP borne-t-none\n"
+refuse1 "env NAME not on the plan's PATH" \
+	"#!$ENVP borne-t-none: borne-t-none not found in the plan's PATH /nonexistent\$" \
+	$P --ro "$S" --setenv PATH=/nonexistent -- "$S/envnone"
+refuse1 "env NAME not on planenc's PATH" \
+	"borne-t-none not found in planenc's PATH" \
+	$P --ro "$S" -- "$S/envnone"
+script envsp "#!$ENVP sh -e\n"
+refuse1 "env NAME with a blank, without -S" 'env takes "sh -e" as one program name' \
+	$P --ro "$S" -- "$S/envsp"
+script envi "#!$ENVP -i sh\n"
+refuse1 "env option other than -S" 'env options other than -S are not resolved' \
+	$P --ro "$S" -- "$S/envi"
+script envset "#!$ENVP A=1 sh\n"
+refuse1 "env NAME=VALUE" 'env settings are not resolved; give them with --setenv' \
+	$P --ro "$S" -- "$S/envset"
+script envq "#!$ENVP -S sh -c 'x'\n"
+refuse1 "env -S with quotes" 'env -S with quotes, escapes, variables or comments' \
+	$P --ro "$S" -- "$S/envq"
+script envalone "#!$ENVP\n"
+refuse1 "env alone" 'env without a program name' $P --ro "$S" -- "$S/envalone"
+ln -s "$S" "$TMP/scr-link"
+t_exit 0 "a script beneath a followed symlink rule is readable" \
+	$P --ro "$TMP/scr-link" --follow-symlinks "$TMP/scr-link" -- "$S/sh1"
+printf '#!/bin/sh\n' >"$TMP/rel.sh" && chmod 755 "$TMP/rel.sh"
+refuse "a relative #! PROGRAM is refused as any relative PROGRAM" \
+	'program ./rel.sh: not an absolute path' sh -c "cd '$TMP' && exec $P -- ./rel.sh"
+refuse1 "no rule grants read on the script" \
+	"program $S/sh1 is a script \\(#!/bin/sh\\): its interpreter reads it by path, and no rule grants read on $S/sh1 \\(grant it with --ro $S\\)\$" \
+	$P --rox /usr -- "$S/sh1"
 
 # --profile FILE: flags one a line, comments, blank lines; composable.
 cat >"$TMP/p.prof" <<'PROF'

@@ -186,6 +186,10 @@ bd_kept(struct run *r, char *err, size_t len)
 		if (fdset_add(&r->keep, r->p.keep_fds[i]) == -1)
 			return err_set_sys(err, len, "kept fd %d",
 			    r->p.keep_fds[i]);
+	/* The sealed script: the one descriptor of confexec's own the
+	 * payload keeps (the child clears its close-on-exec flag). */
+	if (r->scriptfd != -1 && fdset_add(&r->keep, r->scriptfd) == -1)
+		return err_set_sys(err, len, "descriptor list");
 	if (fdset_add(&r->keep, r->imgfd) == -1 ||
 	    fdset_add(&r->keep, r->rulesetfd) == -1 ||
 	    fdset_add(&r->keep, r->sock[1]) == -1)

@@ -199,6 +199,8 @@ close_fds(struct run *r)
 	default:
 		child_fail(r, S_FDVERIFY, errno, -1);
 	}
+	if (r->scriptfd != -1 && fcntl(r->scriptfd, F_SETFD, 0) == -1)
+		child_fail(r, S_FDCLOSE, errno, -1);
 }
 
 static long raw(long n, long a, long b, long c, long d);
@@ -317,7 +319,8 @@ payload(void *arg)
 	if (ll_enforce(r->rulesetfd, r->abi) == -1)
 		child_fail(r, S_LANDLOCK, errno, -1);
 	load_filter(r);
-	syscall(SYS_execveat, r->imgfd, "", p->argv, r->envp, AT_EMPTY_PATH);
+	syscall(SYS_execveat, r->imgfd, "", r->argv != NULL ? r->argv :
+	    p->argv, r->envp, AT_EMPTY_PATH);
 	child_fail(r, S_EXEC, errno, -1);
 }
 

@@ -214,6 +214,37 @@ seal_image(struct run *r)
 		refuse(r, "%s", err);
 }
 
+/* Step 5 too: a pinned script, sealed and checked like the image; the
+ * interpreter reads the sealed copy by its /proc/self/fd path (the run's
+ * own procfs shows the payload's descriptors). */
+static void
+seal_script(struct run *r)
+{
+	enum image_err ie;
+	uint8_t digest[SHA256_LEN];
+	char err[1024];
+	size_t i;
+
+	if (r->p.script_arg == 0)
+		return;
+	ie = script_seal(r->p.argv[r->p.script_arg], r->p.script_sha256,
+	    &r->scriptfd, digest, err, sizeof(err));
+	if (ie == IMAGE_NOTFOUND)
+		end_early(r, EXIT_NOTFOUND, err);
+	if (ie == IMAGE_NOEXEC)
+		end_early(r, EXIT_NOEXEC, err);
+	if (ie != IMAGE_OK)
+		refuse(r, "%s", err);
+	sha256_hex(digest, r->script_hex);
+	if ((r->argv = calloc(r->p.argc + 1, sizeof(char *))) == NULL)
+		refuse(r, "argv: %s", strerror(errno));
+	snprintf(r->scriptarg, sizeof(r->scriptarg), "/proc/self/fd/%d",
+	    r->scriptfd);
+	for (i = 0; i < r->p.argc; i++)
+		r->argv[i] = i == r->p.script_arg ? r->scriptarg :
+		    r->p.argv[i];
+}
+
 /* Step 6: the rest of what the child needs: stdin, the listener
  * channel, and the boundary's parts that need the image (boundary.c):
  * the mount view, the environment, the descriptors it keeps. */
@@ -482,6 +513,7 @@ run(struct run *r, int dry)
 	prepare_layers(r);
 	make_cgroup(r);
 	seal_image(r);
+	seal_script(r);
 	prepare_child(r);
 	prepare_stacks(r);
 	/* Before the sources: the egress broker's network namespace is
@@ -633,7 +665,8 @@ main(int argc, char *argv[])
 	r.imgcache = imgcache;
 	r.control = dry ? NULL : control;
 	r.caller_uid = getuid();
-	r.imgfd = r.stdinfd = r.rulesetfd = r.pidfd = r.notifyfd = -1;
+	r.imgfd = r.scriptfd = r.stdinfd = r.rulesetfd = r.pidfd =
+	    r.notifyfd = -1;
 	r.netnsfd = -1;
 	r.tmpfd = -1;
 	r.initfd = -1;

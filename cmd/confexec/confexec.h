@@ -156,6 +156,13 @@ struct run {
 	struct cg cg;
 	int have_cg;
 	int imgfd;
+	/* A pinned script (plan "script"): its sealed copy, kept across
+	 * execveat, and argv with the script's path replaced by the copy's
+	 * /proc/self/fd path; -1 and NULL without. */
+	int scriptfd;
+	char scriptarg[32];
+	char script_hex[SHA256_HEX_LEN + 1];
+	char **argv;
 	int stdinfd;
 	int rulesetfd;
 	int abi;

@@ -77,6 +77,19 @@ dry_checks(struct run *r, char *why, size_t len)
 		    ie == IMAGE_NOEXEC ? EXIT_NOEXEC : EXIT_FAIL;
 	} else
 		code = interp_check(r, why, len);
+	if (code == 0 && r->p.script_arg != 0) {
+		int sfd;
+		uint8_t d[SHA256_LEN];
+
+		ie = script_seal(r->p.argv[r->p.script_arg],
+		    r->p.script_sha256, &sfd, d, err, sizeof(err));
+		if (ie != IMAGE_OK) {
+			snprintf(why, len, "%s", err);
+			code = ie == IMAGE_NOTFOUND ? EXIT_NOTFOUND :
+			    ie == IMAGE_NOEXEC ? EXIT_NOEXEC : EXIT_FAIL;
+		} else
+			close(sfd);
+	}
 	if (code == 0 && r->journal != NULL &&
 	    journal_writable(r->journal) == -1) {
 		snprintf(why, len, "the journal %s cannot be written: %s",

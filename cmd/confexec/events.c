@@ -121,6 +121,9 @@ ev_start(const struct run *r)
 	json_object_set_new(o, "program", json_string(r->p.program));
 	json_object_set_new(o, "program_sha256",
 	    r->prog_hex[0] ? json_string(r->prog_hex) : json_null());
+	if (r->script_hex[0] != '\0')
+		json_object_set_new(o, "script_sha256",
+		    json_string(r->script_hex));
 	start_payload(o, r);
 	json_object_set_new(o, "uid", u64_string(r->final_uid));
 	json_object_set_new(o, "gid", u64_string(r->final_gid));

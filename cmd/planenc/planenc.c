@@ -694,6 +694,7 @@ build(struct opts *o, int argc, char *argv[])
 	 * confexec will seal. */
 	p->program = strchr(prog, '/') != NULL ? xstrdup(prog) :
 	    program_lookup(p, prog);
+	script_apply(o);
 	validate(o);
 	if (o->prompt_file != NULL)
 		read_prompt(o->prompt_file, p);

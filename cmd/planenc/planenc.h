@@ -3,7 +3,8 @@
  *   planenc.c  options, the plan they build, --decode/--check/--reencode
  *   profile.c  --profile FILE: the same options, one a line
  *   resolve.c  --preset and the PATH lookup of PROGRAM, done at encode
- *              time so the plan holds only explicit, absolute paths */
+ *              time so the plan holds only explicit, absolute paths
+ *   script.c   a #! PROGRAM: its interpreter becomes the program */
 #ifndef BORNE_PLANENC_H
 #define BORNE_PLANENC_H
 
@@ -75,5 +76,17 @@ void preset_apply(struct opts *o);
 /* The absolute path of PROGRAM name (no slash), searched in the plan's
  * PATH, else planenc's; exit 2 naming both when not found. */
 char *program_lookup(const struct plan *p, const char *name);
+/* The same search without dying: the path, or NULL; *whose ("the
+ * plan's" or "planenc's") and *path (NULL: no PATH at all) say where it
+ * looked. */
+char *path_search(const struct plan *p, const char *name, const char **whose,
+    const char **path);
+
+/* script.c: when p->program is a #! script, make the plan run its
+ * interpreter (the #! line read within the kernel's bound, one optional
+ * argument, "env NAME" and "env -S" resolved on the plan's PATH) with
+ * the script's path; exit 2 naming the problem (no interpreter, one not
+ * found or itself a script, no rule granting read on the script). */
+void script_apply(struct opts *o);
 
 #endif

@@ -282,23 +282,25 @@ path_dir(const char *e, size_t n)
 }
 
 char *
-program_lookup(const struct plan *p, const char *name)
+path_search(const struct plan *p, const char *name, const char **whose,
+    const char **pathp)
 {
-	const char *path = NULL, *whose = "the plan's", *e;
+	const char *path = NULL, *e;
 	struct stat st;
 	char *d, *full;
 	size_t i, n;
 
+	*whose = "the plan's";
 	for (i = 0; i < p->nenv; i++)
 		if (strncmp(p->env[i], "PATH=", 5) == 0)
 			path = p->env[i] + 5;
 	if (path == NULL) {
 		path = getenv("PATH");
-		whose = "planenc's";
+		*whose = "planenc's";
 	}
+	*pathp = path;
 	if (path == NULL)
-		die(EXIT_USAGE, "program %s: not an absolute path, and no PATH "
-		    "to search (neither the plan's nor planenc's)", name);
+		return NULL;
 	for (e = path;; e += n + 1) {
 		n = strcspn(e, ":");
 		if ((d = path_dir(e, n)) != NULL) {
@@ -314,6 +316,20 @@ program_lookup(const struct plan *p, const char *name)
 		if (e[n] == '\0')
 			break;
 	}
+	return NULL;
+}
+
+char *
+program_lookup(const struct plan *p, const char *name)
+{
+	const char *path, *whose;
+	char *full;
+
+	if ((full = path_search(p, name, &whose, &path)) != NULL)
+		return full;
+	if (path == NULL)
+		die(EXIT_USAGE, "program %s: not an absolute path, and no PATH "
+		    "to search (neither the plan's nor planenc's)", name);
 	die(EXIT_USAGE, "program %s: not found in %s PATH %s", name, whose,
 	    path);
 }

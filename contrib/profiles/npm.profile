@@ -1,7 +1,14 @@
-# planenc --profile npm: npm in one project, its registry reached
-# through the run's egress broker only (egress-for reads it from npm's
-# own configuration).  Give the project, and a HOME for npm's cache:
-#   planenc --profile npm --rw "$PWD" --setenv HOME="$PWD/.home" \
+# planenc --profile npm: npm, npx and node tools in one project.  They are
+# scripts (#!/usr/bin/env node): planenc makes node, found on the plan's
+# PATH, the program.  Give the project on the command line, writable:
+#   planenc --profile npm --rw "$PWD" -- npm ls
+# npm --version and npm ls need nothing more.  What writes npm's cache
+# (npm install, npm ci) needs it beneath a writable path (its default,
+# the home directory's .npm, is the host's, read-only in the run), and
+# the registry through the run's egress broker, read from npm's own
+# configuration by egress-for:
+#   planenc --profile npm --rw "$PWD" \
+#       --setenv npm_config_cache="$PWD/.npm-cache" \
 #       $(/usr/local/share/borne/egress-for npm) -- npm ci
 # A registry behind a TLS-inspecting proxy also needs its CA:
 #   --env NODE_EXTRA_CA_CERTS --ro "$NODE_EXTRA_CA_CERTS"

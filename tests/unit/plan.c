@@ -213,6 +213,62 @@ main(void)
 	plan_free(&d);
 	free(enc2);
 
+	/* A pinned script: "script INDEX HEX" after sha256, round trip,
+	 * JSON, canonical. */
+	{
+		static char *sargv[] = { "/usr/bin/python3", "-E",
+			"/usr/bin/tool.py", "x", NULL };
+		struct plan s;
+		unsigned char *se = NULL, *se2 = NULL;
+		size_t sn = 0, sn2 = 0;
+
+		memset(&s, 0, sizeof(s));
+		s.program = "/usr/bin/python3";
+		s.argv = sargv;
+		s.argc = 4;
+		s.has_sha256 = 1;
+		memset(s.sha256, 0x01, 32);
+		s.script_arg = 2;
+		memset(s.script_sha256, 0xab, 32);
+		is_int(plan_validate(&s, err, sizeof(err)), 0,
+		    "script plan valid (%s)", err);
+		is_int(plan_encode(&s, &se, &sn), 0, "script plan encodes");
+		ok(se && memmem(se, sn, "\nsha256 0101", 12) != NULL &&
+		    memmem(se, sn, "\nscript 2 abababababababababababababababababababababababababababababababab\nmode ",
+		    sizeof("\nscript 2 \nmode ") - 1 + 64) != NULL,
+		    "script line after sha256, before mode");
+		is_int(plan_decode(se, sn, &d, err, sizeof(err)), 0,
+		    "script plan decodes (%s)", err);
+		ok(d.script_arg == 2 && d.script_sha256[0] == 0xab &&
+		    d.script_sha256[31] == 0xab, "script index and digest");
+		is_int(plan_encode(&d, &se2, &sn2), 0, "re-encodes");
+		ok(sn == sn2 && se && se2 && memcmp(se, se2, sn) == 0,
+		    "script plan canonical");
+		j = plan_to_json(&d);
+		js = j ? json_dumps(j, JSON_COMPACT) : NULL;
+		ok(js && strstr(js, "\"script\":{\"arg\":2,\"sha256\":\"abab")
+		    != NULL, "script in JSON");
+		free(js);
+		json_decref(j);
+		plan_free(&d);
+		s.script_arg = 4;
+		ok(plan_validate(&s, err, sizeof(err)) == -1 &&
+		    strstr(err, "script 4: no such argument") != NULL,
+		    "script index past argv refused");
+		s.script_arg = 1;
+		ok(plan_validate(&s, err, sizeof(err)) == -1 &&
+		    strstr(err, "script 1: arg -E: not an absolute path") !=
+		    NULL, "script argument not a path refused");
+		free(se);
+		free(se2);
+	}
+	j = plan_to_json(&p);
+	js = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	ok(js && strstr(js, "\"script\":null") != NULL,
+	    "no script: null in JSON");
+	free(js);
+	json_decref(j);
+
 	/* plan_read_fd over a pipe. */
 	/* (ok() evaluates its condition twice: no side effects in it.) */
 	{
@@ -333,6 +389,32 @@ main(void)
 	bad_line("sha256 "
 	    "ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB\n",
 	    "want 64 lower-case hex");
+	bad_line("script 1 abababababababababababababababababababababababababababababababab\n",
+	    "line 4: script 1: no such argument (argv has 1)");
+#define SCRIPT_PLAN(l) "borne-plan 1\nprogram /bin/sh\narg sh\n" \
+	"arg /s\n" l "mode strict\nend\n"
+	bads(SCRIPT_PLAN("script 0 abababababababababababababababababababababababababababababababab\n"),
+	    "line 5: script: 0: not a canonical number in 1..4096",
+	    "script index 0");
+	bads(SCRIPT_PLAN("script 01 abababababababababababababababababababababababababababababababab\n"),
+	    "not a canonical number", "script index 01");
+	bads(SCRIPT_PLAN("script 1\n"), "script: want INDEX HEX",
+	    "script without a digest");
+	bads(SCRIPT_PLAN("script 1  abababababababababababababababababababababababababababababababab\n"),
+	    "want 64 lower-case hex", "script: two spaces");
+	bads(SCRIPT_PLAN("script 1 ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB\n"),
+	    "want 64 lower-case hex", "script: upper-case digest");
+	bads(SCRIPT_PLAN("script 1 abababababababababababababababababababababababababababababababab x\n"),
+	    "want 64 lower-case hex", "script: a third field");
+	bads("borne-plan 1\nprogram /bin/sh\narg sh\narg s\nscript 1 "
+	    "abababababababababababababababababababababababababababababababab\nmode strict\nend\n",
+	    "line 5: script 1: arg s: not an absolute path",
+	    "script argument relative");
+	bads("borne-plan 1\nprogram /bin/sh\narg sh\narg /s\nscript 1 "
+	    "abababababababababababababababababababababababababababababababab\nsha256 abababababababababababababababababababababababababababababababab\nmode strict\nend\n",
+	    "line 6: sha256: out of order", "script before sha256");
+	bads(SCRIPT_PLAN("script 1 abababababababababababababababababababababababababababababababab\nscript 1 abababababababababababababababababababababababababababababababab\n"),
+	    "line 6: script: given twice", "script twice");
 	bad_line("ro usr\n", "line 4: ro usr: not an absolute path");
 	bad_line("ro /usr/\n", "trailing /");
 	bad_line("ro /usr//lib\n", "(//)");
