@@ -222,7 +222,8 @@ const char *const probe_mechanisms[] = {
 	"no-new-privs", "userns", "subuid", "subgid",
 	"memfd-seal", "memfd-exec", "execveat", "close-range", "pidfd",
 	"openat2", "fchmodat2", "xattrat",
-	"clone3", "pid-namespace", "mount-namespace", "ipc-namespace",
+	"clone3", "seccomp-listener", "pid-namespace", "mount-namespace",
+	"ipc-namespace",
 	"net-namespace",
 	NULL,
 };
@@ -247,8 +248,11 @@ cant_write_cgroup(const struct probe *p, char *why, size_t whylen)
 		    "with CAP_SYS_ADMIN: mount -o remount,rw %.200s)",
 		    p->cg2_dir, m), 0;
 	if (p->root)
-		return WHY("cgroup %.200s is not writable by the caller",
-		    p->cg2_dir), 0;
+		return WHY("cgroup %.200s is not writable by the caller: %s "
+		    "(root needs CAP_DAC_OVERRIDE or the directory's "
+		    "ownership; inside a confexec run, whose payload has no "
+		    "capability and a Landlock domain, it never is)",
+		    p->cg2_dir, strerror(p->cg2_werrno)), 0;
 	return WHY("uid %lu cannot create a cgroup under %.200s: run as root, "
 	    "or from a cgroup delegated to uid %lu that holds the caller: "
 	    "systemd-run --user --scope -p Delegate=yes COMMAND, or, as "
@@ -356,6 +360,15 @@ can_ns(const struct probe *p, const char *m, char *why, size_t whylen)
 		    "the default profiles of docker and podman do without "
 		    "CAP_SYS_ADMIN: confexec uses clone instead)",
 		    strerror(p->clone3_errno)), 0;
+	}
+	if (strcmp(m, "seccomp-listener") == 0) {
+		if (p->ns_probed && p->seccomp_listener_errno == 0)
+			return 1;
+		return WHY("a seccomp filter with a listener: %s (a filter "
+		    "above refuses it, as a confexec payload's does: the calls "
+		    "the supervisor would answer are refused instead)",
+		    strerror(p->seccomp_listener_errno ?
+		    p->seccomp_listener_errno : EPROTO)), 0;
 	}
 	if (!p->ns_probed)
 		return WHY("the namespace probe failed: %s",
@@ -504,6 +517,7 @@ static const struct {
 	{ "memfd-seal", can_memfd },
 	{ "memfd-exec", can_memfd },
 	{ "clone3", can_ns },
+	{ "seccomp-listener", can_ns },
 	{ "pid-namespace", can_ns },
 	{ "mount-namespace", can_ns },
 	{ "ipc-namespace", can_ns },

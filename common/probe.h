@@ -18,6 +18,7 @@ struct probe {
 	char cg2_self[PATH_MAX];	/* caller's cgroup, relative ("/...") */
 	char cg2_dir[PATH_MAX];		/* mount + self: the caller's dir */
 	int cg2_writable;		/* caller may create a child cgroup */
+	int cg2_werrno;			/* not: why (access(2)'s errno) */
 	int cg2_ro;			/* not: its mount is read-only (EROFS) */
 	char cg2_available[256];	/* cgroup.controllers of caller's dir */
 	char cg2_enabled[256];		/* cgroup.subtree_control */
@@ -73,6 +74,8 @@ struct probe {
 	int ns_pid_errno;		/* unshare(CLONE_NEWPID): 0 or errno */
 	int ns_ipc_errno;		/* unshare(CLONE_NEWIPC): 0 or errno */
 	int ns_killed;			/* the child died of this signal */
+	int seccomp_listener_errno;	/* SECCOMP_FILTER_FLAG_NEW_LISTENER:
+					 * 0 allowed, else the errno */
 	int ns_root;			/* probed as euid 0 (no user namespace) */
 	int cap_sys_admin;		/* CAP_SYS_ADMIN in the effective set */
 
@@ -136,7 +139,7 @@ int probe_host_mask(struct probe *p, unsigned what);
  * "landlock-truncate", "landlock-tcp", "landlock-ioctl-dev",
  * "landlock-scope", "seccomp", "seccomp-kill-process", "no-new-privs",
  * "memfd-exec", "execveat", "close-range", "pidfd", "userns", "clone3",
- * "pid-namespace", "mount-namespace", "ipc-namespace", "net-namespace"; see
+ * "seccomp-listener", "pid-namespace", "mount-namespace", "ipc-namespace", "net-namespace"; see
  * cgprobe(1) for the full list. */
 extern const char *const probe_mechanisms[];
 

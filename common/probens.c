@@ -3,6 +3,7 @@
  * (a seccomp profile may answer ENOSYS, as container runtimes' default
  * profiles do without CAP_SYS_ADMIN), whether clone and setns with
  * namespace flags pass the caller's seccomp filter, and whether the
+ * caller may load a seccomp filter with a listener, and whether the
  * caller can make the pid and IPC namespaces confexec makes (not root:
  * inside a user namespace of its own, as confexec does).  Every call is
  * made in a throwaway child: a filter that kills instead of failing
@@ -11,6 +12,7 @@
  * filter lets them through, so no process or namespace comes of them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,7 +28,7 @@
 
 /* What the child found: 0, or the errno of each call. */
 struct nsres {
-	int clone3, clone_flags, setns, userns, pid, ipc;
+	int clone3, clone_flags, setns, userns, pid, ipc, listener;
 };
 
 /* The errno of a call that must fail with want once allowed (0 then),
@@ -55,6 +57,11 @@ ns_child(int fd, int root)
 	n.clone_flags = filtered(r, EINVAL);
 	r = syscall(SYS_setns, -1, CLONE_NEWPID);
 	n.setns = filtered(r, EBADF);
+	/* A NULL program: EFAULT, nothing loaded.  A confexec payload's
+	 * filter refuses a listener of its own. */
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	    SECCOMP_FILTER_FLAG_NEW_LISTENER, NULL);
+	n.listener = filtered(r, EFAULT);
 	/* What confexec does: not root, a user namespace first. */
 	if (!root && unshare(CLONE_NEWUSER) == -1)
 		n.userns = errno;
@@ -114,6 +121,7 @@ probe_ns(struct probe *p)
 	if (WIFSIGNALED(st)) {
 		p->ns_killed = WTERMSIG(st);
 		n.clone3 = n.clone_flags = n.setns = n.pid = n.ipc = EPERM;
+		n.listener = EPERM;
 	} else if (k != (ssize_t)sizeof(n))
 		goto fail;
 	p->clone3 = n.clone3 == 0;
@@ -123,8 +131,10 @@ probe_ns(struct probe *p)
 	p->ns_userns_errno = n.userns;
 	p->ns_pid_errno = n.pid;
 	p->ns_ipc_errno = n.ipc;
+	p->seccomp_listener_errno = n.listener;
 	return;
 fail:
 	p->ns_probed = 0;
 	p->ns_pid_errno = p->ns_ipc_errno = errno ? errno : EPROTO;
+	p->seccomp_listener_errno = p->ns_pid_errno;
 }

@@ -60,7 +60,8 @@ struct layer {
 enum {
 	L_CGROUP, L_KILL, L_INTO, L_MEMORY, L_PIDS, L_CPU, L_LANDLOCK,
 	L_TRUNCATE, L_TCP, L_SCOPE, L_SECCOMP, L_KILLPROC, L_NNP, L_EXECVEAT,
-	L_PIDFD, L_PIDNS, L_MOUNTNS, L_IPCNS, L_NETNS, L_NPROC, L_NLAYERS
+	L_PIDFD, L_PIDNS, L_MOUNTNS, L_IPCNS, L_NETNS, L_NPROC, L_LISTENER,
+	L_NLAYERS
 };
 
 /* Degrade-mode warnings, printed and journaled with the start record. */

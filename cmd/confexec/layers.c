@@ -46,6 +46,11 @@ static const struct layer template[L_NLAYERS] = {
 	[L_IPCNS] = {"ipc-namespace", NULL, 1, 1, V_ENFORCE, ""},
 	[L_NETNS] = {"net-namespace", NULL, 1, 0, V_ENFORCE, ""},
 	[L_NPROC] = {"rlimit-nproc", NULL, 1, 0, V_ENFORCE, ""},
+	/* Without a listener (a filter above ours refuses one: a nested
+	 * run) the calls the supervisor would answer are refused EPERM:
+	 * stricter, and said. */
+	[L_LISTENER] = {"seccomp-listener", "seccomp-listener", 1, 1,
+	    V_ENFORCE, ""},
 };
 
 void
