@@ -155,6 +155,16 @@ if host_can landlock-tcp; then
 else
 	skip "Landlock TCP from inside" "no Landlock ABI 4"
 fi
+if host_can landlock-scope; then
+	sleep 600 &
+	OTHER=$!
+	at_exit "kill_same $OTHER $(pid_start $OTHER)"
+	try EPERM "Landlock signal scope (ABI 6): SIGTERM to a host process of its uid: EPERM" \
+		signal "$OTHER"
+	ok "that process lives" kill -0 "$OTHER"
+else
+	skip "Landlock signal scope from inside" "no Landlock ABI 6"
+fi
 cx -- "$E" readfd 5 5</etc/hostname >"$OUT" 2>"$ERR"
 t_eq "a leaked descriptor is closed: EBADF" "$(cat "$OUT")" EBADF
 cx -- "$E" status >"$OUT" 2>"$ERR"
