@@ -14,6 +14,7 @@
  *   end.c       ending the run: kill, reap, drain, remove, end record
  *   loop.c      the supervisor's event loop over its sources (loop.h)
  *   src_*.c     one source each: pidfd, signals, timer, parent, the
+ *               run's orphans without a pid namespace (src_orphans.c), the
  *               control socket (src_control.c, confexec-control(5)), the
  *               journal's writer (src_journal.c)
  *   control.c   the control socket's clients: requests and answers
@@ -54,18 +55,21 @@ struct layer {
 	int soft;		/* may be dropped in degrade mode */
 	int wanted;		/* requested by this plan */
 	enum verdict v;
-	char why[640];
+	char why[1024];
 };
 
 enum {
 	L_CGROUP, L_KILL, L_INTO, L_MEMORY, L_PIDS, L_CPU, L_LANDLOCK,
 	L_TRUNCATE, L_TCP, L_SCOPE, L_SECCOMP, L_KILLPROC, L_NNP, L_EXECVEAT,
-	L_PIDFD, L_PIDNS, L_MOUNTNS, L_IPCNS, L_NETNS, L_NPROC, L_NLAYERS
+	L_PIDFD, L_PIDNS, L_MOUNTNS, L_IPCNS, L_NETNS, L_NPROC, L_LISTENER,
+	L_NLAYERS
 };
 
 /* Degrade-mode warnings, printed and journaled with the start record. */
 #define MAX_WARN 24
-#define WARN_LEN 320
+#define WARN_LEN 1100
+/* A refusal: one line per refused layer. */
+#define REFUSAL_LEN (L_NLAYERS * 1100)
 
 /* ---- the child's report ---- */
 
@@ -77,7 +81,7 @@ enum stage {
 	S_PDEATHSIG, S_INITIPC, S_INITFDS, S_INITSIG,
 	/* the payload */
 	S_CGROUP, S_SETSID, S_SIGNALS, S_IPC, S_NETNS, S_LOOPBACK, S_MOUNT,
-	S_SECUREBITS, S_BOUNDING, S_CREDS,
+	S_SECUREBITS, S_BOUNDING, S_CREDS, S_PDEATH,
 	S_STDIN, S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
 	S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
 };
@@ -155,6 +159,10 @@ struct run {
 	char refusal[1024];	/* a plan-level refusal (not a layer) */
 	struct cg cg;
 	int have_cg;
+	int cgprocs;		/* without clone3: the run's cgroup.procs,
+				 * which the payload writes itself into */
+	int subreaper;		/* no pid namespace: confexec is a child
+				 * subreaper and ends the tree (end.c) */
 	int imgfd;
 	/* A pinned script (plan "script"): its sealed copy, kept across
 	 * execveat, and argv with the script's path replaced by the copy's
@@ -322,7 +330,13 @@ void control_log_grew(struct run *r);
 
 /* child.c */
 #define CHILD_STACK (1u << 20)
+/* clone3 (ca: struct borne_clone_args), or clone where clone3 answers
+ * ENOSYS (then for good: clone_name() says which), without the flags
+ * only clone3 has (CLONE_INTO_CGROUP: EINVAL). */
 long clone3_run(void *ca, void (*fn)(void *), void *arg);
+const char *clone_name(void);
+/* clone from now on: the probe found clone3 refused (any errno). */
+void clone3_off(void);
 _Noreturn void init(void *arg);
 _Noreturn void payload(void *arg);
 _Noreturn void netns_child(void *arg);
@@ -347,6 +361,7 @@ void exec_interp(struct run *r);
 void exec_why(const struct run *r, int e, char *why, size_t size);
 
 /* end.c */
+int children_each(int (*fn)(pid_t, void *), void *arg);
 void end_kill(struct run *r);
 int end_run(struct run *r);
 int end_child_failed(struct run *r, const struct report *rep);
