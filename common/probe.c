@@ -428,6 +428,15 @@ can_ns(const struct probe *p, const char *m, char *why, size_t whylen)
 static int
 can_userns(const struct probe *p, const char *m, char *why, size_t whylen)
 {
+	/* The sysctls may allow what a seccomp filter refuses (a
+	 * container runtime's default profile without CAP_SYS_ADMIN). */
+	if (p->ns_probed && p->userns_errno > 0)
+		return WHY("unshare(CLONE_NEWUSER): %s%s",
+		    strerror(p->userns_errno), p->userns_errno != EPERM ? "" :
+		    p->userns ? " (a seccomp filter refuses it: docker run "
+		    "--security-opt seccomp=unconfined, or --cap-add "
+		    "SYS_ADMIN, whose default profile then allows it)" :
+		    " (the host or a seccomp filter refuses it)"), 0;
 	if (p->userns)
 		return 1;
 	if (p->userns_max <= 0)

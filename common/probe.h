@@ -71,6 +71,8 @@ struct probe {
 					 * the seccomp filter, else its errno */
 	int ns_setns_errno;		/* setns: the same */
 	int ns_userns_errno;		/* not root: unshare(CLONE_NEWUSER) */
+	int userns_errno;		/* unshare(CLONE_NEWUSER) tried for any
+					 * caller: 0, its errno, -1 untried */
 	int ns_pid_errno;		/* unshare(CLONE_NEWPID): 0 or errno */
 	int ns_ipc_errno;		/* unshare(CLONE_NEWIPC): 0 or errno */
 	int ns_killed;			/* the child died of this signal */

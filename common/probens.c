@@ -29,6 +29,7 @@
 /* What the child found: 0, or the errno of each call. */
 struct nsres {
 	int clone3, clone_flags, setns, userns, pid, ipc, listener;
+	int userns_any;	/* unshare(CLONE_NEWUSER) for any caller; -1 untried */
 };
 
 /* The errno of a call that must fail with want once allowed (0 then),
@@ -79,6 +80,12 @@ ns_child(int fd, int root, int exact, struct nsres n)
 		n.pid = errno;
 	if (n.userns == 0 && unshare(CLONE_NEWIPC) == -1)
 		n.ipc = errno;
+	/* A user namespace as such (cgprobe's userns), root's too: a
+	 * runtime's filter may refuse it where the sysctls allow it. */
+	if (!root)
+		n.userns_any = n.userns;
+	else
+		n.userns_any = unshare(CLONE_NEWUSER) == -1 ? errno : 0;
 	(void)write(fd, &n, sizeof(n));
 	_exit(0);
 }
@@ -108,6 +115,7 @@ probe_ns(struct probe *p, int exact)
 	p->cap_sys_admin = has_sys_admin();
 	p->ns_root = geteuid() == 0;
 	memset(&n, 0, sizeof(n));
+	n.userns_any = -1;
 	/* Not exact, root: no process.  The filter's answers here (the
 	 * run makes these very calls: a filter that kills would kill it
 	 * there), and CAP_SYS_ADMIN answers for the unshares: the real
@@ -142,6 +150,7 @@ probe_ns(struct probe *p, int exact)
 		p->ns_killed = WTERMSIG(st);
 		n.clone3 = n.clone_flags = n.setns = n.pid = n.ipc = EPERM;
 		n.listener = EPERM;
+		n.userns_any = EPERM;
 	} else if (k != (ssize_t)sizeof(n))
 		goto fail;
 done:
@@ -153,6 +162,7 @@ done:
 	p->ns_pid_errno = n.pid;
 	p->ns_ipc_errno = n.ipc;
 	p->seccomp_listener_errno = n.listener;
+	p->userns_errno = n.userns_any;
 	return;
 fail:
 	p->ns_probed = 0;

@@ -63,6 +63,11 @@ t_grep "no cgroup2 mount, and what gives one" \
 t_exit 1 "cgprobe --require mount-namespace,ipc-namespace,net-namespace: 1" \
 	"$C" "$BIN/cgprobe" --require mount-namespace,ipc-namespace,net-namespace
 t_eq "one line each" "$(grep -c 'not enforceable' "$ERR")" 3
+# The sysctls allow user namespaces here; the container's filter does not.
+t_exit 1 "cgprobe --require userns: 1 (the filter refuses unshare(CLONE_NEWUSER))" \
+	"$C" "$BIN/cgprobe" --require userns
+t_grep "  naming the call, its errno and what would allow it" \
+	'userns: not enforceable: unshare\(CLONE_NEWUSER\): Operation not permitted \(.*seccomp=unconfined' "$ERR"
 t_exit 0 "cgprobe --require landlock,seccomp,no-new-privs,execveat,pidfd: 0" \
 	"$C" "$BIN/cgprobe" --require landlock,seccomp,no-new-privs,execveat,pidfd
 t_exit 0 "cgprobe key=value in the container" "$C" "$BIN/cgprobe"

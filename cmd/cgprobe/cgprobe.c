@@ -144,7 +144,8 @@ report(const struct probe *p)
 
 	kv_bool("no_new_privs.available", p->no_new_privs);
 	kv_bool("no_new_privs.set", p->no_new_privs_set);
-	kv_bool("userns.available", p->userns);
+	kv_bool("userns.available", p->userns &&
+	    !(p->ns_probed && p->userns_errno > 0));
 	kv_int("userns.max", p->userns_max);
 	kv_int("userns.unprivileged_clone", p->userns_unpriv);
 	ranges(buf, sizeof(buf), p->subuid_n, p->subuid_start,
