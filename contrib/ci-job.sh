@@ -35,7 +35,8 @@
 # 125 when confexec refused or failed, or the journal does not verify;
 # 2 for a usage error.
 #
-# What it needs: a POSIX sh, install(1), tar(1) for an archive, and
+# What it needs: a POSIX sh with cp, chmod, mv, mktemp, tar(1) for an
+# archive, and
 # what the project's own commands need (a C project needs a compiler and
 # make on the runner; inside a container image without them, give
 # BUILD_CMD and TEST_CMD that the image can run).  Root, or a cgroup2
@@ -99,7 +100,11 @@ fi
 mkdir -p "$BORNE_PREFIX/bin"
 for t in $tools; do
 	[ -x "$from/$t" ] || { say "no $t in $1"; exit 2; }
-	install -m 755 "$from/$t" "$BORNE_PREFIX/bin/$t"
+	# cp and chmod, not install(1): a busybox image may lack it; a new
+	# name, then rename(2): a running copy is never overwritten.
+	cp "$from/$t" "$BORNE_PREFIX/bin/.$t.new"
+	chmod 755 "$BORNE_PREFIX/bin/.$t.new"
+	mv -f "$BORNE_PREFIX/bin/.$t.new" "$BORNE_PREFIX/bin/$t"
 done
 B=$BORNE_PREFIX/bin
 say "installed $tools into $B ($("$B/confexec" --version))"
