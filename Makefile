@@ -120,7 +120,7 @@ ALL_TESTS := $(sort $(wildcard tests/t-*.sh))
 # in the static stage of check, not against the dynamic and ASan builds
 # too.  Run alone in another variant, they use .build/static (or skip
 # when it is not built).
-STATIC_ONLY_TESTS := tests/t-confexec-docker.sh
+STATIC_ONLY_TESTS := tests/t-confexec-docker.sh tests/t-confexec-podman.sh
 TESTS ?= $(filter-out $(STATIC_ONLY_TESTS),$(ALL_TESTS))
 
 # Run the unit tests and the sh tests of one variant.
