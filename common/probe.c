@@ -206,6 +206,8 @@ probe_host_mask(struct probe *p, unsigned what)
 		probe_newcalls(p);
 	if (what & PROBE_SUBID)
 		probe_subid(p);
+	if (what & PROBE_NS)
+		probe_ns(p);
 	return 0;
 }
 
@@ -220,22 +222,60 @@ const char *const probe_mechanisms[] = {
 	"no-new-privs", "userns", "subuid", "subgid",
 	"memfd-seal", "memfd-exec", "execveat", "close-range", "pidfd",
 	"openat2", "fchmodat2", "xattrat",
+	"clone3", "seccomp-listener", "pid-namespace", "mount-namespace",
+	"ipc-namespace",
+	"net-namespace",
 	NULL,
 };
 
 #define WHY(...) ((void)err_set(why, whylen, __VA_ARGS__))
 
+/* Why the caller cannot create a cgroup, with what would let it: root,
+ * or a subtree delegated to it (the kernel's cgroup-v2.rst,
+ * "Delegation": the directory and its cgroup.procs, cgroup.threads and
+ * cgroup.subtree_control owned by the user), never the cgroup2 root or a
+ * cgroup other users share: whoever may write those may move their
+ * processes. */
+static int
+cant_write_cgroup(const struct probe *p, char *why, size_t whylen)
+{
+	const char *m = p->cg2_mount;
+	unsigned long u = (unsigned long)p->euid;
+
+	if (p->cg2_ro)
+		return WHY("cgroup %.200s is on a read-only mount (container "
+		    "runtimes mount cgroup2 read-only unless --privileged; "
+		    "with CAP_SYS_ADMIN: mount -o remount,rw %.200s)",
+		    p->cg2_dir, m), 0;
+	if (p->root)
+		return WHY("cgroup %.200s is not writable by the caller: %s "
+		    "(root needs CAP_DAC_OVERRIDE or the directory's "
+		    "ownership; inside a confexec run, whose payload has no "
+		    "capability and a Landlock domain, it never is)",
+		    p->cg2_dir, strerror(p->cg2_werrno)), 0;
+	return WHY("uid %lu cannot create a cgroup under %.200s: run as root, "
+	    "or from a cgroup delegated to uid %lu that holds the caller: "
+	    "systemd-run --user --scope -p Delegate=yes COMMAND, or, as "
+	    "root, mkdir %.100s/borne-%lu, chown %lu its directory and its "
+	    "cgroup.procs, cgroup.threads and cgroup.subtree_control, and "
+	    "write the caller's shell pid to its cgroup.procs", u,
+	    p->cg2_dir, u, strcmp(m, "/") == 0 ? "" : m, u, u), 0;
+}
+
 static int
 can_cgroup(const struct probe *p, char *why, size_t whylen)
 {
 	if (!p->cg2)
-		return WHY("no cgroup2 mount in /proc/self/mountinfo"), 0;
+		return WHY("no cgroup2 mount in /proc/self/mountinfo (mount "
+		    "one as root: mount -t cgroup2 cgroup2 DIR; in a "
+		    "container: docker run --cgroupns=private on a cgroup v2 "
+		    "host, writable with --privileged or once remounted "
+		    "read-write with CAP_SYS_ADMIN)"), 0;
 	if (p->cg2_dir[0] == '\0')
 		return WHY("caller's cgroup %s is not visible under %s",
 		    p->cg2_self[0] ? p->cg2_self : "(none)", p->cg2_mount), 0;
 	if (!p->cg2_writable)
-		return WHY("cgroup %s is not writable by the caller",
-		    p->cg2_dir), 0;
+		return cant_write_cgroup(p, why, whylen);
 	return 1;
 }
 
@@ -302,6 +342,87 @@ can_seccomp(const struct probe *p, const char *m, char *why, size_t whylen)
 		    p->arch[0] ? p->arch : "unknown"), 0;
 	return p->seccomp_filter ? 1 :
 	    (WHY("seccomp filter mode unavailable"), 0);
+}
+
+/* Namespaces (probens.c): the first call that failed, and what would
+ * provide it.  An EPERM from clone or setns with arguments the kernel
+ * rejects can only come from a seccomp filter. */
+static int
+can_ns(const struct probe *p, const char *m, char *why, size_t whylen)
+{
+	const char *call, *fix;
+	int ipc = strcmp(m, "ipc-namespace") == 0, e, filt;
+
+	if (strcmp(m, "clone3") == 0) {
+		if (p->clone3)
+			return 1;
+		return WHY("clone3: %s (a seccomp filter answers it so, as "
+		    "the default profiles of docker and podman do without "
+		    "CAP_SYS_ADMIN: confexec uses clone instead)",
+		    strerror(p->clone3_errno)), 0;
+	}
+	if (strcmp(m, "seccomp-listener") == 0) {
+		if (p->ns_probed && p->seccomp_listener_errno == 0)
+			return 1;
+		return WHY("a seccomp filter with a listener: %s (a filter "
+		    "above refuses it, as a confexec payload's does: the calls "
+		    "the supervisor would answer are refused instead)",
+		    strerror(p->seccomp_listener_errno ?
+		    p->seccomp_listener_errno : EPROTO)), 0;
+	}
+	if (!p->ns_probed)
+		return WHY("the namespace probe failed: %s",
+		    strerror(p->ns_pid_errno)), 0;
+	if (p->ns_killed)
+		return WHY("a seccomp filter killed the probe (signal %d) "
+		    "trying clone, setns or unshare with namespace flags "
+		    "(docker run --security-opt seccomp=unconfined, or a "
+		    "profile that allows them)", p->ns_killed), 0;
+	filt = p->ns_clone_errno == EPERM || p->ns_setns_errno == EPERM;
+	if ((e = p->ns_userns_errno) != 0)
+		call = "unshare(CLONE_NEWUSER)";
+	else if ((e = p->ns_clone_errno) != 0 && !ipc)
+		call = "clone with namespace flags";
+	else if ((e = p->ns_setns_errno) != 0 &&
+	    strcmp(m, "pid-namespace") == 0)
+		call = "setns(CLONE_NEWPID)";
+	else if ((e = p->ns_pid_errno) != 0)
+		call = "unshare(CLONE_NEWPID)";
+	else if ((e = p->ns_ipc_errno) != 0 && ipc)
+		call = "unshare(CLONE_NEWIPC)";
+	else
+		return 1;
+	if (e != EPERM)
+		fix = "";
+	else if (p->ns_userns_errno != 0 && filt)
+		fix = " (a seccomp filter refuses user namespaces to uid != 0: "
+		    "docker run --security-opt seccomp=unconfined on a host "
+		    "that allows unprivileged user namespaces, or run as root "
+		    "with CAP_SYS_ADMIN: docker run --cap-add SYS_ADMIN; "
+		    "inside a confexec run, never: a nested confexec needs "
+		    "--degrade)";
+	else if (p->ns_userns_errno != 0)
+		fix = " (the host refuses user namespaces to this uid: run as "
+		    "root, or allow them: sysctl user.max_user_namespaces, "
+		    "kernel.unprivileged_userns_clone=1, "
+		    "kernel.apparmor_restrict_unprivileged_userns=0)";
+	else if (!p->cap_sys_admin && filt)
+		fix = " (needs CAP_SYS_ADMIN and a seccomp filter that allows "
+		    "clone, unshare and setns with namespace flags: docker "
+		    "run --cap-add SYS_ADMIN, whose default profile then "
+		    "allows them (podman run --cap-add SYS_ADMIN too), or "
+		    "--privileged; inside a confexec run, never: its payload "
+		    "has no capability and its filter refuses them, so a "
+		    "nested confexec needs --degrade)";
+	else if (!p->cap_sys_admin)
+		fix = " (needs CAP_SYS_ADMIN: docker run --cap-add SYS_ADMIN)";
+	else if (filt)
+		fix = " (a seccomp filter refuses it: docker run "
+		    "--security-opt seccomp=unconfined, or a profile that "
+		    "allows clone, unshare and setns with namespace flags)";
+	else
+		fix = "";
+	return WHY("%s: %s%s", call, strerror(e), fix), 0;
 }
 
 static int
@@ -395,6 +516,12 @@ static const struct {
 	{ "subgid", can_subid },
 	{ "memfd-seal", can_memfd },
 	{ "memfd-exec", can_memfd },
+	{ "clone3", can_ns },
+	{ "seccomp-listener", can_ns },
+	{ "pid-namespace", can_ns },
+	{ "mount-namespace", can_ns },
+	{ "ipc-namespace", can_ns },
+	{ "net-namespace", can_ns },
 };
 
 int

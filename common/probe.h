@@ -18,6 +18,8 @@ struct probe {
 	char cg2_self[PATH_MAX];	/* caller's cgroup, relative ("/...") */
 	char cg2_dir[PATH_MAX];		/* mount + self: the caller's dir */
 	int cg2_writable;		/* caller may create a child cgroup */
+	int cg2_werrno;			/* not: why (access(2)'s errno) */
+	int cg2_ro;			/* not: its mount is read-only (EROFS) */
 	char cg2_available[256];	/* cgroup.controllers of caller's dir */
 	char cg2_enabled[256];		/* cgroup.subtree_control */
 	int cg2_kill;			/* cgroup.kill exists (see cgprobe(1):
@@ -60,6 +62,22 @@ struct probe {
 	int openat2;
 	int fchmodat2;			/* fchmodat2 with AT_EMPTY_PATH */
 	int xattrat;			/* getxattrat/removexattrat (6.13+) */
+
+	/* namespaces (PROBE_NS: a throwaway child tries each call) */
+	int ns_probed;			/* the child answered */
+	int clone3;			/* clone3 answers (not ENOSYS) */
+	int clone3_errno;		/* else its errno */
+	int ns_clone_errno;		/* clone with namespace flags: 0 passes
+					 * the seccomp filter, else its errno */
+	int ns_setns_errno;		/* setns: the same */
+	int ns_userns_errno;		/* not root: unshare(CLONE_NEWUSER) */
+	int ns_pid_errno;		/* unshare(CLONE_NEWPID): 0 or errno */
+	int ns_ipc_errno;		/* unshare(CLONE_NEWIPC): 0 or errno */
+	int ns_killed;			/* the child died of this signal */
+	int seccomp_listener_errno;	/* SECCOMP_FILTER_FLAG_NEW_LISTENER:
+					 * 0 allowed, else the errno */
+	int ns_root;			/* probed as euid 0 (no user namespace) */
+	int cap_sys_admin;		/* CAP_SYS_ADMIN in the effective set */
 
 	/* caller */
 	uid_t uid, euid;
@@ -104,7 +122,10 @@ enum {
 	 * controller mechanisms ("memory", "pids", "cpu", "io") use.
 	 * Without it both stay "" and those mechanisms answer 0. */
 	PROBE_CONTROLLERS = 1u << 12,
-	PROBE_ALL = (1u << 13) - 1,
+	/* clone3, ns_*, cap_sys_admin: a throwaway child (a process copy's
+	 * cost) tries the calls confexec makes for the run's namespaces. */
+	PROBE_NS = 1u << 13,
+	PROBE_ALL = (1u << 14) - 1,
 };
 
 /* probe_host() restricted to the probes in what (PROBE_* bits); the
@@ -117,7 +138,8 @@ int probe_host_mask(struct probe *p, unsigned what);
  * "clone-into-cgroup", "memory", "pids", "cpu", "landlock",
  * "landlock-truncate", "landlock-tcp", "landlock-ioctl-dev",
  * "landlock-scope", "seccomp", "seccomp-kill-process", "no-new-privs",
- * "memfd-exec", "execveat", "close-range", "pidfd", "userns"; see
+ * "memfd-exec", "execveat", "close-range", "pidfd", "userns", "clone3",
+ * "seccomp-listener", "pid-namespace", "mount-namespace", "ipc-namespace", "net-namespace"; see
  * cgprobe(1) for the full list. */
 extern const char *const probe_mechanisms[];
 

@@ -208,6 +208,8 @@ probe_cgroup(struct probe *p, int exact, int ctl)
 	 * access(2) asks, mkdir would create. */
 	p->cg2_writable = faccessat(AT_FDCWD, p->cg2_dir, W_OK | X_OK,
 	    AT_EACCESS) == 0;
+	p->cg2_werrno = p->cg2_writable ? 0 : errno;
+	p->cg2_ro = p->cg2_werrno == EROFS;
 	if (ctl)
 		probe_controllers(p);
 	kill_evidence(p, exact);

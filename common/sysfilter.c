@@ -274,7 +274,7 @@ sf_is_notified(int nr, unsigned variant)
 {
 	const struct sf_entry *e = lookup(nr);
 
-	if (e == NULL)
+	if (e == NULL || (variant & SF_NO_NOTIFY))
 		return 0;
 	return e->rule == R_META ||
 	    (e->rule == R_HOSTNET && (variant & SF_HOST_NET));
@@ -433,10 +433,12 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 
 	switch (e->rule) {
 	case R_META:
-		return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, e->nr, 0);
+		return seccomp_rule_add(ctx, (variant & SF_NO_NOTIFY) ? EPERM_ :
+		    SCMP_ACT_NOTIFY, e->nr, 0);
 	case R_HOSTNET:
 		return (variant & SF_HOST_NET) ?
-		    seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, e->nr, 0) : 0;
+		    seccomp_rule_add(ctx, (variant & SF_NO_NOTIFY) ? EPERM_ :
+		    SCMP_ACT_NOTIFY, e->nr, 0) : 0;
 	case R_FLAGBIT:
 		return seccomp_rule_add(ctx, EPERM_, e->nr, 1,
 		    BITS32(e->a, e->v, e->v));

@@ -61,12 +61,15 @@
 /* A program variant: the plan's socket grants (PLAN_SOCK_* bits 0..1)
  * plus SF_DENY_TRUNCATE, the stand-in for Landlock's truncate right,
  * SF_OWN_IPC, the run in an IPC namespace of its own (SysV IPC allowed),
- * and SF_HOST_NET, the run in the host's network (bind and listen
- * notified). */
+ * SF_HOST_NET, the run in the host's network (bind and listen
+ * notified), and SF_NO_NOTIFY, no listener (a seccomp filter above ours
+ * refuses one, as a confexec payload's does): every call that would be
+ * notified is refused EPERM instead. */
 #define SF_DENY_TRUNCATE 0x4u
 #define SF_OWN_IPC 0x8u
 #define SF_HOST_NET 0x10u
-#define SF_NVARIANTS 32
+#define SF_NO_NOTIFY 0x20u
+#define SF_NVARIANTS 64
 
 /* The variant for a plan's socket grants on a kernel of Landlock ABI abi:
  * SF_DENY_TRUNCATE below ABI 3 (LANDLOCK_ACCESS_FS_TRUNCATE); own_ipc and

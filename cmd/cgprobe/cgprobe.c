@@ -96,7 +96,7 @@ report(const struct probe *p)
 {
 	const struct ll_abi_rights *l;
 	struct daemon_hit hits[32];
-	char key[64], buf[PATH_MAX + 64];
+	char key[64], buf[PATH_MAX + 64], why[1024];
 	size_t n = 0, i, j;
 
 	kv_str("cgroup2.mount", p->cg2_mount);
@@ -164,6 +164,19 @@ report(const struct probe *p)
 	kv_bool("syscall.openat2", p->openat2);
 	kv_bool("syscall.fchmodat2", p->fchmodat2);
 	kv_bool("syscall.xattrat", p->xattrat);
+	kv_bool("syscall.clone3", p->clone3);
+
+	/* The run's namespaces, as confexec would make them (probens.c);
+	 * namespace.why: why the pid namespace cannot be made, or "". */
+	kv_bool("namespace.pid", probe_can(p, "pid-namespace", why,
+	    sizeof(why)) == 1);
+	kv_str("namespace.why", why);
+	kv_bool("namespace.mount", probe_can(p, "mount-namespace", NULL,
+	    0) == 1);
+	kv_bool("namespace.ipc", probe_can(p, "ipc-namespace", NULL, 0) ==
+	    1);
+	kv_bool("namespace.net", probe_can(p, "net-namespace", NULL, 0) ==
+	    1);
 
 	kv_int("caller.uid", p->uid);
 	kv_int("caller.euid", p->euid);
@@ -171,6 +184,7 @@ report(const struct probe *p)
 	kv_int("caller.egid", p->egid);
 	kv_bool("caller.root", p->root);
 	kv_str("caller.caps", p->caps);
+	kv_bool("caller.cap_sys_admin", p->cap_sys_admin);
 
 	/* For the caller's effective ids without supplementary groups:
 	 * what a confexec payload started by this caller would hold.  Only
@@ -359,7 +373,7 @@ main(int argc, char *argv[])
 {
 	static struct probe p;
 	struct cmdline cl = { .json = 0, .req = NULL };
-	char *names[64], why[512];
+	char *names[64], why[1024];
 	size_t n = 0, i;
 	int missing = 0, r;
 

@@ -83,6 +83,9 @@ bd_filter(struct run *r, char *err, size_t len)
 	unsigned v = sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
 	    !layer_on(r, L_NETNS) || r->host_sock);
 
+	if (!layer_on(r, L_LISTENER))
+		v |= SF_NO_NOTIFY;
+
 	if (sf_build(v, &r->filter, err, len) == -1)
 		return -1;
 	r->want_notify = sf_notifies(v);

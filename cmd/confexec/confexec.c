@@ -50,7 +50,7 @@ refuse(struct run *r, const char *fmt, ...)
 static void
 refuse(struct run *r, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[REFUSAL_LEN];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -77,8 +77,10 @@ read_plan(struct run *r)
 
 /* Step 2: what the host can enforce.  Only the probes whose answers are
  * used: subordinate ids for a uid/gid switch, the controller files for a
- * memory, pids or cpu limit, no clone3 dry run (the kernel release
- * answers, and a failing clone3 refuses later). */
+ * memory, pids or cpu limit, no clone3(CLONE_INTO_CGROUP) dry run (the
+ * kernel release answers, and a failing clone3 refuses later); the
+ * namespaces and clone3 itself by a throwaway child (probens.c), so that
+ * strict mode names every missing layer before anything is made. */
 static void
 probe(struct run *r)
 {
@@ -86,6 +88,7 @@ probe(struct run *r)
 
 	if (probe_host_mask(&r->pr, PROBE_CALLER | PROBE_CGROUP |
 		PROBE_LANDLOCK | PROBE_SECCOMP | PROBE_NNP | PROBE_SYSCALLS |
+		PROBE_NS |
 		(p->has_uid || p->has_gid ? PROBE_SUBID : 0) |
 		(p->mem_max || p->pids_max || p->cpu_quota_us ?
 		    PROBE_CONTROLLERS : 0)) == -1)
@@ -99,7 +102,7 @@ probe(struct run *r)
 static void
 decide(struct run *r)
 {
-	char msg[1024];
+	char msg[REFUSAL_LEN];
 	size_t i;
 
 	if (any_refused(r, msg, sizeof(msg)))
@@ -121,7 +124,7 @@ prepare_layers(struct run *r)
 	/* Not root: the pid namespace needs a user namespace, in which
 	 * init and the payload hold capabilities until the payload drops
 	 * them all, as for root. */
-	r->userns = geteuid() != 0;
+	r->userns = geteuid() != 0 && layer_on(r, L_PIDNS);
 	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
 	if (bd_inherited(r, err, sizeof(err)) == -1 ||
@@ -182,6 +185,16 @@ make_cgroup(struct run *r)
 		sizeof(err)) == -1)
 		refuse(r, "%s", err);
 	r->have_cg = 1;
+	/* Without clone3 the payload joins the cgroup itself, first
+	 * (layers.c, judge_cgroup): the file opened now, with our
+	 * credentials (the kernel checks a migration against the opener's). */
+	if (!r->pr.clone3) {
+		r->cgprocs = openat(r->cg.dirfd, "cgroup.procs",
+		    O_WRONLY | O_CLOEXEC);
+		if (r->cgprocs == -1)
+			refuse(r, "%s/cgroup.procs: %s", r->cg.path,
+			    strerror(errno));
+	}
 }
 
 /* Step 5: the sealed image, checked against the pin: as root, from the
@@ -317,11 +330,53 @@ init_failed(struct run *r, struct report *rep)
 	return 1;
 }
 
+/* Step 8 without a pid namespace (degrade mode, layers.c): the payload
+ * is our child, cloned into the cgroup if there is one, and we become a
+ * child subreaper, so that every orphan of its tree (a setsid daemon
+ * included) is reparented to us and killed and reaped at the end
+ * (end.c, end_tree).  CLONE_VFORK: we resume once it has executed or
+ * failed. */
+static void
+spawn_flat(struct run *r)
+{
+	struct borne_clone_args ca;
+	int e;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
+		refuse(r, "PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+	r->subreaper = 1;
+	r->own_ipc = 0;
+	r->newnet = 0;
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
+	if (r->have_cg && r->cgprocs == -1) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)r->cg.dirfd;
+	}
+	ca.pidfd = (uint64_t)(uintptr_t)&r->pidfd;
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uint64_t)(uintptr_t)r->stacks;
+	ca.stack_size = CHILD_STACK;
+	r->parent = getpid();
+	fflush(NULL);
+	r->pid = (pid_t)clone3_run(&ca, payload, r);
+	e = errno;
+	if (r->pid == -1) {
+		if (r->have_cg)
+			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
+			    strerror(e));
+		refuse(r, "%s: %s", clone_name(), strerror(e));
+	}
+	close(r->sock[1]);
+	r->sock[1] = -1;
+}
+
 /* Step 8: init, pid 1 of a new pid namespace, sharing our memory on its
  * own stack (child.c); then the payload, our own child, into that
  * namespace (setns on init's pidfd) and into the cgroup at creation,
  * never a moment outside either.  CLONE_VFORK: we resume once it has
- * executed or failed. */
+ * executed or failed.  Where clone3 answers ENOSYS, clone (child.c):
+ * the payload then joins the cgroup itself, before any other step. */
 static void
 spawn(struct run *r)
 {
@@ -330,6 +385,10 @@ spawn(struct run *r)
 	int ownns, e;
 	pid_t ipid;
 
+	if (!layer_on(r, L_PIDNS)) {
+		spawn_flat(r);
+		return;
+	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_PIDFD | CLONE_NEWPID;
 	/* init makes the run's IPC namespace while we go on (child.c). */
@@ -345,7 +404,8 @@ spawn(struct run *r)
 		refuse(r, "pid namespace: %s", strerror(errno));
 	ipid = (pid_t)clone3_run(&ca, init, r);
 	if (ipid == -1)
-		refuse(r, "clone3 (pid namespace): %s", strerror(errno));
+		refuse(r, "%s (pid namespace): %s", clone_name(),
+		    strerror(errno));
 	if (setns(r->initfd, CLONE_NEWPID) == -1) {
 		e = errno;
 		/* init may have failed, and ended, already (it wrote its
@@ -364,7 +424,7 @@ spawn(struct run *r)
 	r->newnet = layer_on(r, L_NETNS) && r->netnsfd == -1;
 	if (r->newnet)
 		ca.flags |= CLONE_NEWNET;
-	if (r->have_cg) {
+	if (r->have_cg && r->cgprocs == -1) {
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)r->cg.dirfd;
 	}
@@ -389,9 +449,9 @@ spawn(struct run *r)
 			exit(end_child_failed(r, &rep));
 		end_kill(r);
 		if (r->have_cg)
-			refuse(r, "clone3 into %s: %s", r->cg.path,
+			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
 			    strerror(e));
-		refuse(r, "clone3: %s", strerror(e));
+		refuse(r, "%s: %s", clone_name(), strerror(e));
 	}
 	close(r->sock[1]);
 	r->sock[1] = -1;
@@ -637,6 +697,7 @@ main(int argc, char *argv[])
 	r.netnsfd = -1;
 	r.tmpfd = -1;
 	r.initfd = -1;
+	r.cgprocs = -1;
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
 	r.outlive_caller = outlive;

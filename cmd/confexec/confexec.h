@@ -54,18 +54,21 @@ struct layer {
 	int soft;		/* may be dropped in degrade mode */
 	int wanted;		/* requested by this plan */
 	enum verdict v;
-	char why[640];
+	char why[1024];
 };
 
 enum {
 	L_CGROUP, L_KILL, L_INTO, L_MEMORY, L_PIDS, L_CPU, L_LANDLOCK,
 	L_TRUNCATE, L_TCP, L_SCOPE, L_SECCOMP, L_KILLPROC, L_NNP, L_EXECVEAT,
-	L_PIDFD, L_PIDNS, L_MOUNTNS, L_IPCNS, L_NETNS, L_NPROC, L_NLAYERS
+	L_PIDFD, L_PIDNS, L_MOUNTNS, L_IPCNS, L_NETNS, L_NPROC, L_LISTENER,
+	L_NLAYERS
 };
 
 /* Degrade-mode warnings, printed and journaled with the start record. */
 #define MAX_WARN 24
-#define WARN_LEN 320
+#define WARN_LEN 1100
+/* A refusal: one line per refused layer. */
+#define REFUSAL_LEN (L_NLAYERS * 1100)
 
 /* ---- the child's report ---- */
 
@@ -77,7 +80,7 @@ enum stage {
 	S_PDEATHSIG, S_INITIPC, S_INITFDS, S_INITSIG,
 	/* the payload */
 	S_CGROUP, S_SETSID, S_SIGNALS, S_IPC, S_NETNS, S_LOOPBACK, S_MOUNT,
-	S_SECUREBITS, S_BOUNDING, S_CREDS,
+	S_SECUREBITS, S_BOUNDING, S_CREDS, S_PDEATH,
 	S_STDIN, S_FDCLOSE, S_FDVERIFY, S_RLIMIT, S_CAPS, S_NNP, S_LANDLOCK,
 	S_SECCOMP, S_LISTENER, S_EXEC, S_NSTAGES
 };
@@ -155,6 +158,10 @@ struct run {
 	char refusal[1024];	/* a plan-level refusal (not a layer) */
 	struct cg cg;
 	int have_cg;
+	int cgprocs;		/* without clone3: the run's cgroup.procs,
+				 * which the payload writes itself into */
+	int subreaper;		/* no pid namespace: confexec is a child
+				 * subreaper and ends the tree (end.c) */
 	int imgfd;
 	int stdinfd;
 	int rulesetfd;
@@ -315,7 +322,11 @@ void control_log_grew(struct run *r);
 
 /* child.c */
 #define CHILD_STACK (1u << 20)
+/* clone3 (ca: struct borne_clone_args), or clone where clone3 answers
+ * ENOSYS (then for good: clone_name() says which), without the flags
+ * only clone3 has (CLONE_INTO_CGROUP: EINVAL). */
 long clone3_run(void *ca, void (*fn)(void *), void *arg);
+const char *clone_name(void);
 _Noreturn void init(void *arg);
 _Noreturn void payload(void *arg);
 _Noreturn void netns_child(void *arg);

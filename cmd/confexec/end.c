@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,12 +24,142 @@
 /* How long the end of a run may take: cgroup.kill to "populated 0". */
 #define DRAIN_MS 5000
 
+/* Without a pid namespace (confexec a child subreaper, spawn_flat): how
+ * long the tree may take to end, and how many of our children are
+ * signalled a round. */
+#define TREE_MS DRAIN_MS
+#define TREE_BATCH 256
+
+/* SIGKILL to every child of ours (the payload, and the orphans of its
+ * tree reparented to us), each through a pidfd: an unreaped child's pid
+ * is its own, so the signal cannot reach a reused pid.  The children
+ * files list each thread's (Linux 3.5, CONFIG_PROC_CHILDREN); a pid
+ * there that is not ours any more fails pidfd_open or is a zombie of
+ * ours.  Returns how many were signalled, -1 when none could be listed.
+ * Reading /proc is allowed here: the run is ending and the supervisor
+ * owns nothing the payload could hold it with. */
+static int
+kill_children(struct run *r)
+{
+	char path[64], buf[4096], *p, *end;
+	int n = 0, listed = 0, fd, pfd, tfd;
+	long pid, tid;
+	ssize_t k;
+	char tbuf[4096];
+	long bpos;
+
+	tfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tfd == -1)
+		return -1;
+	/* getdents64 on the task directory: no allocation (no opendir). */
+	while ((bpos = syscall(SYS_getdents64, tfd, tbuf, sizeof(tbuf))) > 0) {
+		for (long off = 0; off < bpos;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(tbuf + off);
+
+			off += d->reclen;
+			tid = strtol(d->name, &end, 10);
+			if (d->name[0] < '0' || d->name[0] > '9' || *end)
+				continue;
+			snprintf(path, sizeof(path), "/proc/self/task/%ld/"
+			    "children", tid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd == -1)
+				continue;
+			k = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (k < 0)
+				continue;
+			listed = 1;
+			buf[k] = '\0';
+			for (p = buf; n < TREE_BATCH && *p;) {
+				pid = strtol(p, &end, 10);
+				if (end == p)
+					break;
+				p = end;
+				if (pid <= 0)
+					continue;
+				if (pid == r->pid && r->pidfd >= 0) {
+					syscall(__NR_pidfd_send_signal,
+					    r->pidfd, SIGKILL, NULL, 0);
+					n++;
+					continue;
+				}
+				pfd = (int)syscall(__NR_pidfd_open, pid, 0);
+				if (pfd < 0)
+					continue;
+				if (syscall(__NR_pidfd_send_signal, pfd,
+				    SIGKILL, NULL, 0) == 0)
+					n++;
+				close(pfd);
+			}
+		}
+	}
+	close(tfd);
+	return listed ? n : -1;
+}
+
+/* After the payload is reaped: kill and reap every child left until
+ * none remains (ECHILD), TREE_MS at most; a tree still there then is a
+ * residue, said.  Each round waits for one exit at most 20 ms (waitid
+ * on any child: one killed dies at once). */
+static void
+end_tree(struct run *r, struct outcome *o)
+{
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	struct pollfd pfd;
+	siginfo_t si;
+	int n, reaped;
+
+	if (!r->subreaper)
+		return;
+	for (;;) {
+		n = kill_children(r);
+		for (reaped = 0;; reaped++) {
+			memset(&si, 0, sizeof(si));
+			if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | __WALL) ==
+			    -1) {
+				if (errno == EINTR)
+					continue;
+				if (errno == ECHILD)
+					return;	/* none left */
+				warning_sys("waitid");
+				o->residue = 1;
+				return;
+			}
+			if (si.si_pid == 0)
+				break;
+		}
+		if (now_ns(CLOCK_MONOTONIC) - t0 > TREE_MS * 1000000ull) {
+			warning("residue: processes of the run still alive "
+				"after %d ms", TREE_MS);
+			o->residue = 1;
+			return;
+		}
+		if (n <= 0 && reaped == 0) {
+			/* Killed, not yet dead: a short wait, bounded. */
+			pfd.fd = -1;
+			pfd.events = 0;
+			(void)poll(&pfd, 0, 5);
+		}
+	}
+}
+
 /* SIGKILL to the whole tree: cgroup.kill, and init's pidfd as well: its
  * death ends its pid namespace, which reaches every process of the run
- * even where the cgroup cannot (no cgroup, or moved out of it). */
+ * even where the cgroup cannot (no cgroup, or moved out of it).
+ * Without a pid namespace, every child of ours (end_tree goes on once
+ * the payload is reaped). */
 void
 end_kill(struct run *r)
 {
+	if (r->subreaper)
+		(void)kill_children(r);
 	if (r->have_cg && cg_kill(&r->cg) == -1) {
 		warning_sys("cgroup.kill %s", r->cg.path);
 		r->failed = 1;
@@ -284,6 +416,7 @@ end_run(struct run *r)
 	end_kill(r);
 	if (!r->exited)
 		reap(r, &o);
+	end_tree(r, &o);
 	drain(r, &o);
 	reap_init(r);
 	o.wall_ns = now_ns(CLOCK_MONOTONIC) - ((uint64_t)r->t0.tv_sec *
@@ -318,6 +451,7 @@ end_child_failed(struct run *r, const struct report *rep)
 	end_kill(r);
 	if (r->pid > 0)
 		reap(r, &o);
+	end_tree(r, &o);
 	drain(r, &o);
 	reap_init(r);
 	o.have_status = 0;
@@ -388,7 +522,18 @@ end_early(struct run *r, int code, const char *msg)
 	/* The control socket (if made) serves its last answers and goes. */
 	r->state = ST_ENDED;
 	loop_close(r);
-	if (code == EXIT_FAIL)
+	if (code == EXIT_FAIL) {
+		/* One line per refused layer (any_refused). */
+		char line[REFUSAL_LEN];
+		const char *nl;
+
+		while ((nl = strchr(msg, '\n')) != NULL) {
+			snprintf(line, sizeof(line), "%.*s", (int)(nl - msg),
+			    msg);
+			warning("refusing: %s", line);
+			msg = nl + 1;
+		}
 		die(code, "refusing: %s", msg);
+	}
 	die(code, "%s", msg);
 }

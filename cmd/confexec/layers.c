@@ -17,9 +17,11 @@
 
 /* Hard layers are never dropped: without them there is no boundary (or
  * no way to end the run's tree).  Soft ones may be, in degrade mode, with
- * a warning.  The cgroup is soft only because the pid namespace (hard)
- * still ends the whole tree without it.  A NULL mechanism is judged
- * here, not by the probe. */
+ * a warning.  The cgroup and the pid namespace are soft because each
+ * ends the whole tree without the other, and without both confexec, a
+ * child subreaper, kills and reaps every descendant left (end.c; what
+ * escapes then is in confexec(1)).  A NULL mechanism is judged here, not
+ * by the probe. */
 static const struct layer template[L_NLAYERS] = {
 	[L_CGROUP] = {"cgroup", "cgroup2", 1, 1, V_ENFORCE, ""},
 	[L_KILL] = {"cgroup-kill", "cgroup-kill", 1, 1, V_ENFORCE, ""},
@@ -39,11 +41,16 @@ static const struct layer template[L_NLAYERS] = {
 	[L_NNP] = {"no-new-privs", "no-new-privs", 0, 1, V_ENFORCE, ""},
 	[L_EXECVEAT] = {"execveat", "execveat", 0, 1, V_ENFORCE, ""},
 	[L_PIDFD] = {"pidfd", "pidfd", 0, 1, V_ENFORCE, ""},
-	[L_PIDNS] = {"pid-namespace", NULL, 0, 1, V_ENFORCE, ""},
+	[L_PIDNS] = {"pid-namespace", "pid-namespace", 1, 1, V_ENFORCE, ""},
 	[L_MOUNTNS] = {"mount-view", NULL, 1, 1, V_ENFORCE, ""},
 	[L_IPCNS] = {"ipc-namespace", NULL, 1, 1, V_ENFORCE, ""},
 	[L_NETNS] = {"net-namespace", NULL, 1, 0, V_ENFORCE, ""},
 	[L_NPROC] = {"rlimit-nproc", NULL, 1, 0, V_ENFORCE, ""},
+	/* Without a listener (a filter above ours refuses one: a nested
+	 * run) the calls the supervisor would answer are refused EPERM:
+	 * stricter, and said. */
+	[L_LISTENER] = {"seccomp-listener", "seccomp-listener", 1, 1,
+	    V_ENFORCE, ""},
 };
 
 void
@@ -127,44 +134,19 @@ probe_layers(struct run *r)
 	}
 }
 
-/* Read a small /proc/sys number; -1 when absent. */
-static long
-sysctl_num(const char *path)
-{
-	char buf[32];
-	FILE *f = fopen(path, "re");
-	long v = -1;
-
-	if (f == NULL)
-		return -1;
-	if (fgets(buf, sizeof(buf), f) != NULL)
-		v = strtol(buf, NULL, 10);
-	fclose(f);
-	return v;
-}
-
-/* The pid namespace: root creates one; anyone else inside a user
- * namespace, which the host may forbid (the answer here is the sysctls;
- * a clone3 that still fails refuses the run at the clone). */
+/* The pid namespace: the probe made one in a throwaway child the way
+ * confexec will (not root: inside a user namespace), so a container's
+ * seccomp profile or missing CAP_SYS_ADMIN is known before anything is
+ * created (probens.c). */
 static void
 judge_pidns(struct run *r)
 {
 	struct layer *l = &r->layers[L_PIDNS];
 
-	l->v = V_ENFORCE;
 	if (access("/proc/self/ns/pid", F_OK) == -1) {
 		snprintf(l->why, sizeof(l->why), "no pid namespaces (%s)",
 		    strerror(errno));
-		l->v = V_REFUSE;
-	} else if (geteuid() != 0 &&
-	    (sysctl_num("/proc/sys/user/max_user_namespaces") == 0 ||
-		sysctl_num("/proc/sys/kernel/unprivileged_userns_clone") == 0 ||
-		sysctl_num("/proc/sys/kernel/"
-			   "apparmor_restrict_unprivileged_userns") == 1)) {
-		snprintf(l->why, sizeof(l->why), "this host forbids user "
-		    "namespaces to uid %lu (run as root)",
-		    (unsigned long)geteuid());
-		l->v = V_REFUSE;
+		l->v = r->p.mode == PLAN_DEGRADE ? V_DEGRADE : V_REFUSE;
 	}
 }
 
@@ -192,6 +174,7 @@ judge_views(struct run *r)
 	};
 	const struct plan *p = &r->p;
 	struct layer *pid = &r->layers[L_PIDNS], *l;
+	const char *fix;
 	size_t i;
 
 	r->layers[L_NETNS].wanted = p->negress > 0 ||
@@ -205,35 +188,27 @@ judge_views(struct run *r)
 			continue;
 		}
 		l->v = p->mode == PLAN_DEGRADE ? V_DEGRADE : V_REFUSE;
-		snprintf(l->why, sizeof(l->why), "%.300s; %s", pid->why[0] ?
-		    pid->why : "no namespaces for this caller", v[i].lost);
+		/* The pid namespace's reason names the fix: its part in
+		 * parentheses, when it has one. */
+		fix = strchr(pid->why, '(');
+		snprintf(l->why, sizeof(l->why), "made with the pid namespace, "
+		    "refused as it is %.700s; without it %s", fix != NULL ?
+		    fix : "(no namespaces for this caller)", v[i].lost);
 	}
 }
 
-/* The cgroup layers, for a caller that cannot create one: the fix in
- * the reason; dropped in degrade mode only when the pid namespace ends
- * the tree instead. */
+/* The cgroup's placement without clone3 (a seccomp filter answering
+ * ENOSYS, as container runtimes' default profiles do): the payload
+ * writes itself into the run's cgroup.procs first, before any other
+ * step, and confirms it (child.c); nothing of the payload runs outside.
+ * Its own name in the records, so they say how it was placed. */
 static void
 judge_cgroup(struct run *r)
 {
-	const struct probe *pr = &r->pr;
-	struct layer *l;
-	size_t i;
-	static const int cg[] = {L_CGROUP, L_KILL, L_INTO};
+	struct layer *l = &r->layers[L_INTO];
 
-	for (i = 0; i < 3; i++) {
-		l = &r->layers[cg[i]];
-		if (l->v == V_DEGRADE && r->layers[L_PIDNS].v != V_ENFORCE)
-			l->v = V_REFUSE;
-		if (l->v == V_ENFORCE || !pr->cg2 || pr->cg2_dir[0] == '\0' ||
-		    pr->cg2_writable)
-			continue;
-		snprintf(l->why, sizeof(l->why), "uid %lu cannot create a "
-		    "cgroup under %.200s: run as root, or have root delegate "
-		    "it (chown %lu %.200s and its cgroup.procs, cgroup.threads "
-		    "and cgroup.subtree_control)", (unsigned long)geteuid(),
-		    pr->cg2_dir, (unsigned long)geteuid(), pr->cg2_dir);
-	}
+	if (layer_on(r, L_CGROUP) && l->v == V_ENFORCE && !r->pr.clone3)
+		l->name = "cgroup-join-before-exec";
 }
 
 /* RLIMIT_NPROC binds nothing for a uid-0 payload (the kernel exempts
@@ -376,9 +351,9 @@ layer_what(size_t i)
 	}
 }
 
-/* Every refusal in one line: the plan-level one, else every refused
- * layer ("a requested but why; b requested but why (use --degrade
- * ...)").  Returns how many. */
+/* Every refusal, one line each: the plan-level one, else every refused
+ * layer ("name: why", the last line saying whether --degrade would run
+ * without them).  Returns how many. */
 int
 any_refused(const struct run *r, char *msg, size_t len)
 {
@@ -402,14 +377,15 @@ any_refused(const struct run *r, char *msg, size_t len)
 			continue;
 		if (o < len)
 			o += (size_t)snprintf(msg + o, len - o,
-			    "%s%s%s requested but %s", n ? "; " : "", l->name,
+			    "%s%s%s: %s", n ? "\n" : "", l->name,
 			    layer_what(i), l->why[0] ? l->why : "unavailable");
 		hard |= !l->soft;
 		n++;
 	}
-	if (n && !hard && o < len)
-		snprintf(msg + o, len - o, " (use --degrade to run without %s)",
-		    n > 1 ? "them" : "it");
+	if (n && o < len)
+		snprintf(msg + o, len - o, hard ? " (--degrade does not run "
+		    "without %s)" : " (use --degrade to run without %s)",
+		    hard ? "a hard layer" : n > 1 ? "them" : "it");
 	return n;
 }
 
@@ -428,9 +404,16 @@ warn_degraded(struct run *r)
 		loud(r, "running without %s: %s", r->layers[i].name,
 		    r->layers[i].why);
 	}
-	if (r->layers[L_CGROUP].v == V_DEGRADE)
+	if (r->layers[L_CGROUP].v == V_DEGRADE &&
+	    r->layers[L_PIDNS].v == V_ENFORCE)
 		loud(r, "no cgroup: the run's tree ends with its pid "
 			"namespace; no memory, pids or cpu limit applies");
+	else if (r->layers[L_CGROUP].v == V_DEGRADE)
+		loud(r, "no cgroup and no pid namespace: confexec, a child "
+			"subreaper, kills and reaps every descendant at the "
+			"end; a descendant that outlives a SIGKILLed confexec "
+			"escapes (confexec(1)); no memory, pids or cpu limit "
+			"applies");
 }
 
 /* Step 6: the plan and the verdicts on stdout; nothing created, nothing
@@ -440,7 +423,7 @@ dry_run(struct run *r)
 {
 	const char *vs[] = {"enforce", "degrade", "refuse"};
 	json_t *o, *a, *l;
-	char msg[1024];
+	char msg[REFUSAL_LEN];
 	size_t i;
 	int refused, code;
 

@@ -284,6 +284,14 @@ control_running(struct run *r)
 
 	if (r->control == NULL)
 		return;
+	/* Without a pid namespace of its own the run's processes cannot be
+	 * told from the host's: fail closed. */
+	if (!layer_on(r, L_PIDNS)) {
+		warning("control: the run has no pid namespace of its own; "
+			"every peer will be refused");
+		r->have_pidns = -1;
+		return;
+	}
 	/* Through init's pidfd (Linux 6.11), else /proc: init is our
 	 * child, not reaped, its pid its own.  Unknown: every peer is
 	 * refused (fail closed). */

@@ -5,6 +5,8 @@
  * parent that died first has reparented us already: the pid no longer
  * matches, so a reused pid cannot stand in for it). */
 #include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,6 +21,13 @@ open_parent(struct source *s, struct run *r)
 	if (r->outlive_caller)
 		return 0;
 	pp = getppid();
+	/* 0: the parent is outside our pid namespace (a nested run, a
+	 * process a container runtime's exec started), and no pidfd can
+	 * name it.  Its death then comes as SIGHUP, which cancels the run
+	 * (src_signal.c): the kernel sends it when the parent's thread
+	 * that made us ends. */
+	if (pp == 0)
+		return prctl(PR_SET_PDEATHSIG, SIGHUP, 0, 0, 0);
 	s->fd = (int)syscall(__NR_pidfd_open, pp, 0);
 	if (s->fd == -1 && errno != ESRCH)
 		return -1;
