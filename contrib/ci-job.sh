@@ -15,10 +15,9 @@
 #      it needs of borne; static binaries need no library);
 #   2. picks the strongest plan this machine enforces, by asking
 #      confexec --dry-run (its own mode selection, the code behind
-#      `cgprobe --require`): strict with a private tmpfs TMPDIR (--tmp),
-#      else --degrade with it, else --degrade with a TMPDIR of the job's
-#      own; a degraded plan is said on stderr, and every layer it lacks
-#      is named again by confexec at each run and in the journal;
+#      `cgprobe --require`): strict, else --degrade; a degraded plan is
+#      said on stderr, and every layer it lacks is named again by
+#      confexec at each run and in the journal;
 #   3. runs $BUILD_CMD, then $TEST_CMD (unless the build failed), each as
 #      `sh -c CMD` in WORKDIR under
 #          planenc --preset sys --rwx WORKDIR --env PATH ... \
@@ -117,13 +116,12 @@ set -- --preset sys --rwx "$WORKDIR" --env PATH --setenv "HOME=$WORKDIR" \
 [ -n "$BORNE_PLAN_OPTS" ] && set -- "$@" $BORNE_PLAN_OPTS
 cd "$WORKDIR"
 # dry PLAN-OPTIONS...: does confexec accept this plan here?  Its verdict
-# for each layer goes to mode.txt; "strict mode would refuse" lines, one
-# per missing layer, to stderr.
+# on each layer goes to dry-run.json, and its lines on the missing ones
+# (one each, with what would provide it) to dry-run.err.
 dry() {
 	"$B/planenc" "$@" -- sh -c : |
 	    "$B/confexec" --dry-run >"$ARTIFACTS/dry-run.json" 2>"$ARTIFACTS/dry-run.err"
 }
-jobtmp=
 mode=
 case $BORNE_MODE in
 strict|auto)
@@ -139,15 +137,13 @@ strict|auto)
 	fi ;;
 esac
 if [ -z "$mode" ]; then
-	if dry "$@" --degrade --tmp; then
-		set -- "$@" --degrade --tmp
-	else
-		# A private tmpfs needs a mount namespace of the run's own;
-		# without one, a directory of the job's own, cleared below.
-		jobtmp=$(mktemp -d "${TMPDIR:-/tmp}/ci-job-tmp.XXXXXX")
-		set -- "$@" --degrade --rw "$jobtmp" --setenv "TMPDIR=$jobtmp"
-		dry "$@" || { cat "$ARTIFACTS/dry-run.err" >&2
-			say "confexec refuses even a degraded plan here"; exit 125; }
+	# Without a mount namespace, --tmp is a private directory that
+	# confexec makes and removes, not a tmpfs (confexec(1)).
+	set -- "$@" --degrade --tmp
+	if ! dry "$@"; then
+		cat "$ARTIFACTS/dry-run.err" >&2
+		say "confexec refuses even a degraded plan here"
+		exit 125
 	fi
 	mode=degrade
 	say "DEGRADED: running with every layer this machine allows, not all" \
@@ -170,7 +166,6 @@ if [ "$st" -eq 0 ]; then
 	cmd=$TEST_CMD
 	run "$@" || st=$?
 fi
-[ -n "$jobtmp" ] && rm -rf "$jobtmp"
 
 # ---- 4. the journal, verified, kept ----
 if ! "$B/journalchain" verify "$JNL"; then

@@ -35,6 +35,11 @@ need_cmd jq
 need_cmd file
 need_cmd flock
 
+# why FILE [N]: show FILE when a test failed since the last call (no
+# diagnostics from tests that pass).
+_nf=$T_FAIL
+why() { [ "$T_FAIL" -gt "$_nf" ] && diag_file "$@"; _nf=$T_FAIL; }
+
 # ---- the static build ----
 if [ "$VARIANT" = static ]; then
 	SB=$BIN SH=$HELP
@@ -114,7 +119,7 @@ awk '{ for (i = 7; i < NF; i++) if (\$i == \"-\") {
     /proc/self/mountinfo >probe.cg2
 "
 t_eq "the probe container ran" "$?" 0
-diag_file "$W/probe.err"
+why "$W/probe.err"
 ns_can() { grep -qx "$1 yes" "$W/probe.ns"; }
 kv() { sed -n "s/^$1=//p" "$W/probe.cgprobe"; }
 note "in the container: $(tr '\n' ' ' <"$W/probe.ns")" \
@@ -165,7 +170,7 @@ grep -q ' rw' "$W/probe.cg2" || want=$((want + 1))
 ns_can user || want=$((want + 1))
 t_eq "--require cgroup2,userns,landlock: one line per missing mechanism ($want)" \
 	"$n" "$want"
-diag_file "$W/req.cgroup2,userns,landlock.err"
+why "$W/req.cgroup2,userns,landlock.err"
 
 # ---- strict mode: refused, one line per missing layer ----
 mkdir -p "$W/s"
@@ -254,7 +259,7 @@ run fork -- /bin/sh -c 'echo a | cat; \$0 pthread; \$0 clone3' \$H/escape
 \$T/journalchain show --json j.jnl >show.json
 "
 t_eq "the degrade container ran" "$?" 0
-diag_file "$W/degrade.err"
+why "$W/degrade.err"
 d() { cat "$W/d/$1" 2>/dev/null; }
 t_eq "control: the container itself may write /w/d" "$(d ctl.write)" OK
 t_eq "control: the container itself may make a UDP socket" "$(d ctl.udp)" OK
@@ -341,9 +346,9 @@ i=0
 while [ ! -e "$W/t/to.rc" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 t_eq "a payload that leaves a setsid grandchild: confexec exits 0" \
 	"$(cat "$W/t/end.rc" 2>/dev/null)" 0
-diag_file "$W/t/end.err"
+why "$W/t/end.err"
 t_eq "at the timeout: 124" "$(cat "$W/t/to.rc" 2>/dev/null)" 124
-diag_file "$W/t/to.err"
+why "$W/t/to.err"
 ok "both grandchildren ran (their pid files)" test -s "$W/t/end.pid" -a -s "$W/t/to.pid"
 ok "their locks are free: both are dead" \
 	sh -c "flock -n '$W/t/end.pid.lock' true && flock -n '$W/t/to.pid.lock' true"
@@ -354,7 +359,7 @@ else
 fi
 t_grep "$CE_NAME top lists the container's processes" 'sh /w/tree.sh' "$W/t/top"
 t_nogrep "$CE_NAME top: no process of the runs left" 'escape|confexec' "$W/t/top"
-diag_file "$W/t/top"
+why "$W/t/top"
 ce exec "$CID" ps -o pid,args >"$W/t/ps" 2>&1
 t_nogrep "ps in the container: none either" 'escape|confexec' "$W/t/ps"
 for p in end to; do
