@@ -207,7 +207,7 @@ probe_host_mask(struct probe *p, unsigned what)
 	if (what & PROBE_SUBID)
 		probe_subid(p);
 	if (what & PROBE_NS)
-		probe_ns(p);
+		probe_ns(p, (what & PROBE_EXACT) != 0);
 	return 0;
 }
 

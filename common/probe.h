@@ -122,8 +122,11 @@ enum {
 	 * controller mechanisms ("memory", "pids", "cpu", "io") use.
 	 * Without it both stay "" and those mechanisms answer 0. */
 	PROBE_CONTROLLERS = 1u << 12,
-	/* clone3, ns_*, cap_sys_admin: a throwaway child (a process copy's
-	 * cost) tries the calls confexec makes for the run's namespaces. */
+	/* clone3, ns_*, cap_sys_admin: the calls confexec makes for the
+	 * run's namespaces, tried in a throwaway child (a process copy's
+	 * cost); without PROBE_EXACT a root caller makes no process: the
+	 * seccomp filter's answers in-process, CAP_SYS_ADMIN for the rest
+	 * (probens.c). */
 	PROBE_NS = 1u << 13,
 	PROBE_ALL = (1u << 14) - 1,
 };

@@ -20,8 +20,8 @@ void probe_syscalls(struct probe *p);
 void probe_newcalls(struct probe *p);
 void probe_memfd(struct probe *p);
 
-/* probens.c: clone3, ns_*, cap_sys_admin. */
-void probe_ns(struct probe *p);
+/* probens.c: clone3, ns_*, cap_sys_admin (exact: PROBE_EXACT). */
+void probe_ns(struct probe *p, int exact);
 
 /* The number in the small file at path (a sysctl), or -1. */
 long probe_read_long(const char *path);

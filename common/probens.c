@@ -41,28 +41,38 @@ filtered(long r, int want)
 	return errno;
 }
 
-_Noreturn static void
-ns_child(int fd, int root)
+/* The seccomp filter's answers: arguments the kernel rejects once a
+ * filter lets the call through, so no process, namespace or filter comes
+ * of them. */
+static void
+ns_filter(struct nsres *n)
 {
-	struct nsres n;
 	long r;
 
-	memset(&n, 0, sizeof(n));
-	/* size 0 is below CLONE_ARGS_SIZE_VER0: EINVAL, no process. */
+	/* size 0 is below CLONE_ARGS_SIZE_VER0: EINVAL. */
 	r = syscall(__NR_clone3, NULL, 0);
-	n.clone3 = filtered(r, EINVAL);
-	/* CLONE_THREAD without CLONE_SIGHAND: EINVAL, no process. */
+	n->clone3 = filtered(r, EINVAL);
+	/* CLONE_THREAD without CLONE_SIGHAND: EINVAL. */
 	r = syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_THREAD, 0,
 	    NULL, NULL, 0);
-	n.clone_flags = filtered(r, EINVAL);
+	n->clone_flags = filtered(r, EINVAL);
 	r = syscall(SYS_setns, -1, CLONE_NEWPID);
-	n.setns = filtered(r, EBADF);
-	/* A NULL program: EFAULT, nothing loaded.  A confexec payload's
-	 * filter refuses a listener of its own. */
+	n->setns = filtered(r, EBADF);
+	/* A NULL program: EFAULT.  A confexec payload's filter refuses a
+	 * listener of its own. */
 	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 	    SECCOMP_FILTER_FLAG_NEW_LISTENER, NULL);
-	n.listener = filtered(r, EFAULT);
-	/* What confexec does: not root, a user namespace first. */
+	n->listener = filtered(r, EFAULT);
+}
+
+/* In the throwaway child: exact, the filter's answers too (a filter
+ * that kills kills the child); then the namespaces, as confexec makes
+ * them (not root: a user namespace first). */
+_Noreturn static void
+ns_child(int fd, int root, int exact, struct nsres n)
+{
+	if (exact)
+		ns_filter(&n);
 	if (!root && unshare(CLONE_NEWUSER) == -1)
 		n.userns = errno;
 	if (n.userns == 0 && unshare(CLONE_NEWPID) == -1)
@@ -87,7 +97,7 @@ has_sys_admin(void)
 }
 
 void
-probe_ns(struct probe *p)
+probe_ns(struct probe *p, int exact)
 {
 	struct nsres n;
 	int fd[2], st;
@@ -98,6 +108,16 @@ probe_ns(struct probe *p)
 	p->cap_sys_admin = has_sys_admin();
 	p->ns_root = geteuid() == 0;
 	memset(&n, 0, sizeof(n));
+	/* Not exact, root: no process.  The filter's answers here (the
+	 * run makes these very calls: a filter that kills would kill it
+	 * there), and CAP_SYS_ADMIN answers for the unshares: the real
+	 * calls still fail closed. */
+	if (!exact)
+		ns_filter(&n);
+	if (!exact && p->ns_root) {
+		n.pid = n.ipc = p->cap_sys_admin ? 0 : EPERM;
+		goto done;
+	}
 	if (pipe2(fd, O_CLOEXEC) == -1)
 		goto fail;
 	pid = fork();
@@ -108,7 +128,7 @@ probe_ns(struct probe *p)
 	}
 	if (pid == 0) {
 		close(fd[0]);
-		ns_child(fd[1], p->ns_root);
+		ns_child(fd[1], p->ns_root, exact, n);
 	}
 	close(fd[1]);
 	do
@@ -124,6 +144,7 @@ probe_ns(struct probe *p)
 		n.listener = EPERM;
 	} else if (k != (ssize_t)sizeof(n))
 		goto fail;
+done:
 	p->clone3 = n.clone3 == 0;
 	p->clone3_errno = n.clone3;
 	p->ns_clone_errno = n.clone_flags;

@@ -408,10 +408,12 @@ fault "cgroup mkdir" 125 'refusing: cgroup: mkdir' st_ mkdirat EIO 1
 CXOPT=--no-image-cache
 fault "sealed image" 125 'memfd_create' st_ memfd_create EIO 1
 CXOPT=
+# (The probe's clone3 and setns come first: arguments the kernel rejects,
+# to see whether a seccomp filter lets the calls through.)
 fault "clone3 of init" 125 'refusing: clone3 \(pid namespace\)' \
-	st_ clone3 EIO 1
-fault "setns" 125 'refusing: setns \(pid namespace\)' st_ setns EIO 1
-fault "clone3 of the payload" 125 'refusing: clone3 into' st_ clone3 EIO 2
+	st_ clone3 EIO 2
+fault "setns" 125 'refusing: setns \(pid namespace\)' st_ setns EIO 2
+fault "clone3 of the payload" 125 'refusing: clone3 into' st_ clone3 EIO 3
 fault "reading the report" 125 'child: reading its report' st_ recvmsg EIO 1
 fault "event loop" 125 "epoll_wait: $E_IO" st_ "$C_EPWAIT" EIO 1
 fault "reaping init" 125 "waitid: $E_IO" st_ waitid EIO 1
@@ -443,7 +445,7 @@ plan --egress 192.0.2.1:80 --rw "$TMP" --timeout 1s -- "$E" grandchild-sleep \
 FP=$TMP/p.egress
 fault "egress: the run's network" 125 \
 	"refusing: supervisor: egress: network namespace: $E_IO" \
-	st_ clone3 EIO 1
+	st_ clone3 EIO 2
 fault "egress: the listener" 125 \
 	'refusing: supervisor: egress: network namespace: bind 127.0.0.1: Address (already )?in use' \
 	fi_ 1.1 bind 1 98
@@ -484,10 +486,10 @@ if asnobody test -w "$CGDIR"; then
 else
 	t_exit 125 "not root, strict, no delegated cgroup: 125" \
 		asnobody "$CX" <"$NB/p.strict"
-	t_grep "the refusal names both fixes: root, or the chown of $CGDIR" \
-		"run as root, or have root delegate it \\(chown 65534 $CGDIR and its cgroup.procs" \
+	t_grep "the refusal names the fixes: root, or a delegated child cgroup" \
+		"run as root, or from a cgroup delegated to uid 65534 that holds the caller: systemd-run --user --scope -p Delegate=yes COMMAND, or, as root, mkdir $CG2/borne-65534" \
 		"$ERR"
-	t_eq "in one line" "$(lines "$ERR")" 1
+	t_nogrep "never the chown of $CGDIR" "chown 65534 $CGDIR" "$ERR"
 fi
 t_exit 0 "not root, degrade: runs" asnobody "$CX" <"$NB/p.status"
 t_grep "WARNING naming the cgroup it runs without" \

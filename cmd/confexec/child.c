@@ -125,6 +125,12 @@ clone_raw(unsigned long flags, void *top, int *pidfd, void (*fn)(void *),
  * flags are where a filter can see them. */
 static int no_clone3;
 
+void
+clone3_off(void)
+{
+	no_clone3 = 1;
+}
+
 const char *
 clone_name(void)
 {

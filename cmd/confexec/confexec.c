@@ -125,6 +125,10 @@ prepare_layers(struct run *r)
 	 * init and the payload hold capabilities until the payload drops
 	 * them all, as for root. */
 	r->userns = geteuid() != 0 && layer_on(r, L_PIDNS);
+	/* clone3 refused (a filter: ENOSYS, as container runtimes answer,
+	 * or another errno): clone, and the payload joins its cgroup. */
+	if (!r->pr.clone3)
+		clone3_off();
 	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
 	if (bd_inherited(r, err, sizeof(err)) == -1 ||

@@ -327,6 +327,8 @@ void control_log_grew(struct run *r);
  * only clone3 has (CLONE_INTO_CGROUP: EINVAL). */
 long clone3_run(void *ca, void (*fn)(void *), void *arg);
 const char *clone_name(void);
+/* clone from now on: the probe found clone3 refused (any errno). */
+void clone3_off(void);
 _Noreturn void init(void *arg);
 _Noreturn void payload(void *arg);
 _Noreturn void netns_child(void *arg);

@@ -190,10 +190,11 @@ judge_views(struct run *r)
 		l->v = p->mode == PLAN_DEGRADE ? V_DEGRADE : V_REFUSE;
 		/* The pid namespace's reason names the fix: its part in
 		 * parentheses, when it has one. */
-		fix = strchr(pid->why, '(');
+		fix = strstr(pid->why, " (");
 		snprintf(l->why, sizeof(l->why), "made with the pid namespace, "
-		    "refused as it is %.700s; without it %s", fix != NULL ?
-		    fix : "(no namespaces for this caller)", v[i].lost);
+		    "refused as it is%.700s; without it %s", fix != NULL ?
+		    fix : pid->why[0] ? pid->why : " (no namespaces for this "
+		    "caller)", v[i].lost);
 	}
 }
 
@@ -460,7 +461,12 @@ dry_run(struct run *r)
 	for (i = 0; i < r->nwarnings; i++)
 		warning("WARNING: %s", r->warnings[i]);
 	if (refused)
-		warning("strict mode would refuse: %s", msg);
+		for (char *line = msg, *nl; line != NULL; line = nl) {
+			nl = strchr(line, '\n');
+			if (nl != NULL)
+				*nl++ = '\0';
+			warning("strict mode would refuse: %s", line);
+		}
 	else if (code != 0)
 		warning("the run would %s: %s", code == EXIT_FAIL ? "refuse" :
 		    code == EXIT_NOTFOUND ? "not find the program" :
