@@ -108,6 +108,7 @@ crun probe "$PRE
 cd /w
 \$T/cgprobe >probe.cgprobe
 \$H/landlock-abi >probe.abi 2>&1
+\$H/escape clone3 >probe.clone3
 for ns in p:pid m:mount i:ipc n:net U:user; do
 	f=\${ns%%:*}
 	if [ \$f = p ]; then unshare -p -f true; else unshare -\$f true; fi \
@@ -143,6 +144,9 @@ r cgroup-kill
 r userns
 r memory
 r cgroup2,userns,landlock
+for m in pid mount ipc net; do r \$m-namespace; done
+r pid-namespace,mount-namespace,ipc-namespace,net-namespace,landlock
+r clone3
 "
 req() { sed -n "s/^$1 //p" "$W/req.out"; }
 abi=$(cat "$W/probe.abi")
@@ -171,6 +175,25 @@ ns_can user || want=$((want + 1))
 t_eq "--require cgroup2,userns,landlock: one line per missing mechanism ($want)" \
 	"$n" "$want"
 why "$W/req.cgroup2,userns,landlock.err"
+# The namespace mechanisms (cgprobe(1), MECHANISMS) against unshare.
+want=0
+for ns in pid mount ipc net; do
+	ns_can $ns && w=0 || { w=1; want=$((want + 1)); }
+	t_eq "--require $ns-namespace answers as unshare -${ns%"${ns#?}"} ($w)" \
+	    "$(req $ns-namespace)" "$w"
+done
+t_eq "--require of the four and landlock: one line per missing one ($want)" \
+	"$(grep -c '^cgprobe: [a-z]*-namespace: not enforceable: ' \
+	"$W/req.pid-namespace,mount-namespace,ipc-namespace,net-namespace,landlock.err")" \
+	"$want"
+t_eq "each naming what would provide it" "$(grep -Ev -- \
+	'\(.*(--privileged|--cap-add|CAP_SYS_ADMIN)' \
+	"$W/req.pid-namespace,mount-namespace,ipc-namespace,net-namespace,landlock.err")" ""
+why "$W/req.pid-namespace,mount-namespace,ipc-namespace,net-namespace,landlock.err"
+# clone3: the container's seccomp profile answers ENOSYS, or it runs.
+[ "$(cat "$W/probe.clone3")" = OK ] && want=0 || want=1
+t_eq "--require clone3 answers as clone3 in the container ($(cat "$W/probe.clone3"))" \
+	"$(req clone3)" "$want"
 
 # ---- strict mode: refused, one line per missing layer ----
 mkdir -p "$W/s"
@@ -214,6 +237,8 @@ else
 	t_eq "each line says what would provide its layer" "$(grep -Ev -- \
 	    '\(.*(--privileged|--cap-add|--cgroupns|CAP_SYS_ADMIN)' \
 	    "$W/strict.err")" ""
+	t_grep "the last line says --degrade would run without them" \
+	    'use --degrade to run without them\)$' "$W/strict.err"
 	[ "$nl" -eq "$nm" ] || diag_file "$W/strict.err"
 	# A refusal after the plan decoded is journaled as a start/end pair
 	# (confexec(1), --journal): the start lists the refused layers.
@@ -291,6 +316,11 @@ for l in $MISSING; do
 	t_eq "stderr names the missing $l, once" \
 	    "$(grep -c -- "^confexec: WARNING: running without $l: " "$W/d/write.err")" 1
 done
+case " $MISSING " in *" cgroup "*" pid-namespace "*)
+	t_grep "without both, confexec says it ends the tree as a subreaper" \
+	    '^confexec: WARNING: no cgroup and no pid namespace: confexec, a child subreaper' \
+	    "$W/d/write.err" ;;
+esac
 t_eq "the journal verifies in the container" "$(d verify.rc)" 0
 ok "and on the host" journalchain verify "$W/d/j.jnl"
 jq -c 'select(.event.event == "start") | .event' "$W/d/show.json" | head -n 1 \
@@ -348,6 +378,7 @@ t_eq "a payload that leaves a setsid grandchild: confexec exits 0" \
 	"$(cat "$W/t/end.rc" 2>/dev/null)" 0
 why "$W/t/end.err"
 t_eq "at the timeout: 124" "$(cat "$W/t/to.rc" 2>/dev/null)" 124
+t_grep "said" "timed out after 2000 ms; the run's tree was killed" "$W/t/to.err"
 why "$W/t/to.err"
 ok "both grandchildren ran (their pid files)" test -s "$W/t/end.pid" -a -s "$W/t/to.pid"
 ok "their locks are free: both are dead" \
