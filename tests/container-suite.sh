@@ -87,7 +87,7 @@ mkdir -p "$W"
 # crun NAME SCRIPT-TEXT [-d]: run the script in a default container
 # (default capabilities and seccomp, no network), its stdout and stderr
 # in $W/NAME.out and $W/NAME.err; its status returned.  With -d it is
-# detached (its id in NAME.out) and kept when it ends (ce wait).
+# detached (its id in NAME.out) and kept when it ends (ce inspect).
 crun() {
 	_n=$1 _s=$2 _rm=--rm; shift 2
 	[ "${1-}" = -d ] && _rm=
