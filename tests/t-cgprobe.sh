@@ -298,4 +298,23 @@ t_exit 0 "--help" "$CG" --help
 t_grep "--help: one line for --require, with its value" \
     "^ +-r, --require LIST +[^ ]" "$OUT"
 
+# The namespace keys: root here, with CAP_SYS_ADMIN and no filter, makes
+# them (the refusals are shown by t-confexec-contained.sh).
+for k in syscall.clone3 namespace.pid namespace.mount namespace.ipc \
+    namespace.net caller.cap_sys_admin; do
+    t_eq "$k=yes for root with CAP_SYS_ADMIN" "$(key "$k")" yes
+done
+t_eq "namespace.why is empty then" "$(key namespace.why)" ""
+t_exit 0 "--require clone3,seccomp-listener,pid-namespace,mount-namespace,ipc-namespace,net-namespace" \
+    "$CG" --require \
+    clone3,seccomp-listener,pid-namespace,mount-namespace,ipc-namespace,net-namespace
+t_exit 1 "without CAP_SYS_ADMIN: --require pid-namespace is 1" \
+    setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$CG" \
+    --require pid-namespace
+t_grep "naming CAP_SYS_ADMIN and who provides it" \
+    'pid-namespace: not enforceable: unshare\(CLONE_NEWPID\): Operation not permitted \(needs CAP_SYS_ADMIN: docker run --cap-add SYS_ADMIN\)' \
+    "$ERR"
+t_exit 1 "under a filter answering ENOSYS to clone3: --require clone3 is 1" \
+    "$HELP/deny-clone3" "$CG" --require clone3
+
 done_testing

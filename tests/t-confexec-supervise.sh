@@ -284,7 +284,7 @@ plan --rlimit nproc=16 -- /bin/true >"$TMP/p.nproc"
 t_exit 125 "strict: rlimit nproc for a uid-0 payload is refused" \
 	"$CX" <"$TMP/p.nproc"
 t_grep "naming why" \
-	'^confexec: refusing: rlimit-nproc requested but the kernel does not enforce RLIMIT_NPROC for a uid-0 payload' \
+	'^confexec: refusing: rlimit-nproc: the kernel does not enforce RLIMIT_NPROC for a uid-0 payload' \
 	"$ERR"
 plan --degrade --rlimit nproc=16 -- /bin/true >"$TMP/p.nproc2"
 t_exit 0 "degrade: it runs" "$CX" <"$TMP/p.nproc2"
@@ -518,7 +518,9 @@ sleep 1
 t_eq "not root: SIGKILL of confexec ends the whole tree (pid namespace)" \
 	"$(alive "$NB/mk-nobody")" 0
 J=$NB/userns.jnl
-asnobody strace -f -qq -o /dev/null -e trace=unshare \
+# Not -f: the probe's throwaway child makes its own unshare(CLONE_NEWUSER)
+# (confexec(1), Mode selection); confexec's first is entering its own.
+asnobody strace -qq -o /dev/null -e trace=unshare \
 	-e inject=unshare:error=EPERM:when=1 "$CX" --journal "$J" \
 	<"$NB/p.status" >/dev/null 2>"$ERR"
 t_eq "not root: entering the user namespace failing: 125" "$?" 125

@@ -106,8 +106,8 @@ kill_children(struct run *r)
 
 /* After the payload is reaped: kill and reap every child left until
  * none remains (ECHILD), TREE_MS at most; a tree still there then is a
- * residue, said.  Each round waits for one exit at most 20 ms (waitid
- * on any child: one killed dies at once). */
+ * residue, said.  A round that reaped nothing waits 5 ms (one killed
+ * dies at once) before it lists and signals again. */
 static void
 end_tree(struct run *r, struct outcome *o)
 {
@@ -141,7 +141,7 @@ end_tree(struct run *r, struct outcome *o)
 			o->residue = 1;
 			return;
 		}
-		if (n <= 0 && reaped == 0) {
+		if (reaped == 0 && n != 0) {
 			/* Killed, not yet dead: a short wait, bounded. */
 			pfd.fd = -1;
 			pfd.events = 0;
