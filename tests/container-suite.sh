@@ -296,6 +296,7 @@ for r in write outside etc udp layers fds status limits exe fork; do
 done
 t_eq "a write inside the rw rule: OK" "$(d write.out)" OK
 t_eq "a write outside the rules: EACCES (Landlock)" "$(d outside.out)" EACCES
+ok "and nothing was written there" test ! -e "$W/d/no"
 t_eq "a write into /etc (read-only rule): EACCES" "$(d etc.out)" EACCES
 t_eq "a UDP socket: EPERM (seccomp)" "$(d udp.out)" EPERM
 t_eq "two layers: TCP connect EACCES (Landlock), UDP EPERM (seccomp)" \
