@@ -195,6 +195,21 @@ ok "that process is gone (pid $P, start $S)" \
 ok "its lock is free" flock -n "$M.pid.lock" true
 t_eq "no process of the run is left" "$(alive "$M")" 0
 
+# Orphans that end during the run are reaped then (no zombie of confexec
+# holds a pid until the end): five orphans that exit at once, then, from
+# inside, confexec's children counted until only the payload is left
+# (bounded: 100 polls).  /dev/null: a background job's stdin.
+cx --ro /dev/null --rox /bin -- /bin/sh -c 'for i in 1 2 3 4 5; do ( "$0" exit 0 & ); done
+	i=0
+	while [ $i -lt 100 ]; do
+		n=$(cat /proc/$PPID/task/*/children | wc -w)
+		[ "$n" -le 1 ] && break
+		sleep 0.05; i=$((i + 1))
+	done
+	echo "$n"' "$E" >"$OUT" 2>"$ERR"
+t_eq "orphans that ended are reaped during the run: confexec's one child left" \
+	"$(cat "$OUT")" 1
+
 # The same at a timeout: 124, and nothing of the run left.
 M=$D/rw/mk-timeout
 cx --timeout 3s --rox /bin -- /bin/sh -c '"$0" grandchild "$1" &&

@@ -14,6 +14,7 @@
  *   end.c       ending the run: kill, reap, drain, remove, end record
  *   loop.c      the supervisor's event loop over its sources (loop.h)
  *   src_*.c     one source each: pidfd, signals, timer, parent, the
+ *               run's orphans without a pid namespace (src_orphans.c), the
  *               control socket (src_control.c, confexec-control(5)), the
  *               journal's writer (src_journal.c)
  *   control.c   the control socket's clients: requests and answers
@@ -353,6 +354,7 @@ void exec_interp(struct run *r);
 void exec_why(const struct run *r, int e, char *why, size_t size);
 
 /* end.c */
+int children_each(int (*fn)(pid_t, void *), void *arg);
 void end_kill(struct run *r);
 int end_run(struct run *r);
 int end_child_failed(struct run *r, const struct report *rep);

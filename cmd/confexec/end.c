@@ -30,30 +30,25 @@
 #define TREE_MS DRAIN_MS
 #define TREE_BATCH 256
 
-/* SIGKILL to every child of ours (the payload, and the orphans of its
- * tree reparented to us), each through a pidfd: an unreaped child's pid
- * is its own, so the signal cannot reach a reused pid.  The children
- * files list each thread's (Linux 3.5, CONFIG_PROC_CHILDREN); a pid
- * there that is not ours any more fails pidfd_open or is a zombie of
- * ours.  Returns how many were signalled, -1 when none could be listed.
- * Reading /proc is allowed here: the run is ending and the supervisor
- * owns nothing the payload could hold it with. */
-static int
-kill_children(struct run *r)
+/* fn(pid, arg) for every child of ours, as the children files of
+ * /proc/self/task list them (Linux 3.5, CONFIG_PROC_CHILDREN; one read
+ * of a page each, the rest at the next call), until fn returns nonzero.
+ * No allocation (getdents64, not opendir).  Returns how many were
+ * given to fn, -1 when no children file could be read. */
+int
+children_each(int (*fn)(pid_t, void *), void *arg)
 {
-	char path[64], buf[4096], *p, *end;
-	int n = 0, listed = 0, fd, pfd, tfd;
-	long pid, tid;
+	char path[64], buf[4096], tbuf[4096], *p, *end;
+	int n = 0, listed = 0, fd, tfd, stop = 0;
+	long pid, tid, bpos, off;
 	ssize_t k;
-	char tbuf[4096];
-	long bpos;
 
 	tfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (tfd == -1)
 		return -1;
-	/* getdents64 on the task directory: no allocation (no opendir). */
-	while ((bpos = syscall(SYS_getdents64, tfd, tbuf, sizeof(tbuf))) > 0) {
-		for (long off = 0; off < bpos;) {
+	while (!stop && (bpos = syscall(SYS_getdents64, tfd, tbuf,
+	    sizeof(tbuf))) > 0) {
+		for (off = 0; !stop && off < bpos;) {
 			struct {
 				uint64_t ino;
 				int64_t off;
@@ -77,31 +72,62 @@ kill_children(struct run *r)
 				continue;
 			listed = 1;
 			buf[k] = '\0';
-			for (p = buf; n < TREE_BATCH && *p;) {
+			for (p = buf; !stop && *p;) {
 				pid = strtol(p, &end, 10);
 				if (end == p)
 					break;
 				p = end;
 				if (pid <= 0)
 					continue;
-				if (pid == r->pid && r->pidfd >= 0) {
-					syscall(__NR_pidfd_send_signal,
-					    r->pidfd, SIGKILL, NULL, 0);
-					n++;
-					continue;
-				}
-				pfd = (int)syscall(__NR_pidfd_open, pid, 0);
-				if (pfd < 0)
-					continue;
-				if (syscall(__NR_pidfd_send_signal, pfd,
-				    SIGKILL, NULL, 0) == 0)
-					n++;
-				close(pfd);
+				n++;
+				stop = fn((pid_t)pid, arg);
 			}
 		}
 	}
 	close(tfd);
 	return listed ? n : -1;
+}
+
+/* SIGKILL to one child of ours (the payload, or an orphan of its tree
+ * reparented to us), through a pidfd: an unreaped child's pid is its
+ * own, so the signal cannot reach a reused pid (a pid that is not ours
+ * any more fails pidfd_open, or is a zombie of ours).  At most
+ * TREE_BATCH a round. */
+struct killed {
+	const struct run *r;
+	int n;
+};
+
+static int
+kill_child(pid_t pid, void *arg)
+{
+	struct killed *k = arg;
+	int pfd;
+
+	if (pid == k->r->pid && k->r->pidfd >= 0) {
+		if (syscall(__NR_pidfd_send_signal, k->r->pidfd, SIGKILL, NULL,
+		    0) == 0)
+			k->n++;
+		return k->n >= TREE_BATCH;
+	}
+	pfd = (int)syscall(__NR_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return 0;
+	if (syscall(__NR_pidfd_send_signal, pfd, SIGKILL, NULL, 0) == 0)
+		k->n++;
+	close(pfd);
+	return k->n >= TREE_BATCH;
+}
+
+/* Every child of ours killed: how many were signalled, -1 when none
+ * could be listed.  Reading /proc is allowed here: the run is ending
+ * and the supervisor owns nothing the payload could hold it with. */
+static int
+kill_children(struct run *r)
+{
+	struct killed k = {r, 0};
+
+	return children_each(kill_child, &k) == -1 ? -1 : k.n;
 }
 
 /* After the payload is reaped: kill and reap every child left until

@@ -13,6 +13,7 @@
 static const struct source_ops *const table[] = {
 	&src_pidfd,
 	&src_signal,
+	&src_orphans,	/* after src_signal: it saved the caller's mask */
 	&src_timer,
 	&src_parent,
 	&src_control,

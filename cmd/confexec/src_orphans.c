@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: ISC */
+/* source: the run's orphans, without a pid namespace (spawn_flat).
+ * confexec is then a child subreaper: a process of the run whose parent
+ * ends is reparented to it, and when it ends it stays a zombie of
+ * confexec, a pid taken, until reaped.  SIGCHLD is blocked (after the
+ * signal source saved the caller's mask, which the payload gets back)
+ * and read from a signalfd; on each, every child of ours but the payload
+ * (its pidfd source reaps it with its status) that has ended is reaped.
+ * With a pid namespace the run's init reaps them: unused. */
+#include <signal.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "loop.h"
+
+static int
+open_orphans(struct source *s, struct run *r)
+{
+	sigset_t mask;
+
+	if (layer_on(r, L_PIDNS))
+		return 0;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, NULL, (size_t)8) ==
+	    -1)
+		return -1;
+	s->fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->fd == -1)
+		return -1;
+	s->watch = &s->fd;
+	return 0;
+}
+
+/* A child that has ended, reaped; the payload left to its source. */
+static int
+reap_orphan(pid_t pid, void *arg)
+{
+	const struct run *r = arg;
+	siginfo_t si;
+
+	if (pid == r->pid)
+		return 0;
+	memset(&si, 0, sizeof(si));
+	(void)waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | __WALL);
+	return 0;
+}
+
+static enum src_ret
+handle_orphans(struct source *s, struct run *r)
+{
+	struct signalfd_siginfo ssi;
+
+	while (read(s->fd, &ssi, sizeof(ssi)) == (ssize_t)sizeof(ssi))
+		;
+	(void)children_each(reap_orphan, r);
+	return SRC_CONTINUE;
+}
+
+static void
+close_orphans(struct source *s, struct run *r)
+{
+	if (s->fd != -1)
+		close(s->fd);
+	s->fd = -1;
+}
+
+const struct source_ops src_orphans = {
+	"orphans", open_orphans, handle_orphans, close_orphans, NULL,
+};
