@@ -119,7 +119,14 @@ deps:
 
 TEST_ENV = BORNE_BIN=$(CURDIR)/$(B)/bin BORNE_HELPERS=$(CURDIR)/$(B)/helpers \
 	BORNE_VARIANT=$(VARIANT) BORNE_TOP=$(CURDIR)
-TESTS ?= $(sort $(wildcard tests/t-*.sh))
+ALL_TESTS := $(sort $(wildcard tests/t-*.sh))
+# Suites that put the static build in a container image (an image has no
+# libc of the host's): they prove the static binaries, so they run once,
+# in the static stage of check, not against the dynamic and ASan builds
+# too.  Run alone in another variant, they use .build/static (or skip
+# when it is not built).
+STATIC_ONLY_TESTS := tests/t-confexec-docker.sh tests/t-confexec-podman.sh
+TESTS ?= $(filter-out $(STATIC_ONLY_TESTS),$(ALL_TESTS))
 
 # Run the unit tests and the sh tests of one variant.
 test: $(BINS) $(HELPERS) $(UNITS)
@@ -134,8 +141,9 @@ check: deps
 	$(MAKE) fuzz-smoke
 
 # The static binaries are proven by the same tests as the dynamic ones,
-# tool by tool.
-STATIC_TESTS ?= $(TESTS)
+# tool by tool, and by the container suites (TESTS given on the command
+# line: those alone).
+STATIC_TESTS ?= $(if $(filter command line,$(origin TESTS)),$(TESTS),$(ALL_TESTS))
 
 # ---- static (musl) ----
 $(MUSL_PREFIX)/.done: contrib/build-static-deps.sh

@@ -5,9 +5,8 @@
 # --inspect - --within ROOT` strips exactly what it should.  The daemon is
 # Debian's dockerd, started here (vfs storage, no network) in a private
 # mount namespace, and stopped by its PID.
-if [ -z "${SUID_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ]; then
-	SUID_UNSHARED=1 exec unshare -m --propagation private sh "$0" "$@"
-fi
+. "$(dirname "$0")/docker-engine.sh"
+docker_unshare "$@"
 . "$(dirname "$0")/lib.sh"
 need_root
 need_cmd dockerd
@@ -15,44 +14,10 @@ need_cmd busybox
 need_cmd cc
 need_cmd getcap
 need_cmd jq
-DOCKER=${DOCKER:-/usr/bin/docker}
-[ -x "$DOCKER" ] || DOCKER=$(command -v docker) || skip_all "needs docker"
 S=$BIN/suidstrip
 
-# ---- the daemon ----
-D=$TMP/d
-mkdir -p "$D"
-# Sockets live under $D: keep its path short (sun_path is 108 bytes).
-dockerd --storage-driver=vfs --bridge=none --iptables=false \
-	--ip6tables=false --data-root "$D/root" --exec-root "$D/x" \
-	--pidfile "$D/pid" -H "unix://$D/s" >"$D/log" 2>&1 &
-DPID=$!
-stop_daemon() {
-	for c in $("$DOCKER" ps -aq 2>/dev/null); do
-		"$DOCKER" rm -f "$c" >/dev/null 2>&1
-	done
-	kill -TERM "$DPID" 2>/dev/null
-	i=0
-	while kill -0 "$DPID" 2>/dev/null && [ $i -lt 100 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	kill -KILL "$DPID" 2>/dev/null
-	# Unmount whatever is left under $D, deepest first, before rm -rf.
-	awk -v d="$D" '$5 ~ "^" d {print $5}' /proc/self/mountinfo | sort -r |
-	    while read -r m; do umount -l "$m" 2>/dev/null; done
-}
-at_exit stop_daemon
-export DOCKER_HOST="unix://$D/s"
-i=0
-until "$DOCKER" version >/dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 150 ] || ! kill -0 "$DPID" 2>/dev/null; then
-		diag_file "$D/log" 40
-		skip_all "dockerd did not come up"
-	fi
-	sleep 0.2
-done
-pass "dockerd is up after $i polls"
+# ---- the daemon (tests/docker-engine.sh) ----
+docker_start
 
 # ---- a tiny image: busybox plus a static capability writer ----
 IMG=$TMP/img
