@@ -195,9 +195,12 @@ nt_fdpath(int fd, char *p, size_t n)
 
 /* 1 when fd's path (the kernel's, through /proc/self/fd) is one of the
  * rule paths or lies below one, and that relative path opened again
- * beneath the rule's descriptor, without symlinks, is fd's inode. */
+ * beneath the rule's descriptor, without symlinks, is fd's inode.  A
+ * rule kept by its identity (rfd NT_BY_ID, ids[i]) is opened again by
+ * its path, and used only while that is still the rule's inode. */
 int
-nt_beneath(int fd, char *const *rules, const int *rfd, size_t n)
+nt_beneath(int fd, char *const *rules, const int *rfd,
+    const struct notify_id *ids, size_t n)
 {
 	struct open_how how;
 	struct stat a, b;
@@ -205,7 +208,7 @@ nt_beneath(int fd, char *const *rules, const int *rfd, size_t n)
 	const char *rest;
 	ssize_t len;
 	size_t i, rl;
-	int t, ok;
+	int t, ok, base;
 
 	nt_fdpath(fd, link, sizeof(link));
 	len = readlink(link, buf, sizeof(buf) - 1);
@@ -213,7 +216,7 @@ nt_beneath(int fd, char *const *rules, const int *rfd, size_t n)
 		return 0;	/* pipe:[..], anon_inode:, memfd: */
 	buf[len] = '\0';
 	for (i = 0; i < n; i++) {
-		if (rfd[i] < 0)
+		if (rfd[i] < 0 && rfd[i] != NT_BY_ID)
 			continue;
 		rl = strlen(rules[i]);
 		if (rl == 1 && rules[i][0] == '/')
@@ -224,17 +227,38 @@ nt_beneath(int fd, char *const *rules, const int *rfd, size_t n)
 		rest = buf + rl;
 		while (*rest == '/')
 			rest++;
-		if (*rest == '\0') {
-			if (fstat(rfd[i], &b) == 0 && a.st_dev == b.st_dev &&
-			    a.st_ino == b.st_ino)
-				return 1;
-			continue;
+		if (rfd[i] == NT_BY_ID) {
+			if (*rest == '\0') {
+				if (a.st_dev == ids[i].dev &&
+				    a.st_ino == ids[i].ino)
+					return 1;
+				continue;
+			}
+			base = open(rules[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (base == -1)
+				continue;
+			if (fstat(base, &b) == -1 || b.st_dev != ids[i].dev ||
+			    b.st_ino != ids[i].ino) {
+				close(base);
+				continue;
+			}
+		} else {
+			base = rfd[i];
+			if (*rest == '\0') {
+				if (fstat(base, &b) == 0 &&
+				    a.st_dev == b.st_dev &&
+				    a.st_ino == b.st_ino)
+					return 1;
+				continue;
+			}
 		}
 		memset(&how, 0, sizeof(how));
 		how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
 		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 		    RESOLVE_NO_MAGICLINKS;
-		t = (int)syscall(__NR_openat2, rfd[i], rest, &how, sizeof(how));
+		t = (int)syscall(__NR_openat2, base, rest, &how, sizeof(how));
+		if (base != rfd[i])
+			close(base);
 		if (t == -1)
 			continue;
 		ok = fstat(t, &b) == 0 && a.st_dev == b.st_dev &&
@@ -255,7 +279,7 @@ nt_check_rw(const struct call *c, int fd, struct stat *st, struct answer *a)
 		return -1;
 	}
 	if ((!S_ISDIR(st->st_mode) && st->st_nlink > 1) ||
-	    !nt_beneath(fd, c->np->rw, c->np->rwfd, c->np->nrw)) {
+	    !nt_beneath(fd, c->np->rw, c->np->rwfd, NULL, c->np->nrw)) {
 		nt_deny(a, EACCES);
 		return -1;
 	}
@@ -441,19 +465,33 @@ notify_policy_init(struct notify_policy *np, const struct plan *p,
 	np->any = calloc(p->nfs + 1, sizeof(char *));
 	np->rwfd = calloc(p->nfs + 1, sizeof(int));
 	np->anyfd = calloc(p->nfs + 1, sizeof(int));
+	np->anyid = calloc(p->nfs + 1, sizeof(*np->anyid));
 	if (np->rw == NULL || np->any == NULL || np->rwfd == NULL ||
-	    np->anyfd == NULL)
+	    np->anyfd == NULL || np->anyid == NULL)
 		goto nomem;
 	/* The rules' own inodes, opened now (a rule missing at run time
-	 * is refused by ll_build before this). */
+	 * is refused by ll_build before this).  A read-only rule is kept
+	 * by its identity, not a descriptor: the system preset lists /etc
+	 * entry by entry, and the supervisor's descriptors are few. */
 	for (i = 0; i < p->nfs; i++) {
+		struct stat st;
+
 		fd = open(p->fs[i].path, O_PATH | O_CLOEXEC);
 		np->anyfd[np->nany] = fd;
 		if ((np->any[np->nany++] = rule_path(fd, p->fs[i].path)) ==
 		    NULL)
 			goto nomem;
-		if (p->fs[i].intent != PLAN_RW && p->fs[i].intent != PLAN_RWX)
+		if (p->fs[i].intent != PLAN_RW && p->fs[i].intent != PLAN_RWX) {
+			if (fd != -1 && fstat(fd, &st) == 0) {
+				np->anyid[np->nany - 1].dev = st.st_dev;
+				np->anyid[np->nany - 1].ino = st.st_ino;
+				np->anyfd[np->nany - 1] = NT_BY_ID;
+			} else
+				np->anyfd[np->nany - 1] = -1;
+			if (fd != -1)
+				close(fd);
 			continue;
+		}
 		np->rwfd[np->nrw] = fd == -1 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC,
 		    0);
 		/* The same inode as any[]'s: its path, not read again. */
@@ -493,6 +531,7 @@ notify_policy_add_rw(struct notify_policy *np, int dirfd, const char *path)
 {
 	char **rw, **any;
 	int *rwfd, *anyfd;
+	struct notify_id *anyid;
 
 	if ((rw = realloc(np->rw, (np->nrw + 2) * sizeof(char *))) != NULL)
 		np->rw = rw;
@@ -502,7 +541,11 @@ notify_policy_add_rw(struct notify_policy *np, int dirfd, const char *path)
 		np->rwfd = rwfd;
 	if ((anyfd = realloc(np->anyfd, (np->nany + 2) * sizeof(int))) != NULL)
 		np->anyfd = anyfd;
-	if (rw == NULL || any == NULL || rwfd == NULL || anyfd == NULL)
+	if ((anyid = realloc(np->anyid, (np->nany + 2) *
+	    sizeof(*anyid))) != NULL)
+		np->anyid = anyid;
+	if (rw == NULL || any == NULL || rwfd == NULL || anyfd == NULL ||
+	    anyid == NULL)
 		return errno = ENOMEM, -1;
 	np->rwfd[np->nrw] = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	if ((np->rw[np->nrw] = rule_path(dirfd, path)) == NULL) {
@@ -538,6 +581,7 @@ notify_policy_free(struct notify_policy *np)
 		free(np->any[i]);
 	free(np->rwfd);
 	free(np->anyfd);
+	free(np->anyid);
 	free(np->rw);
 	free(np->any);
 	free(np->groups);

@@ -62,13 +62,24 @@
 
 struct plan;
 
+/* A rule kept by its inode's identity (anyfd[i] == NT_BY_ID): opened
+ * again by its path when a call is judged, used only while it is still
+ * that inode. */
+struct notify_id {
+	dev_t dev;
+	ino_t ino;
+};
+#define NT_BY_ID (-2)
+
 struct notify_policy {
 	char **rw;		/* --rw and --rwx rule paths (and the private
 				 * tmp), as the kernel names them */
 	int *rwfd;		/* each opened O_PATH (-1: missing) */
 	size_t nrw;
 	char **any;		/* every rule path: ro, rw and rox */
-	int *anyfd;
+	int *anyfd;		/* rw ones opened O_PATH, read-only ones
+				 * NT_BY_ID (-1: missing) */
+	struct notify_id *anyid;	/* the read-only ones' */
 	size_t nany;
 	const uint16_t *bind_tcp; /* sorted, as in the plan */
 	size_t nbind;

@@ -54,7 +54,8 @@ int nt_at_flags(uint64_t fl, unsigned allowed, unsigned *tf);
 void nt_fdpath(int fd, char *p, size_t n);
 
 /* The rule checks (notify.h). */
-int nt_beneath(int fd, char *const *rules, const int *rfd, size_t n);
+int nt_beneath(int fd, char *const *rules, const int *rfd,
+    const struct notify_id *ids, size_t n);
 int nt_check_rw(const struct call *c, int fd, struct stat *st,
     struct answer *a);
 int nt_in_groups(const struct notify_policy *np, gid_t g);

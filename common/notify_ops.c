@@ -56,7 +56,8 @@ nt_watch_call(const struct call *c, struct answer *a)
 	else if (fstat(fd, &st) == -1)
 		nt_fail(a, errno);
 	else if (S_ISLNK(st.st_mode) ||
-	    !nt_beneath(fd, c->np->any, c->np->anyfd, c->np->nany) ||
+	    !nt_beneath(fd, c->np->any, c->np->anyfd, c->np->anyid,
+	    c->np->nany) ||
 	    !nt_dac_allows(c->np, &st, S_IROTH))
 		nt_deny(a, EACCES);
 	else if (nt_still_valid(c, a) == 0) {
@@ -119,7 +120,7 @@ bind_path(const struct call *c, int s, const struct sockaddr_un *sun,
 	}
 	if (fstat(dfd, &st) == -1 || !S_ISDIR(st.st_mode))
 		nt_fail(a, ENOTDIR);
-	else if (!nt_beneath(dfd, c->np->rw, c->np->rwfd, c->np->nrw))
+	else if (!nt_beneath(dfd, c->np->rw, c->np->rwfd, NULL, c->np->nrw))
 		nt_deny(a, EACCES);
 	/* The caller's own write and search rights on the directory: as
 	 * fsuid 0 the bind would keep the supervisor's DAC override. */

@@ -527,6 +527,12 @@ refuse "relative PROGRAM with a slash is not searched" \
 	'program bin/true: not an absolute path' $P -- bin/true
 
 # ---- a #! PROGRAM: its interpreter is the plan's program ----------------
+# Only a regular file is read for a #! line: a FIFO named as PROGRAM
+# (nobody writing it) never holds planenc; confexec refuses it at run time.
+mkfifo "$TMP/fifo-prog"
+t_exit 0 "a FIFO as PROGRAM: encoded at once, not read" \
+	timeout 20 "$BIN/planenc" -- "$TMP/fifo-prog"
+t_grep "  as its own program" "^program $TMP/fifo-prog\$" "$OUT"
 # The #! line read as the kernel reads it (one optional argument, blanks
 # and all; the line within BINPRM_BUF_SIZE), env NAME looked up on the
 # plan's PATH; each refusal one line, exit 2.

@@ -24,15 +24,24 @@
 #define ENV_S_WORDS 16
 
 /* The first bytes of path (up to SHEBANG_MAX), read once.  Returns how
- * many, or -1 when it cannot be opened or read (errno). */
+ * many, or -1 when it cannot be opened or read (errno).  Only a regular
+ * file is read (0 bytes for anything else: the kernel runs no other
+ * kind, and confexec says so): opened without waiting, so that a FIFO
+ * or a device named as PROGRAM never holds planenc. */
 static ssize_t
 head(const char *path, char *buf)
 {
 	ssize_t n, done = 0;
+	struct stat st;
 	int fd, e;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) == -1)
 		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	while (done < SHEBANG_MAX) {
 		n = read(fd, buf + done, (size_t)(SHEBANG_MAX - done));
 		if (n == -1 && errno == EINTR)
