@@ -244,6 +244,7 @@ start(struct run *r)
 {
 	char err[1024];
 	json_t *ev;
+	int failed;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	r->host_oom0 = host_oom_kills();
@@ -256,16 +257,23 @@ start(struct run *r)
 		ev = ev_start(r);
 		/* The one wait on the journal before the payload runs:
 		 * bounded (src_journal.c). */
-		if (journal_events(r, &ev, 1, "start record") == -1 ||
+		jw_hold(1);	/* a failure is said once, below */
+		failed = journal_events(r, &ev, 1, "start record") == -1 ||
 		    jw_wait(r, JOURNAL_WAIT_MS, "before the payload runs") ==
-		    -1) {
+		    -1;
+		jw_hold(0);
+		if (failed) {
+			r->jnone = 1;
 			if (r->journal == NULL)
 				refuse(r, "the control socket's log cannot be "
 				    "kept");
 			if (r->p.mode != PLAN_DEGRADE)
-				refuse(r, "the journal %s cannot be written%s",
-				    r->journal, jw_given_up() ? " (no record "
-				    "of this run is written)" : "");
+				refuse(r, "%s%s", jw_held()[0] ? jw_held() :
+				    "the journal cannot be written",
+				    jw_given_up() ? " (no record of this run "
+				    "is written)" : "");
+			if (jw_held()[0])
+				warning("%s", jw_held());
 			r->jfailed = 0;	/* degrade: said, the run goes on */
 		} else
 			r->started = 1;

@@ -207,6 +207,8 @@ struct run {
 	int failed;		/* the supervisor itself failed */
 	int jfailed;		/* a record was not written (said): the
 				 * run's exit fails */
+	int jnone;		/* the start record failed (said): no
+				 * record is tried again */
 	/* --control (src_control.c) */
 	const char *control;	/* the socket's path, or NULL */
 	enum run_state state;
@@ -282,6 +284,7 @@ int dry_checks(struct run *r, char *why, size_t len);
 
 /* events.c */
 json_t *ev_start(const struct run *r);
+json_t *ev_start_refused(const struct run *r);
 json_t *ev_end(const struct run *r, const struct outcome *o);
 json_t *ev_reaped(const struct cg_reaped *rp);
 json_t *ev_control_refused(uid_t uid, pid_t pid, const char *why);
@@ -306,6 +309,11 @@ int jw_submit(struct run *r, char **ev, const size_t *lens, size_t n,
 int jw_wait(struct run *r, unsigned ms, const char *when);
 void jw_collect(struct run *r);
 int jw_given_up(void);
+/* jw_hold(1): a failure is kept, not said, until jw_hold(0); jw_held:
+ * the first one kept ("journal FILE: start record: cannot open ..."),
+ * or "" (run() says it in its one line). */
+void jw_hold(int on);
+const char *jw_held(void);
 
 /* src_control.c: the run's pid namespace, recorded once init runs (its
  * processes are never served). */

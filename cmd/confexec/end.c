@@ -373,9 +373,9 @@ end_early(struct run *r, int code, const char *msg)
 	}
 	o.code = code;
 	o.refused = msg;
-	if (log_wanted(r)) {
+	if (log_wanted(r) && !r->jnone) {
 		if (!r->started)
-			ev[n++] = ev_start(r);
+			ev[n++] = ev_start_refused(r);
 		ev[n++] = ev_end(r, &o);
 		if (!jw_given_up())
 			(void)journal_events(r, ev, n, n == 2 ?

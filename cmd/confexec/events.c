@@ -142,6 +142,18 @@ ev_start(const struct run *r)
 	return o;
 }
 
+/* The start record of a run refused before it started: no layer was
+ * applied, so "layers" is empty ("degraded" and "refused" still give
+ * the verdicts that refused it). */
+json_t *
+ev_start_refused(const struct run *r)
+{
+	json_t *o = ev_start(r);
+
+	json_object_set_new(o, "layers", json_array());
+	return o;
+}
+
 /* What the supervisor answered for the payload's notified calls. */
 static json_t *
 notify_json(const struct notify_stats *st)
