@@ -61,6 +61,7 @@
 #include <sys/types.h>
 
 struct plan;
+struct obs_seen;
 
 struct notify_policy {
 	char **rw;		/* --rw and --rwx rule paths (and the private
@@ -77,6 +78,13 @@ struct notify_policy {
 	gid_t gid;
 	gid_t *groups;		/* its supplementary groups */
 	size_t ngroups;
+	/* With an observer (confexec --explain-denials, observe.h): the
+	 * observed calls are named, given to observe(observe_arg, seen)
+	 * when something was seen, and continue as the payload made them
+	 * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the supervisor never acts
+	 * for them.  NULL: the filter notifies none of them. */
+	void (*observe)(void *arg, const struct obs_seen *seen);
+	void *observe_arg;
 };
 
 /* What the supervisor did, for the run's end record. */
@@ -85,6 +93,7 @@ struct notify_stats {
 	uint64_t denied;	/* refused by the policy (EACCES, EPERM) */
 	uint64_t failed;	/* could not resolve or act (the caller gets
 				 * the errno, e.g. ENOENT, EFAULT) */
+	uint64_t observed;	/* seen and continued (an observer) */
 };
 
 /* The policy for plan p run as uid/gid; groups: the caller's own when

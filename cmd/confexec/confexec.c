@@ -30,7 +30,8 @@
 
 static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "[--dry-run] [--outlive-caller]\n"
-			    "\t[--image-cache DIR | --no-image-cache] < PLAN\n"
+			    "\t[--image-cache DIR | --no-image-cache] "
+			    "[--explain-denials] < PLAN\n"
 			    "       confexec [--journal FILE] --reap\n"
 			    "       confexec --help | --version";
 
@@ -536,7 +537,8 @@ reap(struct run *r)
 	    EXIT_FAIL;
 }
 
-enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION };
+enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
+	OPT_EXPLAIN };
 
 /* Every option, its value and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
@@ -554,6 +556,9 @@ static const struct usage_opt options[] = {
 	    "keep sealed images in DIR" },
 	{ "no-image-cache", no_argument, OPT_NO_IMGCACHE, NULL,
 	    "copy the program into a sealed memfd at every launch" },
+	{ "explain-denials", no_argument, OPT_EXPLAIN, NULL,
+	    "name each path the rules denied, after the run (costs a "
+	    "round-trip per path call)" },
 	{ "help", no_argument, 'h', NULL, "print this help and exit" },
 	{ "version", no_argument, OPT_VERSION, NULL,
 	    "print the version and exit" },
@@ -567,7 +572,7 @@ main(int argc, char *argv[])
 	char shorts[16], e[ESC_SIZE(64)];
 	static struct run r;
 	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
-	int c, dry = 0, outlive = 0, reap_only = 0;
+	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0;
 
 	prog_set("confexec");
 	/* A caller that ignored SIGCHLD would have the kernel reap the
@@ -602,6 +607,9 @@ main(int argc, char *argv[])
 		case OPT_NO_IMGCACHE:
 			imgcache = NULL;
 			break;
+		case OPT_EXPLAIN:
+			explain = 1;
+			break;
 		case 'o':
 			outlive = 1;
 			break;
@@ -631,9 +639,9 @@ main(int argc, char *argv[])
 		die(EXIT_FAIL, "--journal: empty path");
 	if (control != NULL && control[0] == '\0')
 		die(EXIT_FAIL, "--control: empty path");
-	if (reap_only && (dry || outlive || control != NULL))
+	if (reap_only && (dry || outlive || control != NULL || explain))
 		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
-		    "--outlive-caller and --control");
+		    "--outlive-caller, --control and --explain-denials");
 
 	if (imgcache != NULL && imgcache[0] != '/')
 		die(EXIT_FAIL, "--image-cache: not an absolute path");
@@ -648,6 +656,7 @@ main(int argc, char *argv[])
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
 	r.outlive_caller = outlive;
+	r.explain = explain;
 	r.reap_only = reap_only;
 	if (reap_only)
 		return reap(&r);

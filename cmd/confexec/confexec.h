@@ -20,7 +20,9 @@
  *               (control.h)
  *   tmp.c       the run's private temporary directory (plan tmp)
  *   explain.c   an execveat failure said in full (program, interpreter,
- *               the flag that would grant it) */
+ *               the flag that would grant it)
+ *   denials.c   --explain-denials: the path calls the rules deny, named
+ *               after the run with the flag that would grant them */
 #ifndef CONFEXEC_H
 #define CONFEXEC_H
 
@@ -186,6 +188,7 @@ struct run {
 	int ipc_ready;
 	volatile int init_err;
 	int want_notify;	/* load the filter with a notify listener */
+	int explain;		/* --explain-denials: path calls observed */
 	int host_sock;		/* the run inherits a socket (the host's) */
 	int notifyfd;		/* the listener, received from the payload */
 	struct notify_stats notify;	/* what src_notify answered */
@@ -341,6 +344,22 @@ void egress_end(struct run *r);
  * live, for inspect: also its port and the connections open), or JSON
  * null for a plan without egress. */
 json_t *egress_json(const struct run *r, int live);
+
+/* denials.c (--explain-denials): the observer of the payload's path
+ * calls (notify.h), judged against the plan's rules; at most
+ * DENIALS_LISTED distinct (path, access) pairs are kept, each path shown
+ * (stderr, end record) cut at DENIAL_SHOWN bytes.  denials_count: the
+ * pairs kept, the denied calls seen and those on pairs past the bound;
+ * denials_get: pair i (its path in full); denials_say: after the run,
+ * one line per pair on stderr, and one for the rest. */
+#define DENIALS_LISTED 32
+#define DENIAL_SHOWN 256
+struct obs_seen;
+void denials_seen(void *run, const struct obs_seen *s);
+size_t denials_count(uint64_t *calls, uint64_t *unlisted);
+int denials_get(size_t i, const char **path, const char **access,
+    const char **grant, uint64_t *count);
+void denials_say(const struct run *r);
 
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */
