@@ -160,11 +160,18 @@ t_grep "  no open reached the denied file" '^opened:[0-9]* leaked:0$' "$OUT"
 ok "  and some reached the granted one" \
 	test "$(sed -n 's/^opened:\([0-9]*\).*/\1/p' "$OUT")" -gt 0
 
-# The notifier's own calls keep working beside the observer: inotify
-# beneath a rule is answered by the supervisor.
-t_exit 0 "inotify beneath a rule with the observer on" \
-	cx --explain-denials -- /bin/sh -c 'ls "$0" >/dev/null && echo ok' "$OK"
-t_grep "  the payload ran" '^ok$' "$OUT"
+# The notifier's own calls keep their answers beside the observer:
+# inotify_add_watch is answered by the supervisor (notify.h).
+RA=$HELP/root-attack
+t_exit 0 "inotify watch beneath a rule, observer on: answered OK" \
+	cx --explain-denials -- "$RA" inotify "$OK"
+t_grep "  OK" '^OK$' "$OUT"
+t_exit 1 "inotify watch outside the rules, observer on: EACCES" \
+	cx --explain-denials -- "$RA" inotify "$OUTSIDE/secret"
+t_grep "  EACCES" '^EACCES$' "$OUT"
+t_eq "  counted as the supervisor's answers, apart from the observed" \
+	"$(jend '.notify | [.denied, (.observed | tonumber > 0)] | @tsv')" \
+	"$(printf '1\ttrue')"
 
 # ---- the real tools ----------------------------------------------------------
 if command -v git >/dev/null 2>&1; then
