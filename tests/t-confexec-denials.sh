@@ -18,7 +18,8 @@ OUTSIDE=$TMP/outside
 mkdir -p "$OK" "$OUTSIDE/sub"
 echo secret >"$OUTSIDE/secret"
 echo fine >"$OK/fine"
-BASEP="--preset sys --rox $HELP --rw $OK \
+# /proc: the sanitized build's runtime reads it at exit.
+BASEP="--preset sys --ro /proc --rox $HELP --rw $OK \
 	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
 J=$TMP/run.jnl
 
@@ -107,7 +108,7 @@ t_grep "  named in full" "^confexec: denied: read $OUTSIDE/secret: " "$ERR"
 
 # Something the preset would grant: ", or --preset sys".
 "$PE" --rox /usr --rox /lib --rox /lib64 --follow /lib --follow /lib64 \
-	--rox "$HELP" --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 \
+	--ro /proc --rox "$HELP" --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 \
 	-- "$E" read /etc/hostname >"$TMP/nopreset.plan" 2>"$ERR" ||
 	fail "planenc encodes a plan without the preset"
 t_exit 0 "a read of /etc/hostname without --preset sys" \

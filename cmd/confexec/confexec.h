@@ -21,6 +21,7 @@
  *   tmp.c       the run's private temporary directory (plan tmp)
  *   explain.c   an execveat failure said in full (program, interpreter,
  *               the flag that would grant it)
+ *   say.c       lines on stderr from the loop, never blocking on it
  *   denials.c   --explain-denials: the path calls the rules deny, named
  *               after the run with the flag that would grant them */
 #ifndef CONFEXEC_H
@@ -102,6 +103,10 @@ struct report {
 struct egress_stats {
 	uint64_t allowed, refused;	/* connections */
 	uint64_t unlogged;		/* events past EGRESS_EVENTS_LOGGED */
+	uint64_t said;			/* refusals said on stderr */
+	uint64_t unsaid;		/* refused destinations past
+					 * EGRESS_SAID, or lines stderr did
+					 * not take at once */
 };
 
 /* The environment entries confexec may add to the plan's: TMPDIR and
@@ -344,6 +349,15 @@ void egress_end(struct run *r);
  * live, for inspect: also its port and the connections open), or JSON
  * null for a plan without egress. */
 json_t *egress_json(const struct run *r, int live);
+
+/* say.c: lines on stderr from the loop, never waiting on it.
+ * say_open before the clone (where stderr is reopened non-blocking);
+ * say_line: one line as warning() prints it, written at once or dropped:
+ * 0, or -1 dropped (counted, say_dropped); say_close after the run. */
+void say_open(void);
+int say_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t say_dropped(void);
+void say_close(void);
 
 /* denials.c (--explain-denials): the observer of the payload's path
  * calls (notify.h), judged against the plan's rules; at most
