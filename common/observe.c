@@ -170,27 +170,39 @@ absolute(const struct ctx *c, int dfd, const char *path, char *out,
 	    strcmp(base, "/") ? "/" : "", path) < (int)size ? 0 : -1;
 }
 
-/* Resolve abs beneath the caller's root (its mount view) without magic
- * links: an O_PATH descriptor, or -1 with errno (ENOENT: missing). */
+/* The callers' root (their mount view), opened from the first caller
+ * and kept: every process of a run shares it, and none can change it
+ * (chroot needs a capability the payload does not hold; pivot_root and
+ * the mount API are refused).  Checked against the caller's id after
+ * use (obs_see), like everything read through /proc/PID. */
+static int rootfd = -1;
+
+void
+obs_end(void)
+{
+	if (rootfd != -1)
+		close(rootfd);
+	rootfd = -1;
+}
+
+/* Resolve abs beneath the caller's root without magic links: an O_PATH
+ * descriptor, or -1 with errno (ENOENT: missing). */
 static int
 resolve(const struct ctx *c, const char *abs, int nofollow)
 {
 	struct open_how how;
 	char root[64];
-	int base, fd, e;
 
-	snprintf(root, sizeof(root), "/proc/%u/root", c->n->pid);
-	base = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (base == -1)
-		return -1;
+	if (rootfd == -1) {
+		snprintf(root, sizeof(root), "/proc/%u/root", c->n->pid);
+		rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd == -1)
+			return -1;
+	}
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0);
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	fd = (int)syscall(__NR_openat2, base, abs, &how, sizeof(how));
-	e = errno;
-	close(base);
-	errno = e;
-	return fd;
+	return (int)syscall(__NR_openat2, rootfd, abs, &how, sizeof(how));
 }
 
 /* The kernel's name of fd (the path Landlock walks). */
@@ -333,12 +345,13 @@ obs_see(const struct seccomp_notif *n, int listenfd, struct obs_seen *s)
 	const struct call *k;
 	struct ctx c = {n};
 	char path[PATH_MAX], abs[PATH_MAX], path2[PATH_MAX], abs2[PATH_MAX];
-	int two;
+	int two, fresh;
 
 	s->n = 0;
 	if (n->data.arch != AUDIT_ARCH_X86_64 ||
 	    (k = lookup(n->data.nr)) == NULL)
 		return 0;
+	fresh = rootfd == -1;
 	two = k->k == K_RENAME;
 	/* The strings once, then the caller's links: all before checking
 	 * that /proc/PID still is the caller (a pid reused meanwhile
@@ -376,8 +389,11 @@ obs_see(const struct seccomp_notif *n, int listenfd, struct obs_seen *s)
 	default:
 		break;
 	}
-	if (s->n > 0 && ioctl(listenfd, SECCOMP_IOCTL_NOTIF_ID_VALID,
-	    &n->id) != 0)
+	if ((s->n > 0 || fresh) && ioctl(listenfd,
+	    SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) != 0) {
 		s->n = 0;
+		if (fresh)	/* its pid may have been another's */
+			obs_end();
+	}
 	return s->n;
 }

@@ -70,4 +70,7 @@ struct obs_seen {
 size_t obs_see(const struct seccomp_notif *n, int listenfd,
     struct obs_seen *s);
 
+/* After the run: release what obs_see keeps (the callers' root). */
+void obs_end(void);
+
 #endif

@@ -20,6 +20,7 @@
 #include "err.h"
 #include "loop.h"
 #include "notify.h"
+#include "observe.h"
 
 static struct notify_policy policy;
 static int tmp_pending;	/* the view's tmpfs, added at the first call */
@@ -114,6 +115,7 @@ close_notify(struct source *s, struct run *r)
 		close(r->notifyfd);
 	r->notifyfd = -1;
 	notify_policy_free(&policy);
+	obs_end();
 }
 
 const struct source_ops src_notify = {
