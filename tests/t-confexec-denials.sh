@@ -31,6 +31,7 @@ cx() {
 	rm -f "$J"
 	# shellcheck disable=SC2086
 	"$PE" $BASEP "$@" >"$TMP/plan" || return 124
+	# shellcheck disable=SC2086
 	"$CX" $o --journal "$J" <"$TMP/plan"
 }
 jend() { jq -r "select(.event.event == \"end\") | .event | $1" "$J"; }
