@@ -24,6 +24,11 @@
 #            filter), against the same tar x bare and under bwrap
 #            --unshare-all (/ bound read-only, the directory read-write,
 #            its own /dev and /proc); MRUNS runs per command per round
+#   explain  grep -r -l over /usr/include (every file opened: a path call
+#            each), bare, under confexec, and under confexec
+#            --explain-denials (each call observed: a round-trip to the
+#            supervisor); the ratio on/off printed.  metadata also runs
+#            its tar x with --explain-denials, ratio on/off printed
 #   mounts   the launch cost against the size of the caller's mount
 #            namespace (confexec makes each mount of its view read-only,
 #            one by one): confexec (static when built) running /bin/true
@@ -45,7 +50,7 @@
 # the environment costs cc1 milliseconds).
 #   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1,
 #   NFILES (10000), MRUNS (default 5), MOUNTS (1000),
-#   BENCH_GROUPS (default "launch large metadata mounts")
+#   BENCH_GROUPS (default "launch large metadata explain mounts")
 # To add a line: `add GROUP LABEL COMMAND [PREPARE [WRAP]]` below (WRAP: a
 # command prefix hyperfine runs under; lines with the same WRAP next to
 # each other in a round's order share one hyperfine run); ratios to the
@@ -60,7 +65,7 @@ RUNS=${RUNS:-40}
 STATIC_BIN=${STATIC_BIN:-$TOP/.build/static/bin}
 FLOOR=${FLOOR:-$TOP/.build/bench/floor}
 CC1=${CC1:-$(gcc -print-prog-name=cc1 2>/dev/null || true)}
-BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata mounts}
+BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata explain mounts}
 NFILES=${NFILES:-10000}
 MRUNS=${MRUNS:-5}
 MOUNTS=${MOUNTS:-1000}
@@ -196,6 +201,27 @@ case " $BENCH_GROUPS " in *" metadata "*)
 	    "$BIN/confexec $CACHE <$TMP/tarplan" "$xprep"
 	target metadata "confexec tar x (--rw dir)" 1.1
 	add metadata "bwrap tar x (--bind dir)" "$bwtar" "$xprep"
+	# The same extraction with every path call observed.
+	add metadata "confexec --explain-denials tar x" \
+	    "$BIN/confexec --explain-denials $CACHE <$TMP/tarplan" "$xprep"
+	versus metadata "confexec --explain-denials tar x" \
+	    "confexec tar x (--rw dir)"
+esac
+
+case " $BENCH_GROUPS " in *" explain "*)
+	# Opens: grep -r -l over /usr/include (every file opened, read up to
+	# its first "define"), bare, under confexec, and under confexec
+	# --explain-denials (each open a round-trip to the supervisor).
+	"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --follow /lib \
+	    --follow /lib64 --ro /etc -- /usr/bin/grep -r -l define \
+	    /usr/include >"$TMP/grepplan"
+	n=$(find /usr/include -type f | wc -l)
+	add explain "bare grep -r, $n files" \
+	    "grep -r -l define /usr/include"
+	add explain "confexec grep -r" "$BIN/confexec $CACHE <$TMP/grepplan"
+	add explain "confexec --explain-denials grep -r" \
+	    "$BIN/confexec --explain-denials $CACHE <$TMP/grepplan"
+	versus explain "confexec --explain-denials grep -r" "confexec grep -r"
 esac
 
 case " $BENCH_GROUPS " in *" mounts "*)

@@ -431,6 +431,19 @@ grants(enum plan_intent has, enum plan_intent need)
 	}
 }
 
+long
+ll_granted(const struct plan *p, char *const *real, const char *path,
+    enum plan_intent need)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfs; i++)
+		if (grants(p->fs[i].intent, need) &&
+		    plan_path_within(path, real ? real[i] : p->fs[i].path))
+			return (long)i;
+	return -1;
+}
+
 int
 ll_grant_hint(const struct plan *p, char *const *real, const char *path,
     enum plan_intent need, char *buf, size_t size)
@@ -438,15 +451,14 @@ ll_grant_hint(const struct plan *p, char *const *real, const char *path,
 	const struct plan_preset_entry *sys;
 	char rp[PATH_MAX], dir[PATH_MAX];
 	size_t i, n;
+	long g;
 	char *slash;
 
-	for (i = 0; i < p->nfs; i++)
-		if (grants(p->fs[i].intent, need) &&
-		    plan_path_within(path, real ? real[i] : p->fs[i].path)) {
-			snprintf(buf, size, "%s %s",
-			    plan_intent_name(p->fs[i].intent), p->fs[i].path);
-			return 1;
-		}
+	if ((g = ll_granted(p, real, path, need)) >= 0) {
+		snprintf(buf, size, "%s %s",
+		    plan_intent_name(p->fs[g].intent), p->fs[g].path);
+		return 1;
+	}
 	snprintf(dir, sizeof(dir), "%s", path);
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*(slash == dir ? slash + 1 : slash) = '\0';

@@ -65,6 +65,12 @@ int ll_add_connect(int rfd, int abi, uint16_t port, char *err,
 int ll_grant_hint(const struct plan *p, char *const *real, const char *path,
     enum plan_intent need, char *buf, size_t size);
 
+/* The same question without the hint (no realpath: cheap, for every
+ * call the supervisor observes): the index of the first rule that
+ * grants need on path, or -1. */
+long ll_granted(const struct plan *p, char *const *real, const char *path,
+    enum plan_intent need);
+
 /* In the child, after PR_SET_NO_NEW_PRIVS: enforce the ruleset on the
  * calling thread.  Returns 0 or -1 with errno (only raw syscalls). */
 int ll_enforce(int rfd, int abi);

@@ -4,7 +4,9 @@
  * supervisor performs each call itself, on the inode or socket it
  * checked, and answers with the result; it never lets the payload's own
  * call continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which another thread
- * could race.
+ * could race, for a call it judges.  The one exception judges nothing:
+ * with an observer (observe.h) the path calls are only named for a
+ * report, then continue, enforced by the kernel alone.
  *
  * For each notification: a pidfd of the calling thread (its pid comes
  * in the notification), then SECCOMP_IOCTL_NOTIF_ID_VALID, so that the
@@ -61,6 +63,7 @@
 #include <sys/types.h>
 
 struct plan;
+struct obs_seen;
 
 /* A rule kept by its inode's identity (anyfd[i] == NT_BY_ID): opened
  * again by its path when a call is judged, used only while it is still
@@ -88,6 +91,13 @@ struct notify_policy {
 	gid_t gid;
 	gid_t *groups;		/* its supplementary groups */
 	size_t ngroups;
+	/* With an observer (confexec --explain-denials, observe.h): the
+	 * observed calls are named, given to observe(observe_arg, seen)
+	 * when something was seen, and continue as the payload made them
+	 * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the supervisor never acts
+	 * for them.  NULL: the filter notifies none of them. */
+	void (*observe)(void *arg, const struct obs_seen *seen);
+	void *observe_arg;
 };
 
 /* What the supervisor did, for the run's end record. */
@@ -96,6 +106,7 @@ struct notify_stats {
 	uint64_t denied;	/* refused by the policy (EACCES, EPERM) */
 	uint64_t failed;	/* could not resolve or act (the caller gets
 				 * the errno, e.g. ENOENT, EFAULT) */
+	uint64_t observed;	/* seen and continued (an observer) */
 };
 
 /* The policy for plan p run as uid/gid; groups: the caller's own when

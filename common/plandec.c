@@ -600,6 +600,14 @@ dec_magic(struct dec *d, const unsigned char *buf, size_t len)
 {
 	size_t mlen = sizeof(PLAN_MAGIC) - 1;
 
+	/* No byte at all: the encoder before us in the pipeline failed
+	 * (its own message is above), not a plan of another format. */
+	if (len == 0) {
+		err_set(d->err, d->errlen, "empty: no bytes (did the encoder "
+		    "fail?)");
+		errno = EINVAL;
+		return -1;
+	}
 	if (len >= mlen + 1 && memcmp(buf, PLAN_MAGIC "\n", mlen + 1) == 0)
 		return 0;
 	if (len >= 11 && memcmp(buf, "borne-plan ", 11) == 0)

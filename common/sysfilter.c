@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
+#include <stddef.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/audit.h>
 #include <linux/fs.h>
 #include <linux/ioprio.h>
 #include <linux/seccomp.h>
@@ -697,6 +699,54 @@ sf_load_listener(const struct sock_fprog *prog)
 		fd = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_NEW_LISTENER, prog);
 	return (int)fd;
+}
+
+int
+sf_observe(struct sock_fprog *prog, const int *nrs, size_t n)
+{
+	struct sock_filter *f, *t;
+	size_t len = prog->len, tail, i, k = 0;
+
+	/* The tail: arch, nr, one test per number, notify, allow. */
+	if (n == 0 || n > 200 || len + 5 + n > BPF_MAXINSNS) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < len; i++)
+		if (BPF_CLASS(prog->filter[i].code) == BPF_RET &&
+		    BPF_RVAL(prog->filter[i].code) != BPF_K) {
+			errno = EINVAL;
+			return -1;
+		}
+	f = malloc((len + 5 + n) * sizeof(*f));
+	if (f == NULL)
+		return -1;
+	memcpy(f, prog->filter, len * sizeof(*f));
+	tail = len;
+	for (i = 0; i < len; i++)
+		if (f[i].code == (BPF_RET | BPF_K) &&
+		    f[i].k == SECCOMP_RET_ALLOW)
+			f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA,
+			    (uint32_t)(tail - i - 1), 0, 0);
+	t = f + tail;
+	t[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, arch));
+	/* Not x86_64 (never allowed by the program): allow as it did. */
+	t[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    AUDIT_ARCH_X86_64, 0, (uint8_t)(n + 1));
+	t[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, nr));
+	for (i = 0; i < n; i++)
+		t[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+		    BPF_K, (uint32_t)nrs[i], (uint8_t)(n - i), 0);
+	t[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW);
+	t[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_USER_NOTIF);
+	free(prog->filter);
+	prog->filter = f;
+	prog->len = (unsigned short)(len + k);
+	return 0;
 }
 
 void

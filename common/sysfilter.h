@@ -103,6 +103,18 @@ int sf_load(const struct sock_fprog *prog);
  * clone and exec. */
 int sf_load_listener(const struct sock_fprog *prog);
 
+/* Rewrite prog (from sf_build) so that the calls nrs[0..n) it allows
+ * are notified instead (SECCOMP_RET_USER_NOTIF), for a supervisor that
+ * only observes them and lets them continue (observe.h): every "return
+ * allow" becomes a jump to a tail that returns user notification for
+ * those numbers on x86_64 and allow otherwise.  Every other verdict of
+ * the program stays as it was, so the calls it refuses are refused
+ * before any notification.  prog must then be loaded with
+ * sf_load_listener.  Returns 0, or -1 with errno (EINVAL: a return
+ * that is not a constant, or a program that would grow past
+ * BPF_MAXINSNS) and prog unchanged. */
+int sf_observe(struct sock_fprog *prog, const int *nrs, size_t n);
+
 /* 1 if variant answers syscall nr by user notification. */
 int sf_is_notified(int nr, unsigned variant);
 

@@ -144,6 +144,12 @@ t_eq "the event: refused, 403, the reason" \
 	"[\"refused\",403,\"127.0.0.1\",$OTHER,0]"
 t_eq "host side: the unlisted destination saw nothing" \
 	"$(lines "$TMP/other.log")" "$n0"
+t_grep "stderr names the refusal and the --egress that would allow it" \
+	"^confexec: egress: refused: 127.0.0.1 port $OTHER is not on this run's egress list \\(allow it with --egress 127.0.0.1:$OTHER\\)\$" \
+	"$ERR"
+t_eq "  in one line" "$(grep -c '^confexec: egress: ' "$ERR")" 1
+t_eq "  counted as said" "$(jend '[.event.egress.said,.event.egress.unsaid]|@csv')" \
+	"1,0"
 t_exit 56 "CONNECT to an unlisted port: curl's tunnel fails" \
 	cx --egress "127.0.0.1:$UP" -- /usr/bin/curl -sS -p \
 	"http://127.0.0.1:$OTHER/"
@@ -155,6 +161,50 @@ t_exit 0 "the same host on another port is another destination" \
 	"http://127.0.0.1:$UP/"
 t_grep "403 again" '^403$' "$OUT"
 
+# ---- refusals on stderr: bounded, never waited on ----------------------
+# 20 unlisted destinations, each refused twice: the first 16 said once
+# each, the other 4 destinations' refusals counted in one line at the end.
+t_exit 0 "20 unlisted destinations, twice each" \
+	cx --egress "127.0.0.1:$UP" -- /bin/sh -c 'for p in $(seq 1 20) \
+	    $(seq 1 20); do /usr/bin/curl -s -o /dev/null \
+	    "http://127.0.0.1:$p/"; done; echo done'
+t_grep "  the payload ran through" '^done$' "$OUT"
+t_eq "  17 lines: 16 destinations, then the rest counted" \
+	"$(grep -c '^confexec: egress: ' "$ERR")" 17
+t_eq "  each of the 16 once" \
+	"$(grep -c '^confexec: egress: refused: 127.0.0.1 port [0-9]* is not' "$ERR")" 16
+t_grep "  the rest: 8 refusals (4 destinations, twice)" \
+	'^confexec: egress: 8 more refusals not said here \(at most 16 destinations are, each once; the journal has every refusal\)$' \
+	"$ERR"
+t_eq "  the end record: 40 refused, 16 said, 8 unsaid" \
+	"$(jend '[.event.egress.refused,.event.egress.said,.event.egress.unsaid]|@csv')" \
+	"40,16,8"
+
+# stderr a pipe that nobody drains, full already: the loop does not
+# wait on it (the payload's connections are still answered), the lines
+# are dropped and counted.
+mkfifo "$TMP/full"
+exec 3<>"$TMP/full"
+"$PY" -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)
+try:
+    while True:
+        os.write(fd, b"x" * 4096)
+except BlockingIOError:
+    pass' "$TMP/full"
+rm -f "$J"
+"$PE" $BASEP --egress "127.0.0.1:$UP" -- /bin/sh -c 'for p in 1 2 3; do
+	/usr/bin/curl -s -o /dev/null -w "%{http_code}\n" \
+	    "http://127.0.0.1:$p/"; done' >"$TMP/full.plan"
+t_exit 0 "stderr full and undrained: the run ends (bounded by timeout 60)" \
+	sh -c 'exec timeout 60 "$0" --journal "$1" <"$2" 2>&3' "$CX" "$J" \
+	"$TMP/full.plan"
+t_eq "  the payload got its three 403s" "$(tr '\n' ' ' <"$OUT")" "403 403 403 "
+t_eq "  the end record: 3 refused, none said, 3 unsaid" \
+	"$(jend '[.event.egress.refused,.event.egress.said,.event.egress.unsaid]|@csv')" \
+	"3,0,3"
+exec 3>&-
+
 # ---- names, resolved by the broker, and the guard ----------------------
 n0=$(lines "$TMP/up.log")
 t_exit 0 "a listed name resolving to loopback: refused" \
@@ -162,6 +212,9 @@ t_exit 0 "a listed name resolving to loopback: refused" \
 t_grep "403" '^403$' "$OUT"
 t_grep "the reason names the address and why" \
 	"localhost resolves only to addresses refused unless listed as IP literals: .*127\\.0\\.0\\.1 \\(loopback\\)" "$OUT"
+t_grep "stderr names the IP literal that would allow it" \
+	"^confexec: egress: refused: localhost resolves only to .*\\(allow it with --egress (127\\.0\\.0\\.1|\\[::1\\]):$UP\\)\$" \
+	"$ERR"
 t_eq "host side: nothing reached the destination" "$(lines "$TMP/up.log")" "$n0"
 t_exit 0 "the same name, with 127.0.0.1 listed as a literal: allowed" \
 	cx --egress "localhost:$UP" --egress "127.0.0.1:$UP" -- \
@@ -192,6 +245,10 @@ for c in "v6.borne.test ::1 loopback" "private.borne.test 10.1.2.3 private" \
 	t_exit 0 "a name resolving to $2: refused" cxh --egress "$1:$UP6" -- \
 		"$PY" "$CLI" status "http://$1:$UP6/"
 	t_grep "403, and why: $2 ($3...)" "^confexec egress: $1 resolves only to .*: $2 \\($3" "$OUT"
+	case $2 in *:*) lit="\\[$2\\]" ;; *) lit=$2 ;; esac
+	t_grep "  stderr: allow it with --egress $2 as a literal" \
+		"^confexec: egress: refused: $1 .*\\(allow it with --egress $lit:$UP6\\)\$" \
+		"$ERR"
 	t_eq "the event: refused, no address reached" \
 		"$(events '[.verdict,.status,.address]')" '["refused",403,null]'
 done
@@ -342,7 +399,7 @@ printf '%s\n' '{"v":1,"op":"inspect"}' | socat - "UNIX-CONNECT:$TMP/a.sock" \
 	>"$TMP/a.inspect" 2>&1
 t_eq "inspect: the broker's port, nothing open, nothing relayed yet" \
 	"$(jq -c '.egress' "$TMP/a.inspect")" \
-	"{\"allowed\":0,\"open\":0,\"port\":$APORT,\"refused\":0,\"unlogged\":0}"
+	"{\"allowed\":0,\"open\":0,\"port\":$APORT,\"refused\":0,\"said\":0,\"unlogged\":0,\"unsaid\":0}"
 t_exit 0 "run B connects to run A's broker port" \
 	cx --egress "127.0.0.1:$UP" -- "$E" connect "$APORT"
 t_grep "EACCES (another run's broker)" '^EACCES$' "$OUT"

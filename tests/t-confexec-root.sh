@@ -513,11 +513,11 @@ t_eq "/proc granted: its cmdline too, ENOENT" "$(cat "$OUT")" ENOENT
 try EACCES "one more denial (a watch outside the rules)" inotify "$O/f"
 tail -n 1 "$TMP/journal" >"$TMP/last"
 t_grep "end record: notify counts (denied 1)" \
-	'"notify":\{"allowed":"0","denied":"1","failed":"0"\}' "$TMP/last"
+	'"notify":\{"allowed":"0","denied":"1","failed":"0","observed":"0"\}' "$TMP/last"
 try EROFS "a metadata change outside: EROFS, the kernel's" chmod "$O/f" 777
 tail -n 1 "$TMP/journal" >"$TMP/last"
 t_grep "end record: nothing for the supervisor (denied 0)" \
-	'"notify":\{"allowed":"0","denied":"0","failed":"0"\}' "$TMP/last"
+	'"notify":\{"allowed":"0","denied":"0","failed":"0","observed":"0"\}' "$TMP/last"
 
 # ---- 10. metadata work beneath --rw keeps working ------------------------
 mkdir -p "$TMP/src/d"
@@ -561,7 +561,7 @@ t_eq "host side: the ACL is there" \
 	    grep -c posix_acl_access)" 1
 tail -n 1 "$TMP/journal" >"$TMP/last"
 t_grep "end record: the kernel did it all (the supervisor answered none)" \
-	'"notify":\{"allowed":"0","denied":"0","failed":"0"\}' "$TMP/last"
+	'"notify":\{"allowed":"0","denied":"0","failed":"0","observed":"0"\}' "$TMP/last"
 mkdir "$TMP/real"
 ln -s "$TMP/real" "$TMP/alias"
 echo x >"$TMP/real/f"

@@ -768,7 +768,7 @@ else
 fi
 t_exit 125 "strict: a journal that cannot be written refuses the run" \
 	"$CX" --journal /proc/version <"$TMP/j1"
-t_grep "naming the journal" 'journal /proc/version cannot be written' "$ERR"
+t_grep "naming the journal and the cause, in one line" '^confexec: refusing: journal /proc/version: start record: ' "$ERR"
 ( IFS='
 '; set -- $(base) "rw $TMP/rw" "mode degrade" -- "$E" write \
 	"$TMP/rw/degraded-ran"

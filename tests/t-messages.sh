@@ -65,4 +65,41 @@ t_exit 1 "journalchain: missing journal with a newline in its name" \
 	journalchain verify "$(printf '/nonexistent\njournalchain: forged')"
 one_line "journalchain verify" journalchain
 
+# ---- confexec: one failure, one line ----
+planenc -- /bin/true >"$TMP/true.plan" || fail "planenc encodes /bin/true"
+t_exit 125 "confexec --journal in a missing directory: refused" \
+	confexec --journal "$TMP/nodir/j" <"$TMP/true.plan"
+one_line "confexec --journal NODIR/j" confexec
+t_grep "  the line names the journal, the record and the cause" \
+	"^confexec: refusing: journal $TMP/nodir/j: start record: cannot open .*: No such file or directory\$" "$ERR"
+ok "  and creates nothing" test ! -e "$TMP/nodir"
+
+t_exit 125 "confexec: empty stdin refused" confexec </dev/null
+one_line "confexec empty plan" confexec
+t_grep "  says the plan is empty, not of another format" \
+	'^confexec: refusing: plan: empty: no bytes \(did the encoder fail\?\)$' "$ERR"
+t_exit 2 "planenc --decode: empty stdin refused" planenc --decode </dev/null
+one_line "planenc --decode empty" planenc
+t_grep "  in the same words" 'empty: no bytes \(did the encoder fail\?\)' "$ERR"
+printf '\n' >"$TMP/nl-only.plan"
+t_exit 125 "confexec: one empty line is no plan either" \
+	confexec <"$TMP/nl-only.plan"
+t_grep "  said as not a launch plan" 'line 1: not a launch plan' "$ERR"
+
+# A run refused before it started applied no layer: its start record
+# lists none (the verdicts that refused it stay under "refused").
+mkdir "$TMP/gone"
+planenc --ro "$TMP/gone" -- /bin/true >"$TMP/gone.plan" ||
+	fail "planenc encodes --ro DIR"
+rmdir "$TMP/gone"
+t_exit 125 "confexec: a rule path gone at run time refuses the run" \
+	confexec --journal "$TMP/refused.j" <"$TMP/gone.plan"
+one_line "confexec refused rule" confexec
+t_grep "  the start record lists no applied layer" \
+	'"event":"start".*"layers":\[\]' "$TMP/refused.j"
+t_grep "  the end record says why" \
+	'"event":"end".*"refused":"landlock: ro [^"]*/gone: No such file' \
+	"$TMP/refused.j"
+t_exit 0 "  the journal verifies" journalchain verify "$TMP/refused.j"
+
 done_testing

@@ -171,7 +171,7 @@ t_grep "  the options after PROGRAM are its arguments" \
 t_exit 0 "-h" $P -h
 t_grep "-h prints usage" 'usage: planenc' "$OUT"
 t_exit 2 "--check refuses an empty input" $P --check </dev/null
-t_grep "names line 1" 'line 1: not a launch plan' "$ERR"
+t_grep "says the input is empty" 'empty: no bytes' "$ERR"
 
 # ---- refusals, each naming the field ----
 refuse "connect-tcp without tcp" 'connect-tcp 443.*tcp socket right' \

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "confexec.h"
+#include "observe.h"
 #include "err.h"
 #include "imgcache.h"
 #include "landlock.h"
@@ -89,6 +90,22 @@ bd_filter(struct run *r, char *err, size_t len)
 	if (sf_build(v, &r->filter, err, len) == -1)
 		return -1;
 	r->want_notify = sf_notifies(v);
+	/* --explain-denials: the path calls the program allows are
+	 * notified too, observed and continued (observe.h); without it
+	 * the program is the built one, byte for byte.  Without the
+	 * Landlock layer (degraded) no rule denies anything: nothing is
+	 * observed, and that is said. */
+	if (r->explain && !layer_on(r, L_LANDLOCK)) {
+		warning("--explain-denials: no Landlock layer in this run: "
+		    "no path is denied by the rules, none is named");
+		r->explain = 0;
+	}
+	if (r->explain) {
+		if (sf_observe(&r->filter, obs_calls, obs_ncalls) == -1)
+			return err_set_sys(err, len, "seccomp: observing "
+			    "path calls");
+		r->want_notify = 1;
+	}
 	r->caps_empty = caps_empty();
 	if (r->caps_empty == NULL)
 		return err_set_sys(err, len, "capability sets");

@@ -91,6 +91,42 @@ close_up(struct broker *b, size_t i)
 	close_fd(&b->conn[i]->ufd);
 }
 
+/* A refused destination on stderr, once: its reason and the --egress
+ * that would allow it.  At most EGRESS_SAID destinations; refusals on
+ * others are counted (egress_end says how many).  Never waits (say.c). */
+static void
+say_refused(struct broker *b, const struct conn *c)
+{
+	static char said[EGRESS_SAID][PLAN_MAX_HOST_LEN + 8];
+	static size_t nsaid;
+	char dest[PLAN_MAX_HOST_LEN + 8];
+	size_t k;
+
+	snprintf(dest, sizeof(dest), "%s %u", c->rq.host,
+	    (unsigned)c->rq.port);
+	for (k = 0; k < nsaid; k++)
+		if (strcmp(said[k], dest) == 0)
+			return;		/* said already; each is journaled */
+	if (nsaid == EGRESS_SAID) {
+		b->r->egress.unsaid++;
+		return;
+	}
+	memcpy(said[nsaid++], dest, sizeof(dest));
+	if (say_line("egress: refused: %s (%s%s)", c->why, c->grant[0] ?
+	    "allow it with " : "no --egress allows it", c->grant) == 0)
+		b->r->egress.said++;
+	else
+		b->r->egress.unsaid++;
+}
+
+/* The --egress that would allow host:port (an IPv6 literal bracketed). */
+static void
+grant_of(struct conn *c, const char *host, unsigned port)
+{
+	snprintf(c->grant, sizeof(c->grant), strchr(host, ':') ?
+	    "--egress [%s]:%u" : "--egress %s:%u", host, port);
+}
+
 void
 conn_end(struct broker *b, size_t i, const char *why)
 {
@@ -114,6 +150,8 @@ conn_end(struct broker *b, size_t i, const char *why)
 		b->r->egress.allowed++;
 	else
 		b->r->egress.refused++;
+	if (c->verdict == CV_REFUSED && c->have_rq)
+		say_refused(b, c);
 	broker_event(b, c);
 	free(c);
 	b->conn[i] = NULL;
@@ -373,6 +411,10 @@ conn_resolved(struct broker *b, size_t i, int gai,
 		if (why != NULL && (egress_addr_unspecified((const struct
 		    sockaddr *)&a[k]) || egress_match(p->egress, p->negress,
 		    name, c->rq.port) < 0)) {
+			/* The first that listing its literal would allow. */
+			if (c->grant[0] == '\0' && !egress_addr_unspecified(
+			    (const struct sockaddr *)&a[k]))
+				grant_of(c, name, c->rq.port);
 			if (used < sizeof(dropped))
 				used += (size_t)snprintf(dropped + used,
 				    sizeof(dropped) - used, "%s%s (%s)",
@@ -401,6 +443,7 @@ decide(struct broker *b, size_t i)
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&c->addr[0];
 
 	if (egress_match(p->egress, p->negress, c->rq.host, c->rq.port) < 0) {
+		grant_of(c, c->rq.host, c->rq.port);
 		refuse(b, i, CV_REFUSED, 403, "%s port %u is not on this "
 		    "run's egress list", c->rq.host, (unsigned)c->rq.port);
 		return;

@@ -62,6 +62,10 @@ _Static_assert(2 * 2 * BROKER_BUF_PAYLOAD + 2 * 2 * BROKER_BUF_DEST +
     2 * BROKER_PIPE + 4 * BROKER_SEGMENT <= BROKER_MEM / BROKER_MAXCONN,
     "the broker's buffers are past its memory bound");
 #define EGRESS_EVENTS_LOGGED 4096	/* events per run; then counted */
+/* Refused destinations said on stderr (say.c), one line each, the first
+ * time each is refused; refusals on further destinations are counted and
+ * said in one line at the end. */
+#define EGRESS_SAID 16
 
 /* epoll tags of the source's extra descriptors. */
 #define TAG_TICK	0xffffu
@@ -105,6 +109,9 @@ struct conn {
 	enum cverdict verdict;
 	int status;
 	char why[256];
+	char grant[PLAN_MAX_HOST_LEN + 48];	/* a refusal: the --egress
+						 * that would allow it, or
+						 * "" (none would) */
 	struct dir up, down;	/* payload to destination, and back */
 };
 
@@ -117,6 +124,7 @@ struct broker {
 	uint32_t gen;
 	int tickfd;
 	int spare;		/* a descriptor kept for running out (shed) */
+	int said_rest;		/* the count of refusals not said, said */
 	struct egress_self self;	/* its ask: hostroute.c */
 	/* hostroute.c */
 	int rtfd;		/* NETLINK_ROUTE, in confexec's network */

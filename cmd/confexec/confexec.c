@@ -30,7 +30,8 @@
 
 static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "[--dry-run] [--outlive-caller]\n"
-			    "\t[--image-cache DIR | --no-image-cache] < PLAN\n"
+			    "\t[--image-cache DIR | --no-image-cache] "
+			    "[--explain-denials] < PLAN\n"
 			    "       confexec [--journal FILE] --reap\n"
 			    "       confexec --help | --version";
 
@@ -292,6 +293,7 @@ start(struct run *r)
 {
 	char err[1024];
 	json_t *ev;
+	int failed;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	r->host_oom0 = host_oom_kills();
@@ -304,16 +306,23 @@ start(struct run *r)
 		ev = ev_start(r);
 		/* The one wait on the journal before the payload runs:
 		 * bounded (src_journal.c). */
-		if (journal_events(r, &ev, 1, "start record") == -1 ||
+		jw_hold(1);	/* a failure is said once, below */
+		failed = journal_events(r, &ev, 1, "start record") == -1 ||
 		    jw_wait(r, JOURNAL_WAIT_MS, "before the payload runs") ==
-		    -1) {
+		    -1;
+		jw_hold(0);
+		if (failed) {
+			r->jnone = 1;
 			if (r->journal == NULL)
 				refuse(r, "the control socket's log cannot be "
 				    "kept");
 			if (r->p.mode != PLAN_DEGRADE)
-				refuse(r, "the journal %s cannot be written%s",
-				    r->journal, jw_given_up() ? " (no record "
-				    "of this run is written)" : "");
+				refuse(r, "%s%s", jw_held()[0] ? jw_held() :
+				    "the journal cannot be written",
+				    jw_given_up() ? " (no record of this run "
+				    "is written)" : "");
+			if (jw_held()[0])
+				warning("%s", jw_held());
 			r->jfailed = 0;	/* degrade: said, the run goes on */
 		} else
 			r->started = 1;
@@ -624,7 +633,8 @@ reap(struct run *r)
 	    EXIT_FAIL;
 }
 
-enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION };
+enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
+	OPT_EXPLAIN };
 
 /* Every option, its value and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
@@ -642,6 +652,9 @@ static const struct usage_opt options[] = {
 	    "keep sealed images in DIR" },
 	{ "no-image-cache", no_argument, OPT_NO_IMGCACHE, NULL,
 	    "copy the program into a sealed memfd at every launch" },
+	{ "explain-denials", no_argument, OPT_EXPLAIN, NULL,
+	    "name each path the rules denied, after the run (costs a "
+	    "round-trip per path call)" },
 	{ "help", no_argument, 'h', NULL, "print this help and exit" },
 	{ "version", no_argument, OPT_VERSION, NULL,
 	    "print the version and exit" },
@@ -655,7 +668,7 @@ main(int argc, char *argv[])
 	char shorts[16], e[ESC_SIZE(64)];
 	static struct run r;
 	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
-	int c, dry = 0, outlive = 0, reap_only = 0;
+	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0;
 
 	prog_set("confexec");
 	/* A caller that ignored SIGCHLD would have the kernel reap the
@@ -690,6 +703,9 @@ main(int argc, char *argv[])
 		case OPT_NO_IMGCACHE:
 			imgcache = NULL;
 			break;
+		case OPT_EXPLAIN:
+			explain = 1;
+			break;
 		case 'o':
 			outlive = 1;
 			break;
@@ -719,9 +735,9 @@ main(int argc, char *argv[])
 		die(EXIT_FAIL, "--journal: empty path");
 	if (control != NULL && control[0] == '\0')
 		die(EXIT_FAIL, "--control: empty path");
-	if (reap_only && (dry || outlive || control != NULL))
+	if (reap_only && (dry || outlive || control != NULL || explain))
 		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
-		    "--outlive-caller and --control");
+		    "--outlive-caller, --control and --explain-denials");
 
 	if (imgcache != NULL && imgcache[0] != '/')
 		die(EXIT_FAIL, "--image-cache: not an absolute path");
@@ -738,6 +754,7 @@ main(int argc, char *argv[])
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
 	r.outlive_caller = outlive;
+	r.explain = explain;
 	r.reap_only = reap_only;
 	if (reap_only)
 		return reap(&r);

@@ -21,7 +21,10 @@
  *               (control.h)
  *   tmp.c       the run's private temporary directory (plan tmp)
  *   explain.c   an execveat failure said in full (program, interpreter,
- *               the flag that would grant it) */
+ *               the flag that would grant it)
+ *   say.c       lines on stderr from the loop, never blocking on it
+ *   denials.c   --explain-denials: the path calls the rules deny, named
+ *               after the run with the flag that would grant them */
 #ifndef CONFEXEC_H
 #define CONFEXEC_H
 
@@ -104,6 +107,10 @@ struct report {
 struct egress_stats {
 	uint64_t allowed, refused;	/* connections */
 	uint64_t unlogged;		/* events past EGRESS_EVENTS_LOGGED */
+	uint64_t said;			/* refusals said on stderr */
+	uint64_t unsaid;		/* refused destinations past
+					 * EGRESS_SAID, or lines stderr did
+					 * not take at once */
 };
 
 /* The environment entries confexec may add to the plan's: TMPDIR and
@@ -201,6 +208,7 @@ struct run {
 	int ipc_ready;
 	volatile int init_err;
 	int want_notify;	/* load the filter with a notify listener */
+	int explain;		/* --explain-denials: path calls observed */
 	int host_sock;		/* the run inherits a socket (the host's) */
 	int notifyfd;		/* the listener, received from the payload */
 	struct notify_stats notify;	/* what src_notify answered */
@@ -222,6 +230,8 @@ struct run {
 	int failed;		/* the supervisor itself failed */
 	int jfailed;		/* a record was not written (said): the
 				 * run's exit fails */
+	int jnone;		/* the start record failed (said): no
+				 * record is tried again */
 	/* --control (src_control.c) */
 	const char *control;	/* the socket's path, or NULL */
 	enum run_state state;
@@ -297,6 +307,7 @@ int dry_checks(struct run *r, char *why, size_t len);
 
 /* events.c */
 json_t *ev_start(const struct run *r);
+json_t *ev_start_refused(const struct run *r);
 json_t *ev_end(const struct run *r, const struct outcome *o);
 json_t *ev_reaped(const struct cg_reaped *rp);
 json_t *ev_control_refused(uid_t uid, pid_t pid, const char *why);
@@ -321,6 +332,11 @@ int jw_submit(struct run *r, char **ev, const size_t *lens, size_t n,
 int jw_wait(struct run *r, unsigned ms, const char *when);
 void jw_collect(struct run *r);
 int jw_given_up(void);
+/* jw_hold(1): a failure is kept, not said, until jw_hold(0); jw_held:
+ * the first one kept ("journal FILE: start record: cannot open ..."),
+ * or "" (run() says it in its one line). */
+void jw_hold(int on);
+const char *jw_held(void);
 
 /* src_control.c: the run's pid namespace, recorded once init runs (its
  * processes are never served). */
@@ -354,6 +370,31 @@ void egress_end(struct run *r);
  * live, for inspect: also its port and the connections open), or JSON
  * null for a plan without egress. */
 json_t *egress_json(const struct run *r, int live);
+
+/* say.c: lines on stderr from the loop, never waiting on it.
+ * say_open before the clone (where stderr is reopened non-blocking);
+ * say_line: one line as warning() prints it, written at once or dropped:
+ * 0, or -1 dropped (counted, say_dropped); say_close after the run. */
+void say_open(void);
+int say_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t say_dropped(void);
+void say_close(void);
+
+/* denials.c (--explain-denials): the observer of the payload's path
+ * calls (notify.h), judged against the plan's rules; at most
+ * DENIALS_LISTED distinct (path, access) pairs are kept, each path shown
+ * (stderr, end record) cut at DENIAL_SHOWN bytes.  denials_count: the
+ * pairs kept, the denied calls seen and those on pairs past the bound;
+ * denials_get: pair i (its path in full); denials_say: after the run,
+ * one line per pair on stderr, and one for the rest. */
+#define DENIALS_LISTED 32
+#define DENIAL_SHOWN 256
+struct obs_seen;
+void denials_seen(void *run, const struct obs_seen *s);
+size_t denials_count(uint64_t *calls, uint64_t *unlisted);
+int denials_get(size_t i, const char **path, const char **access,
+    const char **grant, uint64_t *count);
+void denials_say(const struct run *r);
 
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */

@@ -273,6 +273,7 @@ journal_end(struct run *r, struct outcome *o)
 	tmp_end(r);	/* the payload's tree is gone */
 	mv_end(&r->mv);
 	egress_end(r);
+	denials_say(r);
 	if (!log_wanted(r) || !r->started)
 		return o->code;
 	/* A record of the run that failed already fails its exit. */
@@ -533,9 +534,9 @@ end_early(struct run *r, int code, const char *msg)
 	}
 	o.code = code;
 	o.refused = msg;
-	if (log_wanted(r)) {
+	if (log_wanted(r) && !r->jnone) {
 		if (!r->started)
-			ev[n++] = ev_start(r);
+			ev[n++] = ev_start_refused(r);
 		ev[n++] = ev_end(r, &o);
 		if (!jw_given_up())
 			(void)journal_events(r, ev, n, n == 2 ?

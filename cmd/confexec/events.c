@@ -145,6 +145,18 @@ ev_start(const struct run *r)
 	return o;
 }
 
+/* The start record of a run refused before it started: no layer was
+ * applied, so "layers" is empty ("degraded" and "refused" still give
+ * the verdicts that refused it). */
+json_t *
+ev_start_refused(const struct run *r)
+{
+	json_t *o = ev_start(r);
+
+	json_object_set_new(o, "layers", json_array());
+	return o;
+}
+
 /* What the supervisor answered for the payload's notified calls. */
 static json_t *
 notify_json(const struct notify_stats *st)
@@ -154,8 +166,51 @@ notify_json(const struct notify_stats *st)
 	json_object_set_new(o, "allowed", u64_string(st->allowed));
 	json_object_set_new(o, "denied", u64_string(st->denied));
 	json_object_set_new(o, "failed", u64_string(st->failed));
+	json_object_set_new(o, "observed", u64_string(st->observed));
 	return o;
 }
+
+/* With --explain-denials: the (path, access) pairs the plan's rules
+ * denied, each with the flag that would grant it and its count of calls,
+ * at most DENIALS_LISTED, paths cut at DENIAL_SHOWN bytes ("cut": true);
+ * "calls": every denied call seen, "unlisted": those on pairs past the
+ * bound.  null without the option. */
+static json_t *
+denials_json(const struct run *r)
+{
+	json_t *o, *a, *e;
+	const char *path, *access, *grant;
+	char cut[DENIAL_SHOWN + 1];
+	uint64_t calls, unlisted, count;
+	size_t i, n;
+
+	if (!r->explain)
+		return json_null();
+	n = denials_count(&calls, &unlisted);
+	a = json_array();
+	for (i = 0; i < n && denials_get(i, &path, &access, &grant,
+	    &count) == 0; i++) {
+		snprintf(cut, sizeof(cut), "%s", path);
+		e = json_object();
+		json_object_set_new(e, "path", str_or_escaped(cut));
+		if (strlen(path) > DENIAL_SHOWN)
+			json_object_set_new(e, "cut", json_true());
+		json_object_set_new(e, "access", json_string(access));
+		json_object_set_new(e, "grant", str_or_escaped(grant));
+		json_object_set_new(e, "calls", u64_string(count));
+		json_array_append_new(a, e);
+	}
+	o = json_object();
+	json_object_set_new(o, "listed", a);
+	json_object_set_new(o, "calls", u64_string(calls));
+	json_object_set_new(o, "unlisted", u64_string(unlisted));
+	return o;
+}
+/* Escaped, a byte of a path or a grant costs at most 6 in the record
+ * ("\\xNN" or "\u00NN"): the list fits the end record's reserve, with
+ * 8 KiB left for the rest of the record. */
+_Static_assert(DENIALS_LISTED * (6 * (2 * DENIAL_SHOWN + 64) + 128) <
+    LOG_END_RESERVE - 8192, "the denials fit the end record");
 
 /* "end", for every run that journaled a start: the same keys whether
  * the payload ran or not; "refused" only when the run ended before
@@ -187,6 +242,7 @@ ev_end(const struct run *r, const struct outcome *o)
 	json_object_set_new(ev, "oom_kill",
 	    o->have_oom ? json_integer((json_int_t)o->oom) : json_null());
 	json_object_set_new(ev, "notify", notify_json(&r->notify));
+	json_object_set_new(ev, "denials", denials_json(r));
 	json_object_set_new(ev, "egress", egress_json(r, 0));
 	if (o->refused != NULL)
 		json_object_set_new(ev, "refused", json_string(o->refused));

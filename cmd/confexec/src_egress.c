@@ -100,6 +100,7 @@ egress_open(struct source *s, struct run *r)
 	 * the broker writes to it costs the broker EPIPE. */
 	if (make_netns(s, r) == -1)
 		return -1;
+	say_open();	/* refusals on stderr, never waiting on it */
 	s->watch = &s->fd;
 	/* Before any client: each accepted socket gets the sizes. */
 	if (broker_bufs(s->fd, BROKER_BUF_PAYLOAD) == -1)
@@ -190,6 +191,13 @@ egress_end(struct run *r)
 	for (i = 0; i < BROKER_MAXCONN; i++)
 		conn_end(&br, i, "the run ended");
 	resolver_stop(&br);
+	/* What stderr was not given: said once, as the rest was. */
+	if (!br.said_rest && r->egress.unsaid > 0 && say_line("egress: %llu "
+	    "more refusals not said here (at most %u destinations are, "
+	    "each once; the journal has every refusal)",
+	    (unsigned long long)r->egress.unsaid, (unsigned)EGRESS_SAID) == 0)
+		br.said_rest = 1;
+	say_close();
 	if (br.s != NULL && br.s->fd != -1) {
 		loop_unwatch(br.s->fd);
 		close(br.s->fd);
@@ -226,10 +234,12 @@ egress_json(const struct run *r, int live)
 
 	if (r->p.negress == 0)
 		return json_null();
-	o = json_pack("{s:I,s:I,s:I}", "allowed",
+	o = json_pack("{s:I,s:I,s:I,s:I,s:I}", "allowed",
 	    (json_int_t)r->egress.allowed, "refused",
 	    (json_int_t)r->egress.refused, "unlogged",
-	    (json_int_t)r->egress.unlogged);
+	    (json_int_t)r->egress.unlogged, "said",
+	    (json_int_t)r->egress.said, "unsaid",
+	    (json_int_t)r->egress.unsaid);
 	if (live && o != NULL) {
 		json_object_set_new(o, "port", json_integer(r->egress_port));
 		json_object_set_new(o, "open", json_integer(br.r == r ?

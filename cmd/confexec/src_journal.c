@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +323,44 @@ sync_write(uint64_t end)
 	}
 }
 
+/* A failure of the journal is said once: on stderr, or, while held
+ * (jw_hold), kept for the caller to say in its own line.  Only the
+ * supervisor's thread says anything. */
+static struct {
+	int on;
+	char msg[512 + PATH_MAX];
+} held;
+
+static void jw_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void
+jw_say(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[sizeof(held.msg)];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!held.on)
+		warning("%s", buf);
+	else if (held.msg[0] == '\0')
+		memcpy(held.msg, buf, sizeof(buf));
+}
+
+void
+jw_hold(int on)
+{
+	held.on = on;
+	if (on)
+		held.msg[0] = '\0';
+}
+
+const char *
+jw_held(void)
+{
+	return held.msg;
+}
+
 int
 jw_submit(struct run *r, char **ev, const size_t *lens, size_t n,
     const char *what, int keep)
@@ -332,12 +371,12 @@ jw_submit(struct run *r, char **ev, const size_t *lens, size_t n,
 	char err[256 + PATH_MAX];
 
 	if (jw_init(r, err, sizeof(err)) == -1) {
-		warning("journal %s: %s: %s", r->journal, what, err);
+		jw_say("journal %s: %s: %s", r->journal, what, err);
 		return -1;
 	}
 	it = calloc(1, sizeof(*it));
 	if (it == NULL) {
-		warning("journal %s: %s: out of memory", r->journal, what);
+		jw_say("journal %s: %s: out of memory", r->journal, what);
 		return -1;
 	}
 	for (k = 0; k < n && k < 2; k++) {
@@ -354,7 +393,7 @@ jw_submit(struct run *r, char **ev, const size_t *lens, size_t n,
 		k = jw.abandoned;
 		pthread_mutex_unlock(&jw.mu);
 		if (!k)
-			warning("journal %s: %s: not written: %u bytes wait "
+			jw_say("journal %s: %s: not written: %u bytes wait "
 			    "for the journal's lock already", r->journal, what,
 			    (unsigned)JW_QUEUE_MAX);
 		item_free(it);
@@ -367,7 +406,7 @@ jw_submit(struct run *r, char **ev, const size_t *lens, size_t n,
 	pthread_cond_signal(&jw.work);
 	pthread_mutex_unlock(&jw.mu);
 	if (r->state == ST_RUNNING && !jw.started && jw_start() == -1)
-		warning("journal %s: its writer: %s; the records wait for the "
+		jw_say("journal %s: its writer: %s; the records wait for the "
 			"run's end", r->journal, strerror(errno));
 	return 0;
 }
@@ -397,7 +436,7 @@ collect(struct run *r, size_t *lost, const char **first, const char **last)
 			*last = it->what;
 			(*lost)++;
 		} else if (it->rc == -1) {
-			warning("journal %s: %s: %s", r->journal, it->what,
+			jw_say("journal %s: %s: %s", r->journal, it->what,
 			    it->err);
 		}
 		if (it->rc != 0) {
@@ -465,11 +504,11 @@ jw_wait(struct run *r, unsigned ms, const char *when)
 	pthread_mutex_unlock(&jw.mu);
 	rc = collect(r, &lost, &first, &last);
 	if (lost == 1)
-		warning("journal %s: %s not written within %u ms %s (its lock "
+		jw_say("journal %s: %s not written within %u ms %s (its lock "
 			"is held by another process)", r->journal, first, ms,
 		    when);
 	else if (lost > 1)
-		warning("journal %s: %zu records (%s ... %s) not written "
+		jw_say("journal %s: %zu records (%s ... %s) not written "
 			"within %u ms %s (its lock is held by another process)",
 		    r->journal, lost, first, last, ms, when);
 	return rc;

@@ -20,6 +20,7 @@
 #include "err.h"
 #include "loop.h"
 #include "notify.h"
+#include "observe.h"
 
 static struct notify_policy policy;
 static int tmp_pending;	/* the view's tmpfs, added at the first call */
@@ -38,6 +39,10 @@ open_notify(struct source *s, struct run *r)
 	if (r->have_tmp && !tmp_pending && notify_policy_add_rw(&policy,
 		r->tmpfd, r->tmpdir) == -1)
 		return -1;
+	if (r->explain) {	/* the path calls: observed (denials.c) */
+		policy.observe = denials_seen;
+		policy.observe_arg = r;
+	}
 	if (!r->want_notify)	/* the filter notifies nothing */
 		return 0;
 	s->watch = &r->notifyfd;	/* received after the clone */
@@ -110,6 +115,7 @@ close_notify(struct source *s, struct run *r)
 		close(r->notifyfd);
 	r->notifyfd = -1;
 	notify_policy_free(&policy);
+	obs_end();
 }
 
 const struct source_ops src_notify = {

@@ -42,7 +42,11 @@
  *                                            the errno of open(/dev/tty)
  *   escape pid                               getpid(), getppid()
  *   escape signal PID                        SIGTERM to another process
- *   escape kill SIG | exit N | sleep SEC */
+ *   escape kill SIG | exit N | sleep SEC
+ *   escape swap GOOD BAD N                   N opens of a path another
+ *                                            thread swaps between GOOD
+ *                                            and BAD: "opened:G leaked:L"
+ *                                            (L opens reached BAD) */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -151,6 +155,60 @@ static void *
 thread_fn(void *arg)
 {
 	return arg;
+}
+
+/* swap GOOD BAD N: a thread rewrites the path buffer between GOOD and
+ * BAD while the main thread opens it N times: what the supervisor copies
+ * of the path (--explain-denials) may be either; the kernel must still
+ * refuse every open that reaches BAD.  Prints "opened:G leaked:L", L the
+ * opens that got BAD's inode. */
+static struct {
+	char path[4096];
+	const char *good, *bad;
+	volatile int stop;
+} sw;
+
+static void *
+swap_fn(void *arg)
+{
+	size_t g = strlen(sw.good) + 1, b = strlen(sw.bad) + 1;
+
+	while (!sw.stop) {
+		memcpy(sw.path, sw.bad, b);
+		memcpy(sw.path, sw.good, g);
+	}
+	return arg;
+}
+
+static int
+swap_opens(const char *good, const char *bad, long n)
+{
+	struct stat bst, st;
+	pthread_t t;
+	long i, opened = 0, leaked = 0;
+	int fd;
+
+	if (stat(bad, &bst) == -1)
+		return report(-1);
+	sw.good = good;
+	sw.bad = bad;
+	memcpy(sw.path, good, strlen(good) + 1);
+	if ((errno = pthread_create(&t, NULL, swap_fn, NULL)) != 0)
+		return report(-1);
+	for (i = 0; i < n; i++) {
+		fd = open(sw.path, O_RDONLY | O_CLOEXEC);
+		if (fd == -1)
+			continue;
+		opened++;
+		if (fstat(fd, &st) == 0 && st.st_ino == bst.st_ino &&
+		    st.st_dev == bst.st_dev)
+			leaked++;
+		close(fd);
+	}
+	sw.stop = 1;
+	pthread_join(t, NULL);
+	printf("opened:%ld leaked:%ld\n", opened, leaked);
+	return 0;
 }
 
 static int
@@ -429,6 +487,8 @@ main(int argc, char *argv[])
 			waitpid((pid_t)pid, NULL, 0);
 		return report(pid);
 	}
+	if (strcmp(c, "swap") == 0 && argc == 5)
+		return swap_opens(argv[2], argv[3], strtol(argv[4], NULL, 10));
 	if (strcmp(c, "pthread") == 0) {
 		pthread_t t;
 		int e = pthread_create(&t, NULL, thread_fn, NULL);

@@ -79,7 +79,7 @@ main(int argc, char *argv[])
 	static uint16_t ports[MAXR];
 	struct plan p;
 	struct notify_policy np;
-	struct notify_stats st = {0, 0, 0};
+	struct notify_stats st = {0, 0, 0, 0};
 	struct sock_fprog prog;
 	struct pollfd pf[2];
 	char err[256];

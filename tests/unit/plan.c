@@ -336,7 +336,7 @@ main(void)
 	plan_free(&d);
 
 	/* Decode error classes. */
-	bads("", "line 1: not a launch plan", "empty input");
+	bads("", "empty: no bytes (did the encoder fail?)", "empty input");
 	bads("borne-plan 2\n", "unsupported format version", "version 2");
 	bad(minimal, strlen(minimal) - 1, "truncated: no end line",
 	    "missing final newline");

@@ -22,6 +22,7 @@
 #include "sysfilter.h"
 #include "bpfrun.h"
 #include "tap.h"
+#include "observe.h"
 #include "uapi.h"
 
 #define X86_64 0xc000003eu
@@ -270,6 +271,78 @@ test_ioctl_and_meta(void)
 	ok(agree, "every call sf_is_notified names is notified");
 }
 
+/* sf_observe: every verdict of the program is kept, except that the
+ * observed calls it allowed are notified; for every variant, every
+ * number and a few argument shapes (modes, flags, socket families), and
+ * the x32 and i386 entries. */
+static void
+test_observe(void)
+{
+	static const uint64_t shapes[][4] = {
+		{0, 0, 0, 0}, {AT_FDCWD, 0x1000, O_RDONLY, 0},
+		{AT_FDCWD, 0x1000, 3, 0}, {AT_FDCWD, 0x1000, O_CREAT, 04755},
+		{0x1000, O_CREAT | O_WRONLY, 02755, 0}, {0x1000, 3, 0, 0},
+		{AF_INET, SOCK_RAW, 0, 0}, {HI | 1, HI | 2, HI | 3, HI},
+	};
+	struct sock_fprog o;
+	struct sdata d;
+	char err[256];
+	unsigned v;
+	size_t k;
+	long long r0, r1;
+	int nr, bad = 0, notified = 0;
+
+	for (v = 0; v < SF_NVARIANTS; v++) {
+		if (sf_build(v, &o, err, sizeof(err)) == -1 ||
+		    sf_observe(&o, obs_calls, obs_ncalls) == -1) {
+			ok(0, "sf_observe on variant %u", v);
+			return;
+		}
+		for (nr = 0; nr <= SF_NR_MAX; nr++)
+			for (k = 0; k < sizeof(shapes) / sizeof(shapes[0]);
+			    k++) {
+				memset(&d, 0, sizeof(d));
+				d.nr = nr;
+				d.arch = X86_64;
+				memcpy(d.args, shapes[k], sizeof(shapes[k]));
+				r0 = bpf_run(&progs[v], &d);
+				r1 = bpf_run(&o, &d);
+				if (r0 == ALLOW && obs_is_observed(nr)) {
+					bad += r1 != NOTIF;
+					notified += r1 == NOTIF;
+				} else
+					bad += r1 != r0;
+				d.nr = nr | 0x40000000;	/* x32 */
+				bad += bpf_run(&o, &d) != bpf_run(&progs[v],
+				    &d);
+				d.nr = nr;
+				d.arch = 0x40000003u;	/* i386 */
+				bad += bpf_run(&o, &d) != bpf_run(&progs[v],
+				    &d);
+			}
+		sf_free(&o);
+	}
+	is_int(bad, 0, "sf_observe: every verdict kept but allowed observed "
+	    "calls, all variants, x32 and i386 included");
+	ok(notified > 0, "sf_observe: allowed observed calls are notified");
+	memset(&d, 0, sizeof(d));
+	d.arch = X86_64;
+	d.nr = __NR_openat;
+	d.args[2] = 3;
+	(void)sf_build(0, &o, err, sizeof(err));
+	(void)sf_observe(&o, obs_calls, obs_ncalls);
+	is_int(bpf_run(&o, &d), ERR(EACCES),
+	    "sf_observe: openat with access mode 3 still EACCES");
+	d.args[2] = O_RDONLY;
+	is_int(bpf_run(&o, &d), NOTIF, "sf_observe: openat O_RDONLY notified");
+	d.nr = __NR_getpid;
+	is_int(bpf_run(&o, &d), ALLOW, "sf_observe: getpid allowed");
+	d.nr = __NR_execveat;
+	is_int(bpf_run(&o, &d), ALLOW,
+	    "sf_observe: execveat not observed (the supervisor's own)");
+	sf_free(&o);
+}
+
 int
 main(void)
 {
@@ -285,6 +358,7 @@ main(void)
 	test_ipc_and_kernel();
 	test_sockets();
 	test_ioctl_and_meta();
+	test_observe();
 	for (v = 0; v < SF_NVARIANTS; v++)
 		sf_free(&progs[v]);
 	return done_testing();

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: ISC */
+/* observe: the payload's path calls seen through its seccomp listener,
+ * without acting for it.  With confexec --explain-denials the filter
+ * notifies these calls too (sf_observe), and the supervisor answers each
+ * with SECCOMP_USER_NOTIF_FLAG_CONTINUE: the payload's own call then
+ * runs, under its own Landlock domain, mount view and credentials, so
+ * the kernel alone decides.  Before answering, the supervisor names what
+ * the call asks for: the path (copied once from the caller's memory and
+ * resolved in the caller's root, cwd or dirfd, as the kernel names it
+ * through /proc/self/fd) and the access (read, write, exec, create, ...).
+ * What is seen is for the report only: a thread that rewrites the path
+ * after it was copied, or a file swapped meanwhile, makes the report
+ * wrong, never the enforcement (which is the kernel's, on the call as it
+ * runs).
+ *
+ * Observed (x86_64): open, openat, creat, execve, mkdir, mkdirat, mknod,
+ * mknodat, unlink, unlinkat, rmdir, rename, renameat, renameat2, link,
+ * linkat, symlink, symlinkat, truncate.  Not observed: openat2 (the
+ * filter answers ENOSYS), execveat (the supervisor's own execveat of
+ * the sealed image comes before it reads notifications), calls on a
+ * descriptor (ftruncate, fchmod...) and calls Landlock does not restrict
+ * (stat, access, chdir...).
+ *
+ * Nothing is seen (obs_see returns 0) where the call cannot meet a
+ * Landlock denial or cannot be named: an O_PATH open, a target missing
+ * without O_CREAT (ENOENT comes first), a create whose target exists
+ * (EEXIST) or whose parent is missing, a path through a magic link
+ * (/proc/self/fd/N), a path the supervisor cannot resolve. */
+#ifndef BORNE_OBSERVE_H
+#define BORNE_OBSERVE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <linux/seccomp.h>
+
+/* The observed call numbers (for sf_observe). */
+extern const int obs_calls[];
+extern const size_t obs_ncalls;
+
+/* 1 when nr is observed. */
+int obs_is_observed(int nr);
+
+/* The access a call asks for; OBS_READ, OBS_EXEC: a read or execute
+ * right on the file; the others: a write right on it (OBS_WRITE,
+ * OBS_RDWR, OBS_TRUNCATE) or on its directory (OBS_CREATE, OBS_REMOVE). */
+enum obs_access {
+	OBS_READ, OBS_WRITE, OBS_RDWR, OBS_TRUNCATE, OBS_EXEC, OBS_CREATE,
+	OBS_REMOVE, OBS_NACCESS
+};
+
+/* "read", "write", "read-write", "truncate", "exec", "create",
+ * "remove". */
+const char *obs_access_name(enum obs_access a);
+
+/* What one call asks for: at most two paths (rename: the old name
+ * removed, the new one created). */
+#define OBS_MAX 2
+struct obs_seen {
+	size_t n;
+	struct {
+		enum obs_access access;
+		char path[PATH_MAX];	/* absolute, as the kernel names it */
+	} at[OBS_MAX];
+};
+
+/* Name what notification n (an observed call, from listenfd) asks for.
+ * Returns the number of paths seen (0: nothing to judge, see above).
+ * Bounded work: one copy of each path, one resolution each; never
+ * waits on the payload. */
+size_t obs_see(const struct seccomp_notif *n, int listenfd,
+    struct obs_seen *s);
+
+/* After the run: release what obs_see keeps (the callers' root). */
+void obs_end(void);
+
+#endif

@@ -1,0 +1,201 @@
+#!/bin/sh
+# confexec --explain-denials (confexec(1), DENIALS): each path the
+# plan's rules denied the payload is said after the run, with the access
+# asked and the planenc flag that would grant it, and listed in the end
+# record; bounded.  The payload's own errors are checked too: observing
+# never changes what the kernel answers.
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_landlock 4
+need_cmd jq
+
+CX=$BIN/confexec
+PE=$BIN/planenc
+E=$HELP/escape
+OK=$TMP/ok
+OUTSIDE=$TMP/outside
+mkdir -p "$OK" "$OUTSIDE/sub"
+echo secret >"$OUTSIDE/secret"
+echo fine >"$OK/fine"
+# /proc: the sanitized build's runtime reads it at exit.
+BASEP="--preset sys --ro /proc --rox $HELP --rw $OK \
+	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+J=$TMP/run.jnl
+
+# cx [CONFEXEC-OPTION] -- PLANENC-ARGS...: one run, journal $J (emptied).
+cx() {
+	o=
+	[ "$1" != -- ] && { o=$1; shift; }
+	shift
+	rm -f "$J"
+	# shellcheck disable=SC2086
+	"$PE" $BASEP "$@" >"$TMP/plan" || return 124
+	# shellcheck disable=SC2086
+	"$CX" $o --journal "$J" <"$TMP/plan"
+}
+jend() { jq -r "select(.event.event == \"end\") | .event | $1" "$J"; }
+denied() { grep -c '^confexec: denied: ' "$ERR"; }
+
+# ---- a read outside the rules: named with --ro DIR -----------------------
+t_exit 0 "a read outside the rules" \
+	cx --explain-denials -- "$E" read "$OUTSIDE/secret"
+t_grep "  the payload got EACCES, as without the option" '^EACCES$' "$OUT"
+t_grep "  stderr names the path, read, and --ro DIR" \
+	"^confexec: denied: read $OUTSIDE/secret: grant it with --ro $OUTSIDE\$" \
+	"$ERR"
+t_eq "  one denial, one line" "$(denied)" 1
+t_eq "  the end record lists it" \
+	"$(jend '.denials.listed[] | [.access, .path, .grant, .calls] | @tsv')" \
+	"$(printf 'read\t%s\t--ro %s\t1' "$OUTSIDE/secret" "$OUTSIDE")"
+t_eq "  and counts it" "$(jend '.denials | [.calls, .unlisted] | @tsv')" \
+	"$(printf '1\t0')"
+t_exit 0 "  the journal verifies" "$BIN/journalchain" verify "$J"
+
+t_exit 0 "without the option the same read" cx -- "$E" read "$OUTSIDE/secret"
+t_grep "  gets the same EACCES" '^EACCES$' "$OUT"
+t_eq "  and nothing is said" "$(denied)" 0
+t_eq "  the end record has no denials and observed nothing" \
+	"$(jend '[.denials, .notify.observed] | @tsv')" "$(printf '\t0')"
+
+t_exit 0 "a granted read is not named" \
+	cx --explain-denials -- "$E" read "$OK/fine"
+t_grep "  the payload read it" '^OK$' "$OUT"
+t_eq "  no denial said" "$(denied)" 0
+t_eq "  none listed" "$(jend '.denials.listed | length')" 0
+ok "  yet the calls were observed" test "$(jend '.notify.observed')" -gt 0
+
+# ---- each access, its flag -------------------------------------------------
+t_exit 0 "write, create, mkdir, remove, exec outside the rules" \
+	cx --explain-denials -- /bin/sh -c '
+	"$0" write "$1/secret"; "$0" write "$1/new"; "$0" mkdir "$1/dir"
+	rm -f "$1/secret" 2>/dev/null; echo rm:$?
+	"$0" exec "$1/secret"' "$E" "$OUTSIDE"
+# As root the run's read-only mount view answers writes first (EROFS);
+# exec meets Landlock (EACCES).  The same as without the option.
+t_eq "  the payload's answers are the kernel's: EROFS, EACCES" \
+	"$(tr '\n' ' ' <"$OUT")" "EROFS EROFS EROFS rm:1 EACCES "
+t_grep "  write names --rw DIR" \
+	"^confexec: denied: write $OUTSIDE/secret: grant it with --rw $OUTSIDE\$" \
+	"$ERR"
+t_grep "  a new file: create, --rw DIR" \
+	"^confexec: denied: create $OUTSIDE/new: grant it with --rw $OUTSIDE\$" \
+	"$ERR"
+t_grep "  mkdir: create" "^confexec: denied: create $OUTSIDE/dir: " "$ERR"
+t_grep "  unlink: remove" \
+	"^confexec: denied: remove $OUTSIDE/secret: grant it with --rw $OUTSIDE\$" \
+	"$ERR"
+t_grep "  exec names --rox DIR" \
+	"^confexec: denied: exec $OUTSIDE/secret: grant it with --rox $OUTSIDE\$" \
+	"$ERR"
+ok "  nothing was changed outside" test -f "$OUTSIDE/secret" -a \
+	! -e "$OUTSIDE/new" -a ! -e "$OUTSIDE/dir"
+t_eq "  the file kept its bytes" "$(cat "$OUTSIDE/secret")" secret
+
+# A symlink inside a granted directory: the path named is where it leads.
+ln -s "$OUTSIDE" "$OK/link"
+t_exit 0 "a read through a symlink out of the rules" \
+	cx --explain-denials -- "$E" read "$OK/link/secret"
+t_grep "  the payload got EACCES" '^EACCES$' "$OUT"
+t_grep "  the path named is the link's target" \
+	"^confexec: denied: read $OUTSIDE/secret: grant it with --ro $OUTSIDE\$" \
+	"$ERR"
+rm "$OK/link"
+
+# A relative path: named from the payload's working directory.
+t_exit 0 "a relative path" cx --explain-denials -- /bin/sh -c \
+	'cd "$1" && "$0" read secret' "$E" "$OUTSIDE"
+t_grep "  named in full" "^confexec: denied: read $OUTSIDE/secret: " "$ERR"
+
+# Something the preset would grant: ", or --preset sys".
+"$PE" --rox /usr --rox /lib --rox /lib64 --follow /lib --follow /lib64 \
+	--ro /proc --rox "$HELP" --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 \
+	-- "$E" read /etc/hostname >"$TMP/nopreset.plan" 2>"$ERR" ||
+	fail "planenc encodes a plan without the preset"
+t_exit 0 "a read of /etc/hostname without --preset sys" \
+	"$CX" --explain-denials <"$TMP/nopreset.plan"
+t_grep "  names --ro /etc, or --preset sys" \
+	'^confexec: denied: read /etc/hostname: grant it with --ro /etc, or --preset sys$' \
+	"$ERR"
+
+# ---- the bound ---------------------------------------------------------------
+# 10,000 denied opens on 100 files: 32 paths listed with their counts,
+# the calls on the other 68 counted in one line.
+i=0
+while [ $i -lt 100 ]; do : >"$OUTSIDE/sub/f$i"; i=$((i + 1)); done
+t_exit 0 "10,000 denied opens on 100 paths" cx --explain-denials -- \
+	/bin/sh -c 'exec 2>/dev/null; n=0
+	while [ $n -lt 100 ]; do i=0
+		while [ $i -lt 100 ]; do true <"$0/f$i"; i=$((i + 1)); done
+		n=$((n + 1)); done; echo done' "$OUTSIDE/sub"
+t_grep "  the payload ran through" '^done$' "$OUT"
+t_eq "  33 lines: 32 paths and one for the rest" "$(denied)" 33
+t_grep "  each with its count" \
+	"^confexec: denied: read $OUTSIDE/sub/f0 \\(100 calls\\): grant it with --ro $OUTSIDE/sub\$" \
+	"$ERR"
+t_grep "  the rest counted" \
+	'^confexec: denied: 6800 more calls on other paths, not listed \(at most 32 paths are\)$' \
+	"$ERR"
+t_eq "  the end record: 32 listed, 10000 calls, 6800 unlisted" \
+	"$(jend '[(.denials.listed | length), .denials.calls, .denials.unlisted] | @tsv')" \
+	"$(printf '32\t10000\t6800')"
+ok "  the end record stays small (under 64 KiB)" \
+	test "$(grep '"event":"end"' "$J" | wc -c)" -lt 65536
+
+# A long path is cut in what is said and recorded.
+LONG=$OUTSIDE/$(printf '%0200d' 0)/$(printf '%0200d' 1)
+mkdir -p "$LONG"
+: >"$LONG/f"
+t_exit 0 "a denied path of 400 bytes" cx --explain-denials -- "$E" read "$LONG/f"
+t_eq "  the end record cuts it at 256 bytes and says so" \
+	"$(jend '.denials.listed[0] | [(.path | length), .cut] | @tsv')" \
+	"$(printf '256\ttrue')"
+t_grep "  stderr shows it cut" '^confexec: denied: read /[^ ]*\.\.\.: ' "$ERR"
+
+# ---- what is seen is for the report only -----------------------------------
+# A thread swaps the path between a granted and a denied file while the
+# other opens it: whatever the supervisor copied, the kernel refuses
+# every open that reaches the denied file.
+t_exit 0 "a path swapped under the observer" cx --explain-denials -- \
+	"$E" swap "$OK/fine" "$OUTSIDE/secret" 20000
+t_grep "  no open reached the denied file" '^opened:[0-9]* leaked:0$' "$OUT"
+ok "  and some reached the granted one" \
+	test "$(sed -n 's/^opened:\([0-9]*\).*/\1/p' "$OUT")" -gt 0
+
+# The notifier's own calls keep their answers beside the observer:
+# inotify_add_watch is answered by the supervisor (notify.h).
+RA=$HELP/root-attack
+t_exit 0 "inotify watch beneath a rule, observer on: answered OK" \
+	cx --explain-denials -- "$RA" inotify "$OK"
+t_grep "  OK" '^OK$' "$OUT"
+t_exit 1 "inotify watch outside the rules, observer on: EACCES" \
+	cx --explain-denials -- "$RA" inotify "$OUTSIDE/secret"
+t_grep "  EACCES" '^EACCES$' "$OUT"
+t_eq "  counted as the supervisor's answers, apart from the observed" \
+	"$(jend '.notify | [.denied, (.observed | tonumber > 0)] | @tsv')" \
+	"$(printf '1\ttrue')"
+
+# ---- the real tools ----------------------------------------------------------
+if command -v git >/dev/null 2>&1; then
+	git init -q "$OUTSIDE/repo" 2>/dev/null &&
+		git -C "$OUTSIDE/repo" -c user.name=t -c user.email=t@t \
+		    commit -q --allow-empty -m one 2>/dev/null
+	t_exit 128 "git clone of a repository outside the rules fails" \
+		cx --explain-denials -- --setenv HOME="$OK" /usr/bin/git \
+		clone -q "$OUTSIDE/repo" "$OK/clone"
+	t_grep "  stderr names the repository, read, and --ro" \
+		"^confexec: denied: read $OUTSIDE/repo(/[^ ]*)?: grant it with --ro $OUTSIDE" \
+		"$ERR"
+	t_exit 0 "  granted with the flag named, the clone works" \
+		cx --explain-denials -- --ro "$OUTSIDE" --setenv HOME="$OK" \
+		/usr/bin/git clone -q "$OUTSIDE/repo" "$OK/clone"
+	t_eq "  and nothing is denied then" "$(denied)" 0
+else
+	skip "git clone outside the rules" "no git"
+fi
+
+# ---- the option's place -----------------------------------------------------
+t_exit 125 "--reap excludes --explain-denials" "$CX" --reap --explain-denials
+t_grep "  said" 'excludes .*--explain-denials' "$ERR"
+
+done_testing
