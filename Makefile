@@ -120,22 +120,24 @@ TESTS ?= $(sort $(wildcard tests/t-*.sh))
 # started last would make the whole wait for it), except SERIAL_TESTS,
 # which run alone afterwards.  A file may run beside others when it
 # keeps its state to itself: files, journals and cgroups under its own
-# $$TMP or named with its pid, ports the kernel chose, /etc/subuid and
-# /etc/subgid edited only under /run/lock/borne-subid.lock, the shared
-# image cache used as any set of concurrent runs would.  Serial:
-#   t-confexec-stress       its point is load (hundreds of runs, kills
-#                           at random): it would starve the others' waits
+# $$TMP or named with its pid, ports the kernel chose, interfaces and
+# addresses named after its pid, /etc/subuid and /etc/subgid edited only
+# under /run/lock/borne-subid.lock, the shared image cache used as any
+# set of concurrent runs would.  t-confexec-stress (90 s of hundreds of
+# runs, reapers and kills at random; each run's and reaper's cgroup its
+# own) is such a file: the others run beside it, under its load.
+# Serial:
 #   t-suidstrip-docker      the docker daemon's containers and images
 #   t-suidstrip             its time budget is asserted (--budget 3)
 #   t-confexec-control      stops are asserted "at once" (< 3 s)
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n + 1)))
-SLOW_TESTS ?= tests/t-imgcache.sh tests/t-confexec.sh \
-	tests/t-confexec-root.sh tests/t-confexec-egress.sh \
-	tests/t-confexec-supervise.sh tests/t-man-examples.sh \
-	tests/t-confexec-view.sh tests/t-workloads.sh
-SERIAL_TESTS ?= tests/t-confexec-stress.sh tests/t-suidstrip-docker.sh \
-	tests/t-suidstrip.sh tests/t-confexec-control.sh
-PAR_TESTS = $(filter $(SLOW_TESTS),$(TESTS)) \
+SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
+	tests/t-confexec.sh tests/t-confexec-root.sh \
+	tests/t-confexec-egress.sh tests/t-confexec-supervise.sh \
+	tests/t-man-examples.sh tests/t-confexec-view.sh tests/t-workloads.sh
+SERIAL_TESTS ?= tests/t-suidstrip-docker.sh tests/t-suidstrip.sh \
+	tests/t-confexec-control.sh
+PAR_TESTS = $(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS))) \
 	$(filter-out $(SLOW_TESTS) $(SERIAL_TESTS),$(TESTS))
 
 # Run the unit tests and the sh tests of one variant: both prove runs
