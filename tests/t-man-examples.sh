@@ -300,7 +300,7 @@ chmod 755 "$SBIN/tool"
 python3 "$T_TOP/tests/egress-upstream.py" 127.0.0.1 "$TMP/mxup.port" \
     "$TMP/mxup.log" >/dev/null 2>&1 &
 at_exit "kill_ours $! 2>/dev/null"
-for i in $(seq 100); do [ -s "$TMP/mxup.port" ] && break; sleep 0.05; done
+wait_for test -s "$TMP/mxup.port"
 MXUP=$(cat "$TMP/mxup.port" 2>/dev/null)
 page_examples ex_confexec "s|pypi.org:443|127.0.0.1:$MXUP|;
     s|https://pypi.org/simple/|http://127.0.0.1:$MXUP/|;
@@ -324,8 +324,7 @@ ex_confexec_control() {
 		    "$BIN/confexec" --control "$W/ctl" --journal "$W/j" \
 		    >/dev/null 2>&1 &
 		cc_pid=$!
-		i=0
-		while [ ! -S "$W/ctl" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		wait_for -t 10 test -S "$W/ctl"
 		run 0
 		wait "$cc_pid"
 		t_eq "  the run ended by itself" "$?" 0
