@@ -79,7 +79,7 @@ kill_same() {
 	return 0
 }
 
-# t_now: centiseconds since boot, without a fork.
+# t_now: centiseconds since boot (no external command).
 t_now() {
 	read -r _tu _ </proc/uptime
 	_tu=${_tu%.*}${_tu#*.}
