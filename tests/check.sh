@@ -65,8 +65,11 @@ for s in ${CHECK_STAGES:-dyn asan static fuzz}; do
 		stage asan sh -c '$1 -j"$2" WERROR=1 VARIANT=asan all helpers \
 		    units && $1 WERROR=1 VARIANT=asan test' sh "$MAKE" "$JOBS" ;;
 	static)
-		stage static sh -c '$1 -j"$2" WERROR=1 static &&
-		    $1 WERROR=1 VARIANT=static test TESTS="$3"' \
+		# (STATIC_TESTS: the Makefile's, TESTS unless said otherwise)
+		stage static sh -c '$1 -j"$2" WERROR=1 static || exit
+		    if [ -n "$3" ]; then
+			$1 WERROR=1 VARIANT=static test TESTS="$3"
+		    else $1 WERROR=1 VARIANT=static test; fi' \
 		    sh "$MAKE" "$JOBS" "${STATIC_TESTS:-}" ;;
 	fuzz)
 		stage fuzz sh -c '$1 -j"$2" fuzzers && $1 -k -j2 fuzz-smoke' \
