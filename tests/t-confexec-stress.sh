@@ -234,8 +234,24 @@ note "reapers: $(grep -c '^reaped' "$TMP/reap.out" 2>/dev/null) reaped by --reap
 t_eq "the runs from other namespaces all exited 0" \
 	"$(grep -vcx 0 "$TMP/ns.rc")" 0
 t_nogrep "--reap never failed" . "$TMP/reap.err"
+# A name whose pid lives again (pids are reused: 32768 of them go round
+# within these 90 s on a busy machine) is left until that process ends
+# (confexec(1), --reap: a reused pid only delays the reaping).  One whose
+# pid ended between the reap and the look is reaped by the next.
+leftover() {
+	left= delayed=
+	for c in "$CGDIR"/borne-*; do
+		[ -d "$c" ] || continue
+		p=$(echo "${c##*/}" | sed 's/^borne-\([0-9]*\)-.*/\1/')
+		if [ -d "/proc/$p" ]; then delayed="$delayed ${c##*/}"
+		else left="$left ${c##*/}"; fi
+	done
+}
 "$CX" --reap >/dev/null 2>&1
-t_eq "at the end no run cgroup of ours is left after --reap" \
-	"$(ls -d "$CGDIR"/borne-* 2>/dev/null | wc -l)" 0
+leftover
+[ -z "$left" ] || { "$CX" --reap >/dev/null 2>&1; leftover; }
+[ -z "$delayed" ] || note "left while their pid lives again:$delayed"
+t_eq "at the end no run cgroup of ours is left after --reap (but those)" \
+	"$left" ""
 
 done_testing
