@@ -141,12 +141,13 @@ PAR_TESTS = $(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS))) \
 	$(filter-out $(SLOW_TESTS) $(SERIAL_TESTS),$(TESTS))
 
 # Run the unit tests and the sh tests of one variant: both prove runs
-# always run; the target fails when either does.
+# always run; the target fails when either does.  --timer: each file says
+# how long it took (the slow ones are the ones to start first).
 test: $(BINS) $(HELPERS) $(UNITS)
 	@rc=0; set -x; \
-	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) -j$(TEST_JOBS) $(PAR_TESTS) \
+	$(TEST_ENV) $(PROVE) --timer $(PROVE_FLAGS) -j$(TEST_JOBS) $(PAR_TESTS) \
 	    $(UNITS) || rc=1; \
-	$(if $(filter $(SERIAL_TESTS),$(TESTS)),$(TEST_ENV) $(PROVE) \
+	$(if $(filter $(SERIAL_TESTS),$(TESTS)),$(TEST_ENV) $(PROVE) --timer \
 	    $(PROVE_FLAGS) $(filter $(SERIAL_TESTS),$(TESTS)) || rc=1;) \
 	exit $$rc
 
