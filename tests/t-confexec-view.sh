@@ -262,6 +262,8 @@ t_eq "host side: 640" "$(stat -c %a "$W/lch")" 640
 sleep 301 &
 SP=$!
 at_exit "kill_ours $SP 2>/dev/null"
+# (a fork of this shell until it has exec'd sleep)
+wait_for grep -qx sleep "/proc/$SP/comm"
 t_eq "(host side: the host's sleep is in the host's /proc)" \
 	"$("$V" cmdline "$SP")" "sleep 301"
 t_exit 0 "a payload granted --ro /proc lists its pids" \
