@@ -128,17 +128,50 @@ ALL_TESTS := $(sort $(wildcard tests/t-*.sh))
 STATIC_ONLY_TESTS := tests/t-confexec-docker.sh tests/t-confexec-podman.sh
 TESTS ?= $(filter-out $(STATIC_ONLY_TESTS),$(ALL_TESTS))
 
-# Run the unit tests and the sh tests of one variant.
-test: $(BINS) $(HELPERS) $(UNITS)
-	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(UNITS) $(TESTS)
+# The test files run TEST_JOBS at a time, the slowest first (a long file
+# started last would make the whole wait for it), except SERIAL_TESTS,
+# which run alone afterwards.  A file may run beside others when it
+# keeps its state to itself: files, journals and cgroups under its own
+# $$TMP or named with its pid, ports the kernel chose, interfaces and
+# addresses named after its pid, /etc/subuid and /etc/subgid edited only
+# under /run/lock/borne-subid.lock, the shared image cache used as any
+# set of concurrent runs would.  t-confexec-stress (90 s of hundreds of
+# runs, reapers and kills at random; each run's and reaper's cgroup its
+# own) is such a file: the others run beside it, under its load.
+# Serial:
+#   t-suidstrip-docker      the docker daemon's containers and images
+#   t-suidstrip             its time budget is asserted (--budget 3)
+#   t-confexec-control      stops are asserted "at once" (< 3 s)
+#   t-confexec-docker, t-confexec-podman
+#                           a container engine each, and the static
+#                           build's image (the static stage only)
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n + 1)))
+SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
+	tests/t-confexec.sh tests/t-confexec-root.sh \
+	tests/t-confexec-egress.sh tests/t-confexec-supervise.sh \
+	tests/t-man-examples.sh tests/t-confexec-view.sh tests/t-workloads.sh \
+	tests/t-journalchain.sh tests/t-confexec-denials.sh
+SERIAL_TESTS ?= tests/t-suidstrip-docker.sh tests/t-suidstrip.sh \
+	tests/t-confexec-control.sh $(STATIC_ONLY_TESTS)
+PAR_TESTS = $(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS))) \
+	$(filter-out $(SLOW_TESTS) $(SERIAL_TESTS),$(TESTS))
 
+# Run the unit tests and the sh tests of one variant: both prove runs
+# always run; the target fails when either does.  --timer: each file says
+# how long it took (the slow ones are the ones to start first).
+test: $(BINS) $(HELPERS) $(UNITS)
+	@rc=0; set -x; \
+	$(TEST_ENV) $(PROVE) --timer $(PROVE_FLAGS) -j$(TEST_JOBS) $(PAR_TESTS) \
+	    $(UNITS) || rc=1; \
+	$(if $(filter $(SERIAL_TESTS),$(TESTS)),$(TEST_ENV) $(PROVE) --timer \
+	    $(PROVE_FLAGS) $(filter $(SERIAL_TESTS),$(TESTS)) || rc=1;) \
+	exit $$rc
+
+# Every stage (dyn, asan, static: build and tests; fuzz) runs even when
+# one before it failed; tests/check.sh prints each one's result, test
+# counts and time, and fails when any failed.
 check: deps
-	$(MAKE) WERROR=1 all helpers units
-	$(MAKE) WERROR=1 test
-	$(MAKE) WERROR=1 VARIANT=asan test
-	$(MAKE) WERROR=1 static
-	$(MAKE) WERROR=1 VARIANT=static test TESTS="$(STATIC_TESTS)"
-	$(MAKE) fuzz-smoke
+	@MAKE="$(MAKE)" STATIC_TESTS="$(STATIC_TESTS)" sh tests/check.sh
 
 # The static binaries are proven by the same tests as the dynamic ones,
 # tool by tool, and by the container suites (TESTS given on the command
@@ -174,10 +207,16 @@ check-vm: static
 # ---- fuzzing (clang libFuzzer + ASan + UBSan) ----
 FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-# sysfilter.c embeds the seccomp programs the generator compiled.
-.build/fuzz/%: tests/fuzz/%.c $(COMMON_SRC) .build/dyn/gen/sysfilter-bpf.h
+# common/ is compiled once for every target; sysfilter.c embeds the
+# seccomp programs the generator compiled.
+FUZZ_OBJ := $(COMMON_SRC:%.c=.build/fuzz/%.o)
+.build/fuzz/common/%.o: common/%.c .build/dyn/gen/sysfilter-bpf.h
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -I.build/dyn/gen -o $@ $< $(COMMON_SRC) $(LIBS) -pthread
+	clang $(FUZZ_CFLAGS) -MMD -MP -I.build/dyn/gen -c -o $@ $<
+
+.build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS) -pthread
 
 ifneq ($(VARIANT),dyn)
 .build/dyn/gen/sysfilter-bpf.h:
@@ -186,17 +225,20 @@ endif
 
 fuzzers: $(FUZZERS)
 
-# Each fuzzer runs FUZZ_SECONDS on its seed corpus (tests/fuzz/<name>/).
-fuzz-smoke: $(FUZZERS)
-	@set -e; for f in $(FUZZERS); do \
-		n=$$(basename $$f); c=.build/fuzz/corpus-$$n; \
-		mkdir -p $$c; \
-		echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		    $$c tests/fuzz/seeds-$$n 2>.build/fuzz/$$n.log || \
-		    { tail -n 40 .build/fuzz/$$n.log; exit 1; }; \
-		grep -E 'stat::number_of_executed_units' .build/fuzz/$$n.log; \
-	done
+# Each fuzzer runs FUZZ_SECONDS on its seed corpus (tests/fuzz/<name>/);
+# one target per job (make -j2 fuzz-smoke: two at a time).
+fuzz-smoke: $(FUZZERS:%=%.smoke)
+
+.build/fuzz/%.smoke: .build/fuzz/% FORCE
+	@c=.build/fuzz/corpus-$*; mkdir -p $$c; \
+	echo "fuzz: $* for $(FUZZ_SECONDS)s"; \
+	$< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    $$c tests/fuzz/seeds-$* 2>.build/fuzz/$*.log || \
+	    { tail -n 40 .build/fuzz/$*.log; echo "fuzz: $*: FAILED"; exit 1; }; \
+	echo "fuzz: $*: $$(grep -E 'stat::number_of_executed_units' \
+	    .build/fuzz/$*.log)"
+
+FORCE:
 
 # ---- benchmarks (not tests) ----
 # bench/floor: the static vfork+exec floor the launch benchmark compares
@@ -265,6 +307,10 @@ format:
 	clang-format -i cmd/*/*.c common/*.[ch] tests/helpers/*.c tests/unit/*.c
 
 .PHONY: all helpers units deps test check check-vm static fuzzers fuzz-smoke bench \
-	demo install install-profiles uninstall clean distclean format
+	demo install install-profiles uninstall clean distclean format FORCE
+
+# No object is an intermediate file to delete after a link: the next make
+# would compile it again (its .d names it).
+.SECONDARY:
 
 -include $(shell find .build -name '*.d' 2>/dev/null)

@@ -17,6 +17,12 @@
 #   host_can MECH[,MECH...] true when cgprobe says this host can enforce
 #                           every MECH: expected outcomes come from it,
 #                           never from the shape of one machine
+#   wait_for [-t SECS] CMD...
+#                           poll CMD until it succeeds (every 50 ms, SECS
+#                           at most, 30 by default): a test waits for the
+#                           event it needs (a ready file, a port listed),
+#                           never for a guessed time; false, with a diag
+#                           naming CMD, when it never comes
 #   done_testing            print the plan; exit non-zero on any failure
 #
 # Binaries come from $BORNE_BIN, probe helpers from $BORNE_HELPERS (set by
@@ -70,6 +76,27 @@ kill_same() {
 	_ks=
 	case ${1-} in -*) _ks=$1; shift ;; esac
 	[ -n "$2" ] && [ "$(pid_start "$1")" = "$2" ] && kill $_ks "$1" 2>/dev/null
+	return 0
+}
+
+# t_now: centiseconds since boot (no external command).
+t_now() {
+	read -r _tu _ </proc/uptime
+	_tu=${_tu%.*}${_tu#*.}
+	_tu=${_tu#"${_tu%%[1-9]*}"}
+	echo "${_tu:-0}"
+}
+wait_for() {
+	_ws=30
+	[ "${1-}" = -t ] && { _ws=$2; shift 2; }
+	_wend=$(($(t_now) + _ws * 100))
+	while ! "$@" >/dev/null 2>&1; do
+		if [ "$(t_now)" -ge "$_wend" ]; then
+			diag "waited ${_ws} s in vain for: $*"
+			return 1
+		fi
+		sleep 0.05
+	done
 	return 0
 }
 

@@ -45,8 +45,7 @@ start_run() {
 	"$CX" --journal "$J" --control "$S" <"$TMP/plan" >"$TMP/cx.out" \
 	    2>"$TMP/cx.err" &
 	CXPID=$!
-	for i in $(seq 200); do [ -S "$S" ] && return 0; sleep 0.02; done
-	return 1
+	wait_for -t 10 test -S "$S"
 }
 wait_run() { wait "$CXPID" 2>/dev/null; RC=$?; }
 # run_log: this run's records in the journal, from its start record (a
@@ -198,14 +197,21 @@ t_grep "and still serves the others" '"state":"running"' "$A"
 # in its receive queue (af_unix, unix_release_sock): the read shows the
 # bytes were never consumed.  A root client in the same position gets
 # its answer: the contrast shows the test can tell the two apart.
+# GO: where uid 65534 finds its go file (access(2) is the real uid's).
+GO=$(mktemp -d "${TMPDIR:-/tmp}/borne-go.XXXXXX")
+at_exit "rm -rf '$GO'"
+chmod 755 "$GO"
+: >"$GO/o1"
+: >"$GO/o2"
 kill -STOP "$CXPID"
 setpriv --reuid=65534 --regid=65534 --clear-groups \
     --inh-caps=+dac_override --ambient-caps=+dac_override \
-    "$E" unix-request "$S" '{"v":1,"op":"cancel"}' >"$TMP/o1" &
+    "$E" unix-request "$S" '{"v":1,"op":"cancel"}' "$GO/o1" >"$TMP/o1" &
 OPID=$!
-"$E" unix-request "$S" '{"v":1,"op":"heartbeat"}' >"$TMP/o2" &
+"$E" unix-request "$S" '{"v":1,"op":"heartbeat"}' "$GO/o2" >"$TMP/o2" &
 RPID=$!
-sleep 0.5
+# Each says when its bytes are sent (GO.sent), GO there already.
+wait_for test -e "$GO/o1.sent" -a -e "$GO/o2.sent"
 kill -CONT "$CXPID"
 wait "$OPID" "$RPID"
 t_eq "uid 65534: closed unread (ECONNRESET: its bytes still queued)" \
@@ -331,7 +337,7 @@ chmod 700 "$TMP"
 mkdir -p "$TMP/marks"
 MARK=$TMP/marks/marker-$$-$(date +%s%N)
 start_run --rw "$TMP/marks" -- "$E" grandchild-sleep "$MARK.pid"
-for i in $(seq 200); do [ -s "$MARK.pid" ] && break; sleep 0.02; done
+wait_for -t 10 test -s "$MARK.pid"
 marked() { pgrep -f -- "$MARK" | wc -l | tr -d ' '; }
 t_eq "payload and its setsid grandchild run (by the marker)" "$(marked)" 2
 ok "the grandchild is alive (its lock is held)" \
@@ -396,11 +402,11 @@ mkdir -p "$TMP/flags"
 "$CX" --journal "$J" --control "$S" <"$TMP/plan" >"$TMP/payload.out" \
     2>"$TMP/cx.err" &
 CXPID=$!
-for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
+wait_for -t 10 test -S "$S"
 req '{"v":1,"op":"heartbeat"}' >"$A"
 kill -STOP "$CXPID"
 touch "$TMP/flags/go"
-for i in $(seq 300); do [ -e "$TMP/flags/go.sent" ] && break; sleep 0.01; done
+wait_for -t 10 test -e "$TMP/flags/go.sent"
 kill -CONT "$CXPID"
 wait_run
 t_eq "payload with a unix grant runs to its end (not cancelled)" "$RC" 0
@@ -415,7 +421,7 @@ t_eq "the end record: no cancel" "$(tail -n 1 "$J" | jq -r .event.cancel)" null
 "$PE" $BASEP -- /bin/sleep 30 >"$TMP/plan"
 "$CX" --control "$S" <"$TMP/plan" 2>"$TMP/cx.err" &
 CXPID=$!
-for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
+wait_for -t 10 test -S "$S"
 "$PY" "$TMP/sub.py" "$S" "$TMP/pages" "$TMP/stream" >"$A" 2>"$TMP/py.err"
 wait_run
 diag_file "$TMP/py.err"
@@ -433,9 +439,10 @@ t_exit 0 "and they chain from seq 1 (journalchain verify)" \
 T0=$(date +%s%N)
 "$CX" --control "$S" <"$TMP/plan" 2>"$TMP/cx.err" &
 CXPID=$!
-for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
-"$PY" - "$S" >"$TMP/stuck" 2>"$TMP/py.err" <<'EOF' &
-import socket, sys, time
+wait_for -t 10 test -S "$S"
+rm -f "$TMP/stuck.stop"
+"$PY" - "$S" "$TMP/stuck.stop" >"$TMP/stuck" 2>"$TMP/py.err" <<'EOF' &
+import os, socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.setblocking(False)
@@ -450,11 +457,14 @@ while time.time() < t:
     except (BrokenPipeError, ConnectionResetError):
         print("dropped")
         break
-time.sleep(5)
+t = time.time() + 30                   # connected until the run is over
+while not os.path.exists(sys.argv[2]) and time.time() < t:
+    time.sleep(0.02)
 EOF
 SPID=$!
 wait_run
 MS=$(( ($(date +%s%N) - T0) / 1000000 ))
+: >"$TMP/stuck.stop"
 t_eq "timeout exit 124 with a stuck client" "$RC" 124
 ok "on time: ${MS} ms (< 2500)" test "$MS" -lt 2500
 wait "$SPID"
@@ -545,7 +555,7 @@ lockplan 30s
 "$CX" --journal "$JL" --control "$S" <"$TMP/plan" >/dev/null \
     2>"$TMP/cx.err" &
 CXPID=$!
-for i in $(seq 500); do [ -e "$TMP/flags/refused" ] && break; sleep 0.02; done
+wait_for -t 10 test -e "$TMP/flags/refused"
 ok "the payload holds the lock, refused on the socket" \
 	test -e "$TMP/flags/refused"
 printf '%s\n' '{"v":1,"op":"heartbeat"}' |
@@ -580,7 +590,7 @@ while not os.path.exists(sys.argv[2]) and time.time() < t:
     time.sleep(0.02)
 PYEOF
 	HPID=$!
-	for i in $(seq 500); do [ -e "$TMP/stop.held" ] && break; sleep 0.02; done
+	wait_for -t 10 test -e "$TMP/stop.held"
 }
 unhold() { : >"$TMP/stop"; wait "$HPID"; }
 at_exit ': >"$TMP/stop"'
@@ -603,7 +613,7 @@ rm -f "$TMP/flags/running" "$TMP/flags/go"
 	while [ ! -e "$0/go" ]; do sleep 0.05; done' "$TMP/flags" >"$TMP/plan"
 "$CX" --journal "$JL" <"$TMP/plan" >/dev/null 2>"$TMP/cx.err" &
 CXPID=$!
-for i in $(seq 500); do [ -e "$TMP/flags/running" ] && break; sleep 0.02; done
+wait_for -t 10 test -e "$TMP/flags/running"
 hold
 : >"$TMP/flags/go"
 wait_run
@@ -641,7 +651,7 @@ rm -f "$TMP/flags/made" "$TMP/flags/go"
 set --
 "$CX" --control "$S" <"$TMP/plan" >/dev/null 2>"$TMP/cx.err" &
 CXPID=$!
-for i in $(seq 200); do [ -S "$S" ] && break; sleep 0.02; done
+wait_for -t 10 test -S "$S"
 cat >"$TMP/behind.py" <<'EOF'
 import json, os, socket, sys, time
 path, flags, out = sys.argv[1:4]

@@ -34,7 +34,7 @@ N=64			# BROKER_MAXCONN: the most a payload can hold
 "$PY" "$UPS" 127.0.0.1 "$TMP/up.port" "$TMP/up.log" >/dev/null \
     2>"$TMP/up.err" &
 at_exit "kill_ours $! 2>/dev/null"
-for i in $(seq 100); do [ -s "$TMP/up.port" ] && break; sleep 0.05; done
+wait_for test -s "$TMP/up.port"
 UP=$(cat "$TMP/up.port" 2>/dev/null)
 [ -n "$UP" ] || skip_all "the test destination did not start"
 

@@ -34,7 +34,7 @@ upstream() {
 	"$PY" "$UPS" "$1" "$TMP/$2.port" "$TMP/$2.log" >/dev/null \
 	    2>"$TMP/$2.err" &
 	at_exit "kill_ours $! 2>/dev/null"
-	for i in $(seq 100); do [ -s "$TMP/$2.port" ] && break; sleep 0.05; done
+	wait_for test -s "$TMP/$2.port"
 	: >>"$TMP/$2.log"
 }
 upstream 127.0.0.1 up
@@ -348,7 +348,7 @@ for a in 127.0.0.2 $HOSTIP; do
 	cx --egress "127.0.0.1:$UP" -- "$PY" "$CLI" sidestep "$a" "$IO/bport" \
 	    "$IO/go" >"$TMP/side.out" 2>&1 &
 	SPID=$!
-	for i in $(seq 200); do [ -s "$IO/bport" ] && break; sleep 0.05; done
+	wait_for test -s "$IO/bport"
 	BP=$(cat "$IO/bport" 2>/dev/null)
 	"$PY" -c '
 import socket, sys
@@ -360,7 +360,7 @@ try:
 except socket.timeout:
     print("nothing")' "$a" "${BP:-0}" "$TMP/side.log" >"$TMP/side.log" 2>&1 &
 	HPID=$!
-	for i in $(seq 100); do [ -e "$TMP/side.log.up" ] && break; sleep 0.05; done
+	wait_for test -e "$TMP/side.log.up"
 	touch "$IO/go"
 	wait "$SPID"
 	wait "$HPID"
@@ -379,22 +379,20 @@ chmod 700 "$TMP"
 	>/dev/null 2>&1 &
 APID=$!
 at_exit "kill_ours $APID 2>/dev/null"
-for i in $(seq 100); do
-	grep -q '"event":"start"' "$TMP/a.jnl" 2>/dev/null && break
-	sleep 0.05
-done
+wait_for grep -q '"event":"start"' "$TMP/a.jnl"
 APORT=$(grep '"event":"start"' "$TMP/a.jnl" | jq -r '.event.egress.port')
 # A's payload: the child of A's confexec in another network (init stays
 # in the host's).
-APAY=
-for i in $(seq 100); do
+apay() {
+	APAY=
 	for p in $(pgrep -P "$APID"); do
 		[ "$(readlink "/proc/$p/ns/net")" != "$(readlink /proc/self/ns/net)" ] &&
 			APAY=$p
 	done
-	[ -n "$APAY" ] && break
-	sleep 0.05
-done
+	[ -n "$APAY" ]
+}
+wait_for apay
+apay
 printf '%s\n' '{"v":1,"op":"inspect"}' | socat - "UNIX-CONNECT:$TMP/a.sock" \
 	>"$TMP/a.inspect" 2>&1
 t_eq "inspect: the broker's port, nothing open, nothing relayed yet" \
@@ -428,7 +426,7 @@ sys.stdin.readline()
 print(try_(), flush=True)' "$APORT" <"$TMP/fifo.in" >"$TMP/ns.out" 2>&1 &
 	NSPID=$!
 	exec 9>"$TMP/fifo.in"
-	for i in $(seq 100); do [ -s "$TMP/ns.out" ] && break; sleep 0.05; done
+	wait_for test -s "$TMP/ns.out"
 	t_eq "in run A's network, during the run: the broker's port is open" \
 		"$(head -n 1 "$TMP/ns.out")" open
 	t_cleanup_a
@@ -486,22 +484,38 @@ t_eq "every connection is one event (allowed + refused)" \
 
 # ---- a follower of the control log gets each connection as it ends -----
 # Not only with the end record (found by review).  The payload connects
-# 1 s in, then sleeps: a follower that subscribed at once reads for 3 s.
-rm -f "$J" "$TMP/f.sock"
+# once the follower has its first page ($IO/f.go), then waits for
+# $IO/f.end (60 s at most): the follower must have the connection's
+# record while the run is still on.
+rm -f "$J" "$TMP/f.sock" "$IO/f.go" "$IO/f.end" "$TMP/f.done" "$TMP/follow.out"
 "$PE" $BASEP --egress "127.0.0.1:$UP" -- /bin/sh -c \
-	"sleep 1; curl -s -o /dev/null http://127.0.0.1:$UP/f; sleep 5" \
+	"i=0; while [ ! -e $IO/f.go ] && [ \$i -lt 1200 ]; do sleep 0.05; i=\$((i+1)); done
+	 curl -s -o /dev/null http://127.0.0.1:$UP/f
+	 i=0; while [ ! -e $IO/f.end ] && [ \$i -lt 1200 ]; do sleep 0.05; i=\$((i+1)); done" \
 	>"$TMP/f.plan"
 "$CX" --journal "$J" --control "$TMP/f.sock" <"$TMP/f.plan" >/dev/null \
 	2>"$TMP/f.err" &
 FPID=$!
-for i in $(seq 100); do [ -S "$TMP/f.sock" ] && break; sleep 0.05; done
-(echo '{"v":1,"op":"subscribe","follow":true}'; sleep 3) |
-	socat -t 0 - "UNIX-CONNECT:$TMP/f.sock" >"$TMP/follow.out" 2>&1
-t_grep "3 s in, the follower has the egress record" 'bytes_received' \
+wait_for test -S "$TMP/f.sock"
+# (its input stays open until $TMP/f.done: a closed one ends the follow)
+(echo '{"v":1,"op":"subscribe","follow":true}'
+ i=0; while [ ! -e "$TMP/f.done" ] && [ $i -lt 1200 ]; do
+	sleep 0.05; i=$((i + 1)); done) |
+	socat -t 0 - "UNIX-CONNECT:$TMP/f.sock" >"$TMP/follow.out" 2>&1 &
+SOP=$!
+wait_for test -s "$TMP/follow.out"
+: >"$IO/f.go"
+wait_for grep -q bytes_received "$TMP/follow.out"
+t_grep "the follower has the egress record" 'bytes_received' \
 	"$TMP/follow.out"
 ok "and the run has not ended yet" test "$(grep -c wall_ns "$TMP/follow.out")" = 0
+: >"$IO/f.end"
 wait "$FPID"
 t_eq "the run ends 0" "$?" 0
+wait_for -t 10 grep -q wall_ns "$TMP/follow.out"
+t_grep "then the follower has the end record" wall_ns "$TMP/follow.out"
+: >"$TMP/f.done"
+wait "$SOP"
 
 # ---- a slow client never holds the run -----------------------------------
 start=$(date +%s)

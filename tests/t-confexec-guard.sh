@@ -35,7 +35,7 @@ upstream() {
 	"$PY" "$UPS" "$1" "$TMP/$2.port" "$TMP/$2.log" "$TMP/$2.acc" \
 	    ${3:-} >/dev/null 2>"$TMP/$2.err" &
 	at_exit "kill_ours $! 2>/dev/null"
-	for i in $(seq 100); do [ -s "$TMP/$2.port" ] && break; sleep 0.05; done
+	wait_for test -s "$TMP/$2.port"
 	: >>"$TMP/$2.log"
 	: >>"$TMP/$2.acc"
 }
@@ -123,10 +123,7 @@ rm -f "$IO/go" "$J"
 unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec "$2" --journal "$3" <"$4"' \
 	sh "$TMP/hosts" "$CX" "$J" "$TMP/g.plan" >"$TMP/g.out" 2>"$TMP/g.err" &
 GPID=$!
-for i in $(seq 200); do
-	grep -q '"event":"start"' "$J" 2>/dev/null && break
-	sleep 0.05
-done
+wait_for grep -q '"event":"start"' "$J"
 t_grep "the run started before the host gained the addresses" \
 	'"event":"start"' "$J"
 ip addr add "$A4/32" dev "$IF" && ip addr add "$A6/128" dev "$IF" nodad
@@ -164,10 +161,7 @@ rm -f "$IO/go" "$J"
 unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec "$2" --journal "$3" <"$4"' \
 	sh "$TMP/hosts" "$CX" "$J" "$TMP/l.plan" >"$TMP/l.out" 2>"$TMP/l.err" &
 LPID=$!
-for i in $(seq 200); do
-	grep -q '"event":"start"' "$J" 2>/dev/null && break
-	sleep 0.05
-done
+wait_for grep -q '"event":"start"' "$J"
 t_grep "the run started while the host had $L6" '"event":"start"' "$J"
 ip addr del "$L6/128" dev "$IF" &&
 	ip -6 route add unreachable "$L6/128" && at_exit "ip -6 route del unreachable $L6/128 2>/dev/null"

@@ -120,9 +120,11 @@ t_exit 125 "a kept directory descriptor is refused (125)" \
 t_grep "the refusal names it" 'kept fd 3 is a directory of the host' "$ERR"
 
 # A lease taken would block the host's writer for the lease-break time.
+# The helper prints what it got, then holds: the writer starts once the
+# lease was tried.
 cx --setenv ROOT_ATTACK_HOLD=3 -- "$A" lease "$R/f" >"$OUT" 2>"$ERR" &
 CXP=$!
-sleep 1
+wait_for test -s "$OUT"
 t0=$(date +%s)
 timeout 5 sh -c "echo more >>'$R/f'"
 rc=$?
@@ -245,24 +247,44 @@ try OK "sched_setaffinity on itself still works" sched_setaffinity 0
 freeport() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
+# listener ADDR PORT NAME: a host listener on ADDR:PORT (:: is dual
+# stack), in the background ($LP): it creates $TMP/NAME.ready once it
+# listens (python's start takes long on a loaded machine: the test waits
+# for that, never for a guessed time), accepts until $TMP/NAME.stop
+# exists (60 s at most), then writes how many it accepted to
+# $TMP/NAME.accepts.
+listener() {
+	python3 -c '
+import os, socket, sys, time
+addr, port, base = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+s = socket.socket(fam)
+if fam == socket.AF_INET6:
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+s.bind((addr, port)); s.listen(8); s.settimeout(0.05)
+open(base + ".ready", "w").close()
+n, end = 0, time.monotonic() + 60
+while not os.path.exists(base + ".stop") and time.monotonic() < end:
+    try:
+        s.accept(); n += 1
+    except socket.timeout:
+        pass
+open(base + ".accepts", "w").write("%d\n" % n)' "$1" "$2" "$TMP/$3" &
+	LP=$!
+	wait_for test -e "$TMP/$3.ready" || fail "the host's listener on $1:$2"
+}
+# unlisten NAME: stop it and wait for it.
+unlisten() { : >"$TMP/$1.stop"; wait $LP; }
 PORT=$(freeport)
 GRANT=$(freeport)
-python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET6); s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-s.bind(("::", int(sys.argv[1]))); s.listen(8); s.settimeout(6); n = 0
-try:
-    while True: s.accept(); n += 1
-except socket.timeout: pass
-print(n)' "$PORT" >"$TMP/accepts" &
-LP=$!
-sleep 0.5
+listener :: "$PORT" l1
 for r in tfo-sendto tfo-sendmsg tfo-sendmmsg tfo6-sendto tfo-connectopt; do
 	try EPERM "$r to an ungranted port: EPERM" \
 		--tcp --connect-tcp "$GRANT" -- $r "$PORT"
 done
-wait $LP
-t_eq "host side: the listener accepted no connection" "$(cat "$TMP/accepts")" 0
+unlisten l1
+t_eq "host side: the listener accepted no connection" \
+	"$(cat "$TMP/l1.accepts")" 0
 
 holdcheck() { # holdcheck CHECK-CMD OPTIONS -- ROUTE...: CHECK while it runs
 	chk=$1
@@ -272,7 +294,8 @@ holdcheck() { # holdcheck CHECK-CMD OPTIONS -- ROUTE...: CHECK while it runs
 	shift
 	cx $opts --setenv ROOT_ATTACK_HOLD=2 -- "$A" "$@" >"$OUT" 2>"$ERR" &
 	hp=$!
-	sleep 1
+	# It prints what it got, then holds its descriptors open.
+	wait_for test -s "$OUT"
 	eval "$chk" >"$TMP/hold" 2>&1
 	wait $hp
 }
@@ -290,26 +313,14 @@ holdcheck "ss -ltnpH | grep -c root-attack" --tcp --connect-tcp "$CP" -- \
 t_eq "listen() after a refused connect: EACCES" "$(cat "$OUT")" EACCES
 t_eq "host side: no listening socket of the payload (ss)" \
 	"$(cat "$TMP/hold")" 0
-python3 -c '
-import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
-time.sleep(6)' "$CP" &
-LP=$!
-# Ready when the host lists it (python's start takes long on a loaded
-# machine).
-i=0
-while [ "$i" -lt 400 ] && ! ss -ltnH "sport = :$CP" | grep -q .; do
-	sleep 0.05
-	i=$((i + 1))
-done
+listener 127.0.0.1 "$CP" l2
 holdcheck "ss -ltnpH | grep -c root-attack" --tcp --connect-tcp "$CP" -- \
 	listen-after-unspec "$CP"
 t_eq "listen() after connect and connect(AF_UNSPEC): EACCES" \
 	"$(cat "$OUT")" EACCES
 t_eq "host side: no listening socket of the payload (ss)" \
 	"$(cat "$TMP/hold")" 0
-kill $LP 2>/dev/null
-wait $LP 2>/dev/null
+unlisten l2
 BP=$(freeport)
 try OK "bind to a --bind-tcp port, then listen: OK" \
 	--tcp --bind-tcp "$BP" -- listen-bound "$BP"

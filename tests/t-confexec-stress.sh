@@ -40,12 +40,10 @@ echo $$ >"$CGDIR/cgroup.procs"
 at_exit "echo \$\$ >'$ORIG/cgroup.procs'; $CX --reap >/dev/null 2>&1; rmdir '$CGDIR'/* '$CGDIR' 2>/dev/null"
 chmod 711 "$TMP"
 
-# wait_file FILE: up to 10 s for FILE to have something.
-wait_file() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-	[ -s "$1" ]
-}
+# wait_file FILE: until FILE has something (30 s at most).
+wait_file() { wait_for test -s "$1"; }
+# payload: the pid of the run's /bin/sleep 29.PID in $P.
+payload() { P=$(pgrep -xf "/bin/sleep 29.$$"); }
 # cgroup of a journal's start record, as a name under $CGDIR.
 jcg() { sed -n 's/.*"cgroup":"\([^"]*\)".*/\1/p' "$1" | head -n 1 |
 	sed 's,.*/,,'; }
@@ -101,11 +99,8 @@ t_nogrep "nor open any cgroup confexec made" "-ns[0-9]+-.* open OK" \
 plan -- /bin/sleep "29.$$" >"$TMP/p.sleep"
 "$CX" --journal "$TMP/k.jnl" <"$TMP/p.sleep" >"$OUT" 2>"$ERR" &
 CXPID=$!
-i=0
-while ! P=$(pgrep -xf "/bin/sleep 29.$$") && [ $i -lt 200 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+wait_for payload
+payload
 ok "the payload runs ($P)" test -n "$P"
 kill -KILL $P
 wait "$CXPID"
@@ -124,11 +119,8 @@ t_nogrep "and no such line for it" "from outside" "$TMP/att1.err"
 # argv: what a kill by name or by a reused pid could hit).
 "$CX" --journal "$TMP/ki.jnl" <"$TMP/p.sleep" >"$OUT" 2>"$ERR" &
 CXPID=$!
-i=0
-while ! P=$(pgrep -xf "/bin/sleep 29.$$") && [ $i -lt 200 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+wait_for payload
+payload
 INIT=$(pgrep -P "$CXPID" | grep -vx "$P")
 ok "its init runs ($INIT), beside the payload ($P)" test -n "$INIT"
 kill -KILL $INIT
@@ -207,11 +199,7 @@ i=1
 good=0
 while [ $i -le 8 ]; do
 	# Long runs end by themselves; 60 s more at most.
-	j=0
-	while [ ! -s "$TMP/long$i.rc" ] && [ $j -lt 600 ]; do
-		sleep 0.1
-		j=$((j + 1))
-	done
+	wait_for -t 60 test -s "$TMP/long$i.rc"
 	if [ "$(cat "$TMP/long$i.rc" 2>/dev/null)" = 0 ] &&
 	    grep -q '^ended normally' "$TMP/long$i.out" &&
 	    grep -q '"event":"end".*"exit":0,' "$TMP/long$i.jnl"; then
@@ -246,8 +234,24 @@ note "reapers: $(grep -c '^reaped' "$TMP/reap.out" 2>/dev/null) reaped by --reap
 t_eq "the runs from other namespaces all exited 0" \
 	"$(grep -vcx 0 "$TMP/ns.rc")" 0
 t_nogrep "--reap never failed" . "$TMP/reap.err"
+# A name whose pid lives again (pids are reused: 32768 of them go round
+# within these 90 s on a busy machine) is left until that process ends
+# (confexec(1), --reap: a reused pid only delays the reaping).  One whose
+# pid ended between the reap and the look is reaped by the next.
+leftover() {
+	left= delayed=
+	for c in "$CGDIR"/borne-*; do
+		[ -d "$c" ] || continue
+		p=$(echo "${c##*/}" | sed 's/^borne-\([0-9]*\)-.*/\1/')
+		if [ -d "/proc/$p" ]; then delayed="$delayed ${c##*/}"
+		else left="$left ${c##*/}"; fi
+	done
+}
 "$CX" --reap >/dev/null 2>&1
-t_eq "at the end no run cgroup of ours is left after --reap" \
-	"$(ls -d "$CGDIR"/borne-* 2>/dev/null | wc -l)" 0
+leftover
+[ -z "$left" ] || { "$CX" --reap >/dev/null 2>&1; leftover; }
+[ -z "$delayed" ] || note "left while their pid lives again:$delayed"
+t_eq "at the end no run cgroup of ours is left after --reap (but those)" \
+	"$left" ""
 
 done_testing

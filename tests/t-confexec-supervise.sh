@@ -62,11 +62,12 @@ populated_cgroups() {
 	done
 	echo $n
 }
-# wait_file FILE: up to 5 s for FILE to appear.
-wait_file() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	[ -s "$1" ]
+# wait_file FILE: until FILE has something (10 s at most).
+wait_file() { wait_for -t 10 test -s "$1"; }
+# gone MARK...: no process has any MARK in its argv.  A tree that must
+# end is waited for with it (10 s at most), then counted.
+gone() {
+	for g in "$@"; do [ "$(alive "$g")" = 0 ] || return 1; done
 }
 # cgroup of the journal's start record (the last one).
 jcg() { sed -n 's/.*"cgroup":"\([^"]*\)".*/\1/p' "$1" | tail -n 1; }
@@ -101,8 +102,9 @@ wait_file "$M.pid"
 t_eq "payload and setsid grandchild running" "$(alive "$M")" 2
 kill -KILL "$CXPID"
 wait "$CXPID" 2>/dev/null
-sleep 1
-t_eq "1 s after SIGKILL of confexec: no process of the run" "$(alive "$M")" 0
+wait_for -t 10 gone "$M"
+t_eq "SIGKILL of confexec: no process of the run (10 s at most)" \
+	"$(alive "$M")" 0
 t_eq "its cgroup holds nothing" "$(populated_cgroups "$CXPID")" 0
 STALE=$CXPID
 
@@ -125,7 +127,11 @@ while [ $r -lt "$ROUNDS" ]; do
 	wait "$CXPID" 2>/dev/null
 	r=$((r + 1))
 done
-sleep 1
+r=0
+marks=
+while [ $r -lt "$ROUNDS" ]; do marks="$marks $TMP/mk-round-$r"; r=$((r + 1)); done
+# shellcheck disable=SC2086
+wait_for -t 10 gone $marks
 r=0
 for p in $pids; do
 	n=$(alive "$TMP/mk-round-$r")
@@ -133,7 +139,7 @@ for p in $pids; do
 	pop=$((pop + $(populated_cgroups "$p")))
 	r=$((r + 1))
 done
-t_eq "$ROUNDS random SIGKILLs: no process of any run alive 1 s later" \
+t_eq "$ROUNDS random SIGKILLs: no process of any run alive (10 s at most)" \
 	"$left" 0
 t_eq "$ROUNDS random SIGKILLs: no populated run cgroup" "$pop" 0
 
@@ -223,8 +229,8 @@ wait_file "$M.pid"
 t_eq "run started under a shell" "$(alive "$M")" 2
 kill -KILL "$SH"
 wait "$SH" 2>/dev/null
-sleep 1
-t_eq "caller SIGKILLed: no process of the run 1 s later" "$(alive "$M")" 0
+wait_for -t 10 gone "$M"
+t_eq "caller SIGKILLed: no process of the run (10 s at most)" "$(alive "$M")" 0
 t_grep "end record: cancelled by the parent, 129" \
 	'"cancel":"parent",.*"exit":129' "$J"
 C=$(jcg "$J")
@@ -239,10 +245,11 @@ CXO=$(pgrep -P "$SH" -x confexec)
 at_exit "kill_same $CXO $(pid_start "$CXO")"
 kill -KILL "$SH"
 wait "$SH" 2>/dev/null
+# Nothing happens to wait for: 1 s in which a cancel would have ended it.
 sleep 1
 t_eq "--outlive-caller: the run outlives its caller" "$(alive "$M")" 2
 kill -TERM "$CXO"
-sleep 1
+wait_for -t 10 gone "$M"
 t_eq "and ends when confexec is told to" "$(alive "$M")" 0
 
 # ---- a run moved out of its cgroup is still ended ----------------------
@@ -306,8 +313,8 @@ t_grep "naming the file and its owner" \
 t_exit 0 "degrade: it runs" inown "$TMP/p.own2"
 t_grep "with a warning" "WARNING: $OWN/cgroup.procs is writable by uid 65534" \
 	"$ERR"
-sleep 0.1
-rmdir "$OWN"
+# (the last run's cgroup is removed as its confexec ends)
+wait_for -t 10 rmdir "$OWN"
 
 # ---- every stage fails once ------------------------------------------
 # Under the sanitizers: LeakSanitizer cannot run under ptrace (it says
@@ -514,7 +521,7 @@ wait_file "$NB/mk-nobody.pid"
 t_eq "not root: payload and grandchild running" "$(alive "$NB/mk-nobody")" 2
 kill -KILL "$CXN"
 wait "$CXN" 2>/dev/null
-sleep 1
+wait_for -t 10 gone "$NB/mk-nobody"
 t_eq "not root: SIGKILL of confexec ends the whole tree (pid namespace)" \
 	"$(alive "$NB/mk-nobody")" 0
 J=$NB/userns.jnl

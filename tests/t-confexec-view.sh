@@ -70,15 +70,6 @@ what() {
 	    "$(lsattr -d "$1" 2>/dev/null | cut -d' ' -f1)" \
 	    "$(getfattr -d -m - --absolute-names "$1" 2>/dev/null | tr '\n' ' ')"
 }
-# wait_for FILE: poll (10 s at most) until FILE exists.
-wait_for() {
-	wf=0
-	while [ ! -e "$1" ] && [ "$wf" -lt 200 ]; do
-		sleep 0.05
-		wf=$((wf + 1))
-	done
-	[ -e "$1" ]
-}
 # release FIFO: let a view-probe hold on FIFO end.  An O_RDWR open never
 # blocks, so a probe that died early cannot hang the test.
 release() { : 9<>"$1"; }
@@ -271,6 +262,8 @@ t_eq "host side: 640" "$(stat -c %a "$W/lch")" 640
 sleep 301 &
 SP=$!
 at_exit "kill_ours $SP 2>/dev/null"
+# (a fork of this shell until it has exec'd sleep)
+wait_for grep -qx sleep "/proc/$SP/comm"
 t_eq "(host side: the host's sleep is in the host's /proc)" \
 	"$("$V" cmdline "$SP")" "sleep 301"
 t_exit 0 "a payload granted --ro /proc lists its pids" \
@@ -301,7 +294,7 @@ ipcs -a
 exec "$1" hold "$2" "$3"' sh "$V" "$W/ipc.ready" "$W/ipc.go" \
 	>"$TMP/ipc.out" 2>"$TMP/ipc.err" &
 IPCP=$!
-if wait_for "$W/ipc.ready"; then
+if wait_for test -e "$W/ipc.ready"; then
 	IPC1=$(ipcs -a)
 	release "$W/ipc.go"
 else
@@ -346,7 +339,7 @@ exec "$1" list "$TMPDIR" hold "$2" "$3" stat "$TMPDIR/x"' sh "$V" \
 	"$W/tmp.ready" "$W/tmp.go" >"$TMP/tmp.out" 2>"$TMP/tmp.err" &
 TMPP=$!
 D1=
-if wait_for "$W/tmp.ready"; then
+if wait_for test -e "$W/tmp.ready"; then
 	D1=$(sed -n 1p "$TMP/tmp.out")
 	HOSTLS=$(ls -A "$D1" 2>&1)
 	HOSTTYPE=$(stat -c %F "$D1" 2>&1)
@@ -385,13 +378,13 @@ mkfifo "$TMP/host.go" "$W/abs.go"
 	>"$TMP/host.out" 2>&1 &
 HLP=$!
 at_exit "release '$TMP/host.go'; kill $HLP 2>/dev/null"
-wait_for "$TMP/host.ready"
+wait_for test -e "$TMP/host.ready"
 t_eq "(host side: a host listener on @$HN, reachable from the host)" \
 	"$(sed -n 1p "$TMP/host.out") $("$V" connect-abstract "$HN")" "OK OK"
 cx --unix --timeout 30s -- "$V" bind-abstract "$RN" connect-abstract "$HN" \
 	hold "$W/abs.ready" "$W/abs.go" >"$TMP/abs.out" 2>"$TMP/abs.err" &
 ABSP=$!
-if wait_for "$W/abs.ready"; then
+if wait_for test -e "$W/abs.ready"; then
 	SS=$(ss -xlH 2>&1)
 	PNU=$(cat /proc/net/unix)
 	HOSTC=$("$V" connect-abstract "$RN")

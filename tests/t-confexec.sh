@@ -151,7 +151,7 @@ t_grep "UDP refused earlier, at socket(), by seccomp (EPERM)" \
 "$E" listen "$TMP/port" &
 LPID=$!
 at_exit "kill_ours $LPID 2>/dev/null"
-for i in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+wait_for test -s "$TMP/port"
 PORT=$(cat "$TMP/port")
 t_exit 0 "connect to a granted port" \
 	cxp "socket tcp" "connect-tcp $PORT" -- "$E" connect "$PORT"
@@ -629,7 +629,7 @@ t_grep "and pids, one line each" 'strict mode would refuse: pids limit: ' \
 "$CX" <"$TMP/c1" >"$OUT" 2>"$ERR" &
 CXPID=$!
 at_exit "kill_ours $CXPID 2>/dev/null"
-for i in $(seq 100); do [ -s "$TMP/gc3.pid" ] && break; sleep 0.05; done
+wait_for test -s "$TMP/gc3.pid"
 GC=$(cat "$TMP/gc3.pid" 2>/dev/null || echo 0)
 ok "payload and grandchild running (its lock is held)" \
 	sh -c '! flock -n "$1" true' sh "$TMP/gc3.pid.lock"
@@ -688,7 +688,7 @@ mkdir -p "$TMP/sockdir"
 "$E" unix-listen "$TMP/sockdir/s" &
 UPID=$!
 at_exit "kill_ours $UPID 2>/dev/null"
-for i in $(seq 100); do [ -S "$TMP/sockdir/s" ] && break; sleep 0.05; done
+wait_for test -S "$TMP/sockdir/s"
 t_exit 0 "unix socket outside every rule, unix not granted" \
 	cxp -- "$E" unix-connect "$TMP/sockdir/s"
 t_eq "without --unix: no socket at all (EPERM)" "$(cat "$OUT")" "socket:EPERM"

@@ -314,11 +314,7 @@ rm -f "$D"/gone?
 NOCAP="setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all --"
 $NOCAP flock "$C" sh -c "echo \$\$ >'$TMP/locked'; exec sleep 300" &
 lpid=$!
-i=0
-while [ "$i" -lt 500 ] && [ ! -s "$TMP/locked" ]; do
-	i=$((i + 1))
-	sleep 0.01
-done
+wait_for test -s "$TMP/locked"
 spid=$(cat "$TMP/locked")
 at_exit "kill $lpid $spid 2>/dev/null"
 plan -- "$D/later" >"$TMP/p.later"
@@ -369,11 +365,7 @@ setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all \
     --no-new-privs -- "$HELP/imgrace" "$C" >"$TMP/race.att" 2>&1 &
 apid=$!
 at_exit "kill $apid 2>/dev/null"
-i=0
-while [ "$i" -lt 500 ] && ! grep -q '^ready$' "$TMP/race.att"; do
-	i=$((i + 1))
-	sleep 0.01
-done
+wait_for grep -q '^ready$' "$TMP/race.att"
 t_grep "the writer watches the cache" '^ready$' "$TMP/race.att"
 t_grep "host side: the writer has no capability" \
     '^CapEff:[[:space:]]*0000000000000000$' "/proc/$apid/status"
@@ -435,11 +427,7 @@ plan --rox "$HELP" --rw "$C" --timeout 600s -- "$HELP/imgrace" "$C" \
 "$CX" --image-cache "$C" <"$TMP/p.att" >"$TMP/race2.att" 2>&1 &
 cpid=$!
 at_exit "kill $cpid 2>/dev/null"
-i=0
-while [ "$i" -lt 500 ] && ! grep -q '^ready$' "$TMP/race2.att"; do
-	i=$((i + 1))
-	sleep 0.01
-done
+wait_for grep -q '^ready$' "$TMP/race2.att"
 t_grep "the writer, a payload with rw over the cache, watches it" '^ready$' \
     "$TMP/race2.att"
 : >"$TMP/race2.got"

@@ -310,7 +310,7 @@ chmod 755 "$SBIN/tool"
 python3 "$T_TOP/tests/egress-upstream.py" 127.0.0.1 "$TMP/mxup.port" \
     "$TMP/mxup.log" >/dev/null 2>&1 &
 at_exit "kill_ours $! 2>/dev/null"
-for i in $(seq 100); do [ -s "$TMP/mxup.port" ] && break; sleep 0.05; done
+wait_for test -s "$TMP/mxup.port"
 MXUP=$(cat "$TMP/mxup.port" 2>/dev/null)
 page_examples ex_confexec "s|pypi.org:443|127.0.0.1:$MXUP|;
     s|https://pypi.org/simple/|http://127.0.0.1:$MXUP/|;
@@ -320,7 +320,9 @@ page_examples ex_confexec "s|pypi.org:443|127.0.0.1:$MXUP|;
 
 # ---- confexec-control(5) ----
 # /run/me/ctl is the control socket of a run started here, whose payload
-# prints one line and exits: the follow ends with the end record.
+# exits once the example's client is connected ($W/gate/go, made when
+# the host lists a connection of that confexec's socket; 30 s at most):
+# the follow ends with the end record.
 ex_confexec_control() {
 	case $1 in
 	"follow a run's log")
@@ -330,15 +332,25 @@ ex_confexec_control() {
 			RAN=$((RAN + 1))
 			return
 		fi
-		"$BIN/planenc" --preset sys -- /bin/sleep 1 |
+		mkdir -p "$W/gate"
+		"$BIN/planenc" --preset sys --ro "$W/gate" -- /bin/sh -c '
+		    i=0; while [ ! -e "$0/go" ] && [ $i -lt 600 ]; do
+			sleep 0.05; i=$((i + 1)); done' "$W/gate" |
 		    "$BIN/confexec" --control "$W/ctl" --journal "$W/j" \
 		    >/dev/null 2>&1 &
 		cc_pid=$!
-		i=0
-		while [ ! -S "$W/ctl" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		wait_for -t 10 test -S "$W/ctl"
+		(
+			# (the socket is bound as /proc/self/fd/N/ctl)
+			wait_for sh -c 'ss -xpH | grep -F "pid=$1," |
+			    grep -q "^u_str *ESTAB .*/ctl "' sh "$cc_pid"
+			: >"$W/gate/go"
+		) &
+		gate_pid=$!
 		run 0
 		wait "$cc_pid"
 		t_eq "  the run ended by itself" "$?" 0
+		wait "$gate_pid"
 		cmp -s "$OUT" "$W/j" && pass "  the records followed are the journal's, byte for byte" ||
 		    fail "  the records followed are the journal's, byte for byte"
 		t_grep "  through the end record" '"event":"end"' "$OUT"

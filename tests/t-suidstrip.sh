@@ -431,10 +431,12 @@ ok "made $NFILES empty files" "$HELP/mkmany" "$B" "$NFILES" 2000
 # stalled CMD...: CMD, stopped for 1.5 s early in its walk (SIGSTOP; the
 # monotonic clock runs on), so that a 1 s budget is spent however fast
 # this machine walks (an idle one walked the whole tree within 1 s).
+# walking PID: PID has a descriptor open in the tree (its walk began).
+walking() { ls -l "/proc/$1/fd" 2>/dev/null | grep -qF -- " -> $B"; }
 stalled() {
 	"$@" &
 	sp=$!
-	sleep 0.05
+	wait_for -t 10 walking "$sp"
 	kill -STOP "$sp" 2>/dev/null
 	sleep 1.5
 	kill -CONT "$sp" 2>/dev/null
@@ -450,8 +452,8 @@ t_eq "json summary status is incomplete" \
 t_nogrep "no progress line when stderr is not a tty" "entries scanned" "$ERR"
 # script(1) stops itself when its child stops: both are continued.
 (
-	sleep 0.1
-	p=$(pgrep -f -x -- "$S --check --budget 3 $B") || exit 0
+	found() { p=$(pgrep -f -x -- "$S --check --budget 3 $B") && walking "$p"; }
+	wait_for -t 10 found || exit 0
 	pp=$(ps -o ppid= -p "$p")
 	kill -STOP "$p"
 	sleep 1.5
