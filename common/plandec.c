@@ -306,6 +306,10 @@ dec_script(struct dec *d, int k, struct plan *p)
 		return derr(d, "want INDEX HEX");
 	memcpy(tok, d->v, n);
 	tok[n] = '\0';
+	/* Digits only: a NUL would end the number early, and the index
+	 * then re-encode differently. */
+	if (strspn(tok, "0123456789") != n)
+		return derr(d, "want INDEX HEX (INDEX in decimal digits)");
 	if (scan_u64(tok, 1, PLAN_MAX_ARGS, &v) == -1)
 		return derr(d, "%s: not a canonical number in 1..%u", tok,
 		    PLAN_MAX_ARGS);
