@@ -353,9 +353,10 @@ tree_by_path(int fd)
 }
 
 /* fd reopened through a detached clone of its own mount, read-only
- * (a device) or idmapped by userns (a regular file). */
+ * (a device) or idmapped by userns (a regular file), with addfl added
+ * to its flags. */
 static int
-reopen(int fd, int rdonly, int userns)
+reopen(int fd, int rdonly, int userns, int addfl)
 {
 	struct borne_mount_attr a = {MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 	    MOUNT_ATTR_NOEXEC, 0, 0, 0};
@@ -384,7 +385,7 @@ reopen(int fd, int rdonly, int userns)
 		sizeof(a)) == 0) {
 		snprintf(p, sizeof(p), "/proc/self/fd/%ld", t);
 		nfd = open(p, (fl & (O_ACCMODE | O_APPEND | O_NONBLOCK |
-		    O_DSYNC | O_SYNC)) | O_CLOEXEC | O_NOCTTY);
+		    O_DSYNC | O_SYNC)) | addfl | O_CLOEXEC | O_NOCTTY);
 	}
 	e = errno;
 	close((int)t);
@@ -401,7 +402,7 @@ mv_handed(struct mountview *mv, const int *fds, size_t n, uid_t uid,
 	struct mv_hand *h;
 	struct stat st;
 	size_t i;
-	int ns, dev;
+	int ns, dev, fl, add;
 
 	for (i = 0; i < n && mv->nhand < MV_HAND_MAX; i++) {
 		if (fstat(fds[i], &st) == -1)
@@ -412,12 +413,22 @@ mv_handed(struct mountview *mv, const int *fds, size_t n, uid_t uid,
 		h = &mv->hand[mv->nhand];
 		h->fd = fds[i];
 		h->seek = 0;
+		/* Standard output and error in a regular file: the payload's
+		 * copy is a description of its own, so both it and confexec
+		 * (whose lines during the run go there too) append, and
+		 * neither writes over the other's bytes. */
+		fl = fcntl(fds[i], F_GETFL);
+		add = !dev && (fds[i] == STDOUT_FILENO ||
+		    fds[i] == STDERR_FILENO) && fl != -1 &&
+		    (fl & O_ACCMODE) != O_RDONLY && !(fl & O_APPEND) ?
+		    O_APPEND : 0;
+		h->append = add != 0;
 		ns = -1;
 		if (!dev && (ns = idmap_ns(st.st_uid, st.st_gid, to,
 		    (gid_t)to)) == -1)
 			return err_set_sys(err, errlen, "fd %d: an id map for "
 			    "it", fds[i]);
-		h->newfd = reopen(fds[i], dev, ns);
+		h->newfd = reopen(fds[i], dev, ns, add);
 		if (ns != -1)
 			close(ns);
 		if (h->newfd == -1)
@@ -426,7 +437,7 @@ mv_handed(struct mountview *mv, const int *fds, size_t n, uid_t uid,
 			    "without idmapped mounts, or a file this mount "
 			    "namespace cannot name; its metadata would be the "
 			    "payload's: hand it a pipe instead)", fds[i]);
-		if (!dev && !(fcntl(fds[i], F_GETFL) & O_APPEND)) {
+		if (!dev && !add && !(fcntl(fds[i], F_GETFL) & O_APPEND)) {
 			off_t o = lseek(fds[i], 0, SEEK_CUR);
 
 			h->seek = o != -1 && lseek(h->newfd, o, SEEK_SET) != -1;
@@ -445,9 +456,13 @@ mv_end(struct mountview *mv)
 	for (i = 0; i < mv->nhand; i++) {
 		if (mv->hand[i].newfd == -1)
 			continue;
+		/* Appended to: the caller's description goes on after all
+		 * of it (its own writes later, and confexec's). */
+		if (mv->hand[i].append)
+			(void)lseek(mv->hand[i].fd, 0, SEEK_END);
 		/* Forward only: what confexec wrote there meanwhile (its own
 		 * diagnostics on stderr) stays. */
-		if (mv->hand[i].seek &&
+		else if (mv->hand[i].seek &&
 		    (o = lseek(mv->hand[i].newfd, 0, SEEK_CUR)) != -1 &&
 		    o > lseek(mv->hand[i].fd, 0, SEEK_CUR))
 			(void)lseek(mv->hand[i].fd, o, SEEK_SET);

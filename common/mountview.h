@@ -67,6 +67,8 @@ struct mv_hand {
 	int fd;			/* the caller's descriptor */
 	int newfd;		/* its reopened copy (close-on-exec) */
 	int seek;		/* a regular file without O_APPEND */
+	int append;		/* stdout or stderr in a regular file: newfd
+				 * appends (so does confexec's say) */
 };
 
 struct mountview {

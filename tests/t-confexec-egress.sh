@@ -154,6 +154,18 @@ t_exit 56 "CONNECT to an unlisted port: curl's tunnel fails" \
 	cx --egress "127.0.0.1:$UP" -- /usr/bin/curl -sS -p \
 	"http://127.0.0.1:$OTHER/"
 t_grep "curl saw 403" '403' "$ERR"
+# stderr a regular file: the payload's lines and confexec's, said while
+# the payload runs, all kept (neither writes over the other: both
+# append); the payload's in the order it wrote them.
+cx --egress "127.0.0.1:$UP" -- /bin/sh -c 'echo before >&2;
+	/usr/bin/curl -sS -p "http://127.0.0.1:$0/"; echo "after $?" >&2' \
+	"$OTHER" >/dev/null 2>"$TMP/mixed.err"
+sed -e 's/^confexec: egress: refused: .*/CONFEXEC/' \
+    -e 's/^curl: (56) .*403.*/CURL/' "$TMP/mixed.err" >"$TMP/mixed.tags"
+t_eq "stderr in a file: the payload's lines and confexec's, none overwritten" \
+	"$(LC_ALL=C sort "$TMP/mixed.tags" | tr '\n' ' ')" "CONFEXEC CURL after 56 before "
+t_eq "  the payload's in its order" \
+	"$(grep -v CONFEXEC "$TMP/mixed.tags" | tr '\n' ' ')" "before CURL after 56 "
 t_eq "the end record counts the refusal" \
 	"$(jend '[.event.egress.allowed,.event.egress.refused]|@csv')" "0,1"
 t_exit 0 "the same host on another port is another destination" \

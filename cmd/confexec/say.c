@@ -5,8 +5,8 @@
  * descriptor of stderr's own with O_NONBLOCK (a pipe, FIFO or terminal
  * reopened through /proc/self/fd/2: a new open file description, so
  * the payload's stderr, which shares the old one, keeps its flags), a
- * send(2) with MSG_DONTWAIT (a socket), or stderr itself (a regular
- * file, which takes the bytes at once).  A line that does not go at
+ * send(2) with MSG_DONTWAIT (a socket), or an appending description of
+ * stderr's own (a regular file, which takes the bytes at once).  A line that does not go at
  * once (EAGAIN, no reader, no such descriptor) is dropped and counted:
  * there is no buffer to fill. */
 #include <errno.h>
@@ -40,7 +40,14 @@ say_open(void)
 	if (fstat(STDERR_FILENO, &st) == -1)
 		return;
 	if (S_ISREG(st.st_mode)) {
-		say.fd = STDERR_FILENO;
+		/* Appended: the payload's stderr there is a description of
+		 * its own that appends (mountview.h), so a line written at
+		 * this description's offset would land on its bytes. */
+		say.fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND |
+		    O_NOCTTY | O_CLOEXEC);
+		say.own = say.fd != -1;
+		if (say.fd == -1)
+			say.fd = STDERR_FILENO;
 	} else if (S_ISSOCK(st.st_mode)) {
 		say.fd = STDERR_FILENO;
 		say.sock = 1;
