@@ -12,7 +12,8 @@
 #            musl build .build/static/bin; left out when missing), the
 #            static one also without the image cache; confexec --control
 #            (the socket made, served by the loop, removed; no client);
-#            bwrap --unshare-all
+#            the dynamic one with /etc as one rule instead of the system
+#            preset's listing (ratio printed); bwrap --unshare-all
 #   large    gcc's cc1 (33 MB; CC1, default `gcc -print-prog-name=cc1`)
 #            bare, and under confexec: first launch (a fresh image cache
 #            before every run: copy, hash, fill) and cached (a hit)
@@ -132,6 +133,15 @@ else
 	echo "bench: no $FLOOR (make .build/bench/floor); not measured" >&2
 fi
 add launch "confexec, dynamic" "$BIN/confexec $CACHE <$TMP/plan"
+# The same plan with /etc as one rule: what the system preset's listing
+# of /etc (one rule an entry, the host's secrets left out) costs a launch.
+awk '/^ro \/etc\//{if(!d){print "ro /etc";d=1};next}{print}' "$TMP/plan" \
+    >"$TMP/plan.etc1"
+if "$BIN/confexec" $CACHE <"$TMP/plan.etc1" >/dev/null; then
+	add launch "confexec, dynamic, /etc one rule" \
+	    "$BIN/confexec $CACHE <$TMP/plan.etc1"
+	versus launch "confexec, dynamic" "confexec, dynamic, /etc one rule"
+fi
 if static_ok; then
 	add launch "confexec, static" "$STATIC_BIN/confexec $CACHE <$TMP/plan"
 	target launch "confexec, static" 1.5
