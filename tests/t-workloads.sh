@@ -436,6 +436,59 @@ t_eq "  its start record lists argv in part, counting the rest" \
 	"$(last_start '[(.argv | length) + .argv_omitted, (.argv_omitted > 0)]')" \
 	'[16,true]'
 
+# ---- make install-profiles, egress-for -----------------------------------
+PFX=$TMP/pfx
+t_exit 0 "make install-profiles into a prefix" \
+	make -s -C "$T_TOP" install-profiles PREFIX="$PFX"
+for f in "$T_TOP"/contrib/profiles/*.profile; do
+	n=$(basename "$f" .profile)
+	ok "  $n.profile installed" cmp "$f" "$PFX/share/borne/profiles/$n.profile"
+done
+ok "  egress-for installed, executable" test -x "$PFX/share/borne/egress-for"
+mkdir -p "$PFX/bin" && cp "$PE" "$PFX/bin/planenc"
+t_exit 0 "  the installed planenc finds --profile apt by name" \
+	"$PFX/bin/planenc" --profile apt -- /bin/true
+t_grep "  its rules" '^rw /var/lib/apt/lists$' "$OUT"
+
+# egress-for: the --egress lines of the servers a package manager is
+# configured with, read from its own configuration (one-line and deb822
+# sources, options, ports, credentials, disabled stanzas, duplicates).
+EF=$T_TOP/contrib/egress-for.sh
+A=$TMP/apt
+mkdir -p "$A/sources.list.d"
+cat >"$A/sources.list" <<'SRC'
+# a comment
+deb [arch=amd64 signed-by=/k.gpg] http://mirror.example.org/debian bookworm main
+deb-src https://user:secret@src.example.org:8443/debian bookworm main
+deb file:/srv/local ./
+deb http://mirror.example.org/debian bookworm-updates main
+SRC
+cat >"$A/sources.list.d/x.sources" <<'SRC'
+Types: deb deb-src
+URIs: http://a.example.org/d https://b.example.org/d
+Suites: bookworm
+Components: main
+
+Types: deb
+URIs: http://off.example.org/d
+Enabled: no
+Suites: bookworm
+
+# Types: deb
+Types: deb
+URIs: http://[2001:db8::1]/d
+Suites: bookworm
+SRC
+t_exit 0 "egress-for apt: from a sources directory" env APT_ETC="$A" sh "$EF" apt
+t_eq "  each server once, in order, disabled and file: ones left out" \
+	"$(tr '\n' ' ' <"$OUT")" \
+	"--egress mirror.example.org:80 --egress src.example.org:8443 --egress a.example.org:80 --egress b.example.org:443 --egress [2001:db8::1]:80 "
+t_exit 0 "  planenc takes its lines" "$PE" $(cat "$OUT") -- /bin/true
+rm -f "$A/sources.list" "$A/sources.list.d/x.sources"
+t_exit 1 "egress-for apt: nothing configured: exit 1" env APT_ETC="$A" sh "$EF" apt
+t_grep "  saying so" '^egress-for: apt: no http or https server configured$' "$ERR"
+t_exit 2 "egress-for: an unknown manager: exit 2" sh "$EF" pip
+
 # ---- make demo says what its runs show -----------------------------------
 t_exit 0 "contrib/demo.sh runs" sh "$T_TOP/contrib/demo.sh"
 cp "$OUT" "$TMP/demo.out"
