@@ -422,6 +422,7 @@ done
 jq -r '.ro[] | select(startswith("/etc/"))' "$TMP/j.json" >"$TMP/etc.rules"
 bad=
 while IFS= read -r f; do
+	[ -e "$f" ] || continue	# gone since (another run's /etc is not ours)
 	d=$f
 	while [ "$d" != /etc ]; do
 		m=$(stat -c %A "$d")

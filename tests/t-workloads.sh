@@ -6,6 +6,13 @@
 # proved from inside and from the host: the private tmp, /dev/null, rwx,
 # port 0, symlinked rule paths, exec failures that name what was missing,
 # and the start record (argv, cwd, resolved rules).
+# The whole file runs in a private mount namespace: the overlay it puts
+# on /etc (a planted secret, below) is seen by its own runs only, never
+# by another test's --preset sys beside it.
+if [ -z "${WL_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ] &&
+    command -v unshare >/dev/null 2>&1; then
+	WL_UNSHARED=1 exec unshare -m --propagation private sh "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -112,7 +119,12 @@ t_eq "  a PATH the plan sets is kept" \
 # directory others may search, a key only root may read, and a file named
 # as a secret although readable) shows the rule on any host.
 SEC=/etc/borne-test-secret.$$
-at_exit "rm -rf '$SEC'"
+[ -n "${WL_UNSHARED:-}" ] || skip_all "needs a private mount namespace (unshare -m) for its /etc overlay"
+mkdir -p "$TMP/etc" && mount -t tmpfs -o mode=700 tmpfs "$TMP/etc" &&
+	mkdir "$TMP/etc/up" "$TMP/etc/work" &&
+	mount -t overlay overlay \
+	    -o "lowerdir=/etc,upperdir=$TMP/etc/up,workdir=$TMP/etc/work" /etc ||
+	skip_all "cannot put an overlay on /etc in this mount namespace"
 # The sanitized helper's leak checker would need /proc, which the preset
 # does not grant: granted, and the checker kept quiet, in the asan build.
 QUIET=
@@ -137,6 +149,9 @@ done
 t_eq "  the plan lists $SEC/d/key.pub, not the directory nor the key" \
 	"$(jq -c "[.ro[] | select(startswith(\"$SEC\"))]" "$TMP/sec.json")" \
 	"[\"$SEC/d/key.pub\"]"
+umount /etc && umount "$TMP/etc"
+ok "  the overlay on /etc is gone: the planted secret was never the host's" \
+	test ! -e "$SEC"
 
 # ---- a python unittest suite ---------------------------------------------
 PY=$W/py
