@@ -295,7 +295,7 @@ else
 	t_grep "the refusal is one clear line" '^confexec: refusing: ' "$ERR"
 	t_eq "one line only" "$(wc -l <"$ERR" | tr -d ' ')" 1
 	t_grep "naming Landlock TCP and ABI 4" \
-	    '^confexec: refusing: landlock-tcp \(TCP port rules\) requested but needs Landlock ABI 4, kernel has 2 \(use --degrade to run without it\)$' \
+	    '^confexec: refusing: landlock-tcp \(TCP port rules\): needs Landlock ABI 4, kernel has 2 \(use --degrade to run without it\)$' \
 	    "$ERR"
 	t_nogrep "and not truncate (the stand-in enforces it)" 'truncate' "$ERR"
 	"$CX" --dry-run <"$TMP/pt" >"$TMP/dry" 2>&1
