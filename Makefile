@@ -64,7 +64,39 @@ FUZZ_SRC := $(wildcard tests/fuzz/*.c)
 FUZZERS := $(FUZZ_SRC:tests/fuzz/%.c=.build/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-all: $(BINS) $(MANS)
+# confexec --canary's probe program, installed beside confexec: static
+# (glibc's libc.a here, musl's in the static variant), no library but
+# libc, never sanitized (it runs inside the plans it probes).
+CANARY := $(B)/bin/confexec-canary
+CANARY_CFLAGS := -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra \
+	-Wno-unused-parameter $(if $(filter 1,$(WERROR)),-Werror)
+ifeq ($(VARIANT),static)
+CANARY_CFLAGS += -isystem $(MUSL_PREFIX)/kinc
+endif
+
+all: $(BINS) $(CANARY) $(MANS)
+
+$(CANARY): cmd/confexec/canary/canary.c
+	@mkdir -p $(@D)
+	$(CC) $(CANARY_CFLAGS) -static -o $@ $<
+
+# A test build of confexec with Landlock left out at compile time
+# (BORNE_WEAK_LANDLOCK, cmd/confexec/child.c), which the canaries must
+# catch; its probe program beside it, as confexec finds its own.
+CONFEXEC_OBJ := $(addprefix $(B)/,$(addsuffix .o,$(basename $(wildcard cmd/confexec/*.c))))
+$(B)/weak/child-landlock.o: cmd/confexec/child.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DBORNE_WEAK_LANDLOCK -c -o $@ $<
+
+$(B)/helpers/confexec-weak-landlock: $(filter-out %/child.o,$(CONFEXEC_OBJ)) $(B)/weak/child-landlock.o $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(B)/libcommon.a $(LIBS) -pthread
+
+$(B)/helpers/confexec-canary: $(CANARY)
+	@mkdir -p $(@D)
+	cp $< $@
+
+WEAK_HELPERS := $(B)/helpers/confexec-weak-landlock $(B)/helpers/confexec-canary
 
 $(B)/common/%.o: common/%.c
 	@mkdir -p $(@D)
@@ -110,7 +142,7 @@ $(B)/common/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
 	@mkdir -p $(@D)
 	$(SCDOC) < $< > $@
 
-helpers: $(HELPERS)
+helpers: $(HELPERS) $(WEAK_HELPERS)
 units: $(UNITS)
 
 # ---- tests ----
@@ -184,6 +216,9 @@ $(MUSL_PREFIX)/.done: contrib/build-static-deps.sh
 
 static: $(MUSL_PREFIX)/.done
 	$(MAKE) VARIANT=static $(TOOLS:%=.build/static/bin/%) \
+	    .build/static/bin/confexec-canary \
+	    .build/static/helpers/confexec-weak-landlock \
+	    .build/static/helpers/confexec-canary \
 	    $(HELPER_SRC:tests/helpers/%.c=.build/static/helpers/%) \
 	    $(UNIT_SRC:tests/unit/%.c=.build/static/unit/%)
 
@@ -270,12 +305,13 @@ demo:
 # one.
 install: all
 	@if [ -d .build/static/bin ]; then \
-		$(MAKE) VARIANT=static $(TOOLS:%=.build/static/bin/%); fi
+		$(MAKE) VARIANT=static $(TOOLS:%=.build/static/bin/%) \
+		    .build/static/bin/confexec-canary; fi
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 	    $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
 	@src=$(B)/bin; [ -d .build/static/bin ] && src=.build/static/bin; \
 	echo "install: the binaries of $$src"; \
-	for t in $(TOOLS); do \
+	for t in $(TOOLS) confexec-canary; do \
 		install -m 755 $$src/$$t $(DESTDIR)$(BINDIR)/$$t || exit 1; done
 	for m in $(MANS); do s=$${m##*.}; \
 		install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
@@ -290,7 +326,7 @@ install-profiles:
 	install -m 755 contrib/egress-for.sh $(DESTDIR)$(SHAREDIR)/egress-for
 
 uninstall:
-	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	for t in $(TOOLS) confexec-canary; do rm -f $(DESTDIR)$(BINDIR)/$$t; done
 	rm -f $(DESTDIR)$(PROFILEDIR)/*.profile $(DESTDIR)$(SHAREDIR)/egress-for
 	-rmdir $(DESTDIR)$(PROFILEDIR) $(DESTDIR)$(SHAREDIR)
 	for m in $(MANS); do s=$${m##*.}; \

@@ -32,6 +32,8 @@ static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "[--dry-run] [--outlive-caller]\n"
 			    "\t[--image-cache DIR | --no-image-cache] "
 			    "[--explain-denials] < PLAN\n"
+			    "       confexec [--journal FILE] --canary [--json] "
+			    "< PLAN\n"
 			    "       confexec [--journal FILE] --reap\n"
 			    "       confexec --help | --version";
 
@@ -576,6 +578,7 @@ child_report(struct run *r)
 static int
 run(struct run *r, int dry)
 {
+	char err[1024];
 	int code;
 
 	read_plan(r);
@@ -583,6 +586,8 @@ run(struct run *r, int dry)
 	if (dry)
 		return dry_run(r);
 	decide(r);
+	if (canary_on() && canary_prepare(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
 	prepare_layers(r);
 	make_cgroup(r);
 	seal_image(r);
@@ -634,7 +639,7 @@ reap(struct run *r)
 }
 
 enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
-	OPT_EXPLAIN };
+	OPT_EXPLAIN, OPT_CANARY, OPT_JSON };
 
 /* Every option, its value and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
@@ -655,6 +660,11 @@ static const struct usage_opt options[] = {
 	{ "explain-denials", no_argument, OPT_EXPLAIN, NULL,
 	    "name each path the rules denied, after the run (costs a "
 	    "round-trip per path call)" },
+	{ "canary", no_argument, OPT_CANARY, NULL,
+	    "run the built-in probes under the plan's boundary instead of "
+	    "its program; one line each" },
+	{ "json", no_argument, OPT_JSON, NULL,
+	    "with --canary: one JSON object instead of the lines" },
 	{ "help", no_argument, 'h', NULL, "print this help and exit" },
 	{ "version", no_argument, OPT_VERSION, NULL,
 	    "print the version and exit" },
@@ -668,7 +678,8 @@ main(int argc, char *argv[])
 	char shorts[16], e[ESC_SIZE(64)];
 	static struct run r;
 	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
-	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0;
+	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0, canary = 0;
+	int json = 0;
 
 	prog_set("confexec");
 	/* A caller that ignored SIGCHLD would have the kernel reap the
@@ -706,6 +717,12 @@ main(int argc, char *argv[])
 		case OPT_EXPLAIN:
 			explain = 1;
 			break;
+		case OPT_CANARY:
+			canary = 1;
+			break;
+		case OPT_JSON:
+			json = 1;
+			break;
 		case 'o':
 			outlive = 1;
 			break;
@@ -739,6 +756,13 @@ main(int argc, char *argv[])
 		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
 		    "--outlive-caller, --control and --explain-denials");
 
+	if (json && !canary)
+		die_usage_hint(EXIT_FAIL, "--json goes with --canary");
+	if (canary && (dry || reap_only))
+		die_usage_hint(EXIT_FAIL, "--canary excludes --dry-run and "
+		    "--reap");
+	if (canary)
+		canary_want(json);
 	if (imgcache != NULL && imgcache[0] != '/')
 		die(EXIT_FAIL, "--image-cache: not an absolute path");
 	r.journal = journal;

@@ -24,7 +24,9 @@
  *               the flag that would grant it)
  *   say.c       lines on stderr from the loop, never blocking on it
  *   denials.c   --explain-denials: the path calls the rules deny, named
- *               after the run with the flag that would grant them */
+ *               after the run with the flag that would grant them
+ *   canary.c    --canary: the plan's boundary around the probe program
+ *               (canary/canary.c), its answers judged against the plan */
 #ifndef CONFEXEC_H
 #define CONFEXEC_H
 
@@ -395,6 +397,19 @@ size_t denials_count(uint64_t *calls, uint64_t *unlisted);
 int denials_get(size_t i, const char **path, const char **access,
     const char **grant, uint64_t *count);
 void denials_say(const struct run *r);
+
+/* canary.c (--canary): canary_want before the run; canary_prepare
+ * once the layers are decided (the host's side of the probes made, the
+ * plan's program replaced by the probe program and its probes, a pipe
+ * kept for its answers); canary_end once the run's tree is gone, before
+ * the end record: the lines (or JSON) on stdout, the canary record, and
+ * the exit status (0 every probe matched, 1 one did not, 125 the probe
+ * program did not answer them all; code as it was without a status).
+ * What canary_prepare made is removed at exit, whatever the end. */
+void canary_want(int json);
+int canary_on(void);
+int canary_prepare(struct run *r, char *err, size_t len);
+int canary_end(struct run *r, int code, int have_status, int exited0);
 
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */

@@ -274,6 +274,9 @@ journal_end(struct run *r, struct outcome *o)
 	mv_end(&r->mv);
 	egress_end(r);
 	denials_say(r);
+	if (canary_on())
+		o->code = canary_end(r, o->code, o->have_status,
+		    o->have_status && o->code == EXIT_OK && !r->failed);
 	if (!log_wanted(r) || !r->started)
 		return o->code;
 	/* A record of the run that failed already fails its exit. */

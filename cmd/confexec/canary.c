@@ -1,0 +1,1318 @@
+/* SPDX-License-Identifier: ISC */
+/* confexec --canary (confexec(1), CANARIES): the plan's boundary, built
+ * as for a run, around confexec-canary (canary/canary.c) in place of the
+ * plan's program.  Before the clone, canary_prepare makes what the
+ * probes aim at on the host (a directory outside every rule with a file
+ * per probe and a copy of the probe program, a TCP and an abstract unix
+ * listener, a paused process, a SysV queue), derives what the plan
+ * should give each probe from its rules and the layers this run applies,
+ * and hands the probes to the program as its argv, with a pipe kept for
+ * its answers.  Once the run's tree is gone, canary_end reads the
+ * answers, looks at the host's side of each probe, prints one line per
+ * probe (or one JSON object) and journals a "canary" record. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "confexec.h"
+#include "err.h"
+#include "esc.h"
+#include "io.h"
+
+#define CANARY_PROG "confexec-canary"
+#define MAX_PROBES 160
+#define MAX_RW 16		/* rw rules probed */
+#define MAX_PORTS 8		/* granted ports probed */
+#define MAX_DAEMONS 24
+#define MEM_PROBE_MAX (256ull << 20)	/* memory limits touched past */
+#define PIDS_PROBE_MAX 1024
+#define ANSWERS_MAX (64u << 10)
+#define FILE_BYTES "borne canary\n"
+
+/* What the plan should give a probe. */
+enum expect {
+	X_DENY,		/* an errno */
+	X_GRANT,	/* "ok" */
+	X_KILL,		/* SIGKILL (a memory limit) */
+	X_HTTP403,	/* the broker refuses */
+	X_HTTPOK,	/* the broker takes it (any other answer) */
+	X_NOTRUN,	/* not tried: why in expected */
+};
+
+/* What confexec looks at on the host afterwards. */
+enum host {
+	H_NONE, H_BYTES, H_MODE, H_TIMES, H_LEFT, H_TCP, H_ABSTRACT,
+	H_SIGNAL, H_TRACE, H_SYSV,
+};
+
+struct probe_line {
+	const char *name;
+	char tried[PATH_MAX + 64];
+	char op[12];
+	char arg[PATH_MAX];
+	enum expect x;
+	char expected[256];
+	enum host h;
+	int file;		/* H_BYTES, H_MODE, H_TIMES: files[] index */
+	char got[160];
+	char hostsaw[160];
+	int match;
+};
+
+/* The files of the outside directory: one per probe. */
+enum { F_WRITE, F_CHMOD, F_UTIMES, F_READ, F_EXEC, F_N };
+static const char *const fname[F_N] = {"write", "chmod", "utimes", "read",
+	"exec"};
+
+static struct canary {
+	int on, json;
+	struct probe_line *pl;
+	size_t n;
+	char prog[PATH_MAX];
+	char dir[PATH_MAX];	/* "" none */
+	char nodir[256];	/* why none */
+	struct stat st[F_N];
+	int rfd, wfd;		/* the answers' pipe */
+	int tcpfd, absfd;	/* the host's listeners */
+	uint16_t tcpport;
+	char absname[64];
+	pid_t target;		/* the paused host process */
+	int targetfd, lifefd;
+	int msqid;
+	char **argv;
+	size_t argc;
+} cn = {0, 0, NULL, 0, "", "", "", {{0}}, -1, -1, -1, -1, 0, "", -1, -1, -1,
+	-1, NULL, 0};
+
+static const struct {
+	int e;
+	const char *name;
+} enames[] = {
+	{EPERM, "EPERM"}, {ENOENT, "ENOENT"}, {ESRCH, "ESRCH"},
+	{EIO, "EIO"}, {EBADF, "EBADF"}, {EAGAIN, "EAGAIN"},
+	{ENOMEM, "ENOMEM"}, {EACCES, "EACCES"}, {EEXIST, "EEXIST"},
+	{EXDEV, "EXDEV"}, {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},
+	{EINVAL, "EINVAL"}, {ETXTBSY, "ETXTBSY"}, {EROFS, "EROFS"},
+	{ENOSYS, "ENOSYS"}, {ELOOP, "ELOOP"}, {EIDRM, "EIDRM"},
+	{ENOTSOCK, "ENOTSOCK"}, {EPROTONOSUPPORT, "EPROTONOSUPPORT"},
+	{EOPNOTSUPP, "EOPNOTSUPP"}, {EAFNOSUPPORT, "EAFNOSUPPORT"},
+	{EADDRNOTAVAIL, "EADDRNOTAVAIL"}, {ENETUNREACH, "ENETUNREACH"},
+	{ECONNRESET, "ECONNRESET"}, {ETIMEDOUT, "ETIMEDOUT"},
+	{ECONNREFUSED, "ECONNREFUSED"}, {EHOSTUNREACH, "EHOSTUNREACH"},
+	{ENAMETOOLONG, "ENAMETOOLONG"}, {ENOEXEC, "ENOEXEC"},
+};
+
+static void
+errno_text(int e, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(enames) / sizeof(enames[0]); i++)
+		if (enames[i].e == e) {
+			snprintf(buf, size, "%s", enames[i].name);
+			return;
+		}
+	snprintf(buf, size, "errno %d", e);
+}
+
+int
+canary_on(void)
+{
+	return cn.on;
+}
+
+void
+canary_want(int json)
+{
+	cn.on = 1;
+	cn.json = json;
+}
+
+/* ---- expectations ---- */
+
+/* One thing in a route's way: a layer of this run (on: applied; wanted:
+ * the plan asks for it, so that off means missing), or a property of the
+ * plan (the uid it runs as: never "missing"). */
+struct guard {
+	const char *name;
+	int on, missing;
+};
+
+static struct guard
+g_layer(const struct run *r, int i)
+{
+	struct guard g = {r->layers[i].name, layer_on(r, i),
+		r->layers[i].wanted && !layer_on(r, i)};
+
+	return g;
+}
+
+/* Landlock's scopes (abstract unix, signals): applied with Landlock
+ * from ABI 6 on, whatever the plan grants. */
+static struct guard
+g_scope(const struct run *r)
+{
+	int on = layer_on(r, L_LANDLOCK) && r->pr.landlock_abi >= 6;
+	struct guard g = {"landlock-scope", on, !on};
+
+	return g;
+}
+
+/* Denied when a guard is on ("denied (a, b)"), else granted ("granted (x
+ * missing)": degrade mode dropped what would have denied it). */
+static void
+expect_guards(struct probe_line *pl, const struct guard *g, size_t n)
+{
+	char on[200] = "", off[200] = "";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (g[i].on)
+			snprintf(on + strlen(on), sizeof(on) - strlen(on),
+			    "%s%s", on[0] ? ", " : "", g[i].name);
+		else if (g[i].missing)
+			snprintf(off + strlen(off), sizeof(off) - strlen(off),
+			    "%s%s", off[0] ? ", " : "", g[i].name);
+	}
+	if (on[0] != '\0') {
+		pl->x = X_DENY;
+		snprintf(pl->expected, sizeof(pl->expected), "denied (%s)", on);
+	} else {
+		pl->x = X_GRANT;
+		snprintf(pl->expected, sizeof(pl->expected), "granted%s%s%s",
+		    off[0] ? " (" : "", off, off[0] ? " missing)" : "");
+	}
+}
+
+static struct probe_line *
+add(const char *name, const char *op, const char *arg)
+{
+	struct probe_line *pl;
+
+	if (cn.n >= MAX_PROBES)
+		return NULL;
+	pl = &cn.pl[cn.n++];
+	memset(pl, 0, sizeof(*pl));
+	pl->name = name;
+	snprintf(pl->op, sizeof(pl->op), "%s", op);
+	snprintf(pl->arg, sizeof(pl->arg), "%s", arg);
+	snprintf(pl->tried, sizeof(pl->tried), "%s %s", op, arg);
+	snprintf(pl->got, sizeof(pl->got), "no answer");
+	return pl;
+}
+
+static void
+not_run(const char *name, const char *tried, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void
+not_run(const char *name, const char *tried, const char *fmt, ...)
+{
+	struct probe_line *pl = add(name, "", "");
+	va_list ap;
+
+	if (pl == NULL)
+		return;
+	pl->x = X_NOTRUN;
+	snprintf(pl->tried, sizeof(pl->tried), "%s", tried);
+	va_start(ap, fmt);
+	vsnprintf(pl->expected, sizeof(pl->expected), fmt, ap);
+	va_end(ap);
+	snprintf(pl->got, sizeof(pl->got), "-");
+}
+
+/* DAC for the run's credentials (no capability: the payload holds
+ * none, uid 0 included): want of rwx on st. */
+static int
+dac(const struct run *r, const struct stat *st, unsigned want)
+{
+	unsigned m = (unsigned)st->st_mode;
+
+	if (st->st_uid == r->final_uid)
+		return ((m >> 6) & want) == want;
+	if (st->st_gid == r->final_gid)
+		return ((m >> 3) & want) == want;
+	return (m & want) == want;
+}
+
+/* ---- the host's side, made before the clone ---- */
+
+static int
+inside_rule(const struct run *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->p.nfs; i++)
+		if (plan_path_within(path, r->p.fs[i].path) ||
+		    plan_path_within(r->p.fs[i].path, path))
+			return 1;
+	return 0;
+}
+
+static int
+copy_file(const char *from, int dfd, const char *to, mode_t mode)
+{
+	char buf[65536];
+	ssize_t n;
+	int in, o, rc = 0;
+
+	if ((in = open(from, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	o = openat(dfd, to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (o == -1) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write_all(o, buf, (size_t)n) == -1) {
+			rc = -1;
+			break;
+		}
+	if (n == -1 || fchmod(o, mode) == -1)
+		rc = -1;
+	close(in);
+	if (close(o) == -1)
+		rc = -1;
+	return rc;
+}
+
+/* A fresh directory outside every rule, each probe's file in it, owned
+ * by the run's ids (only the boundary stands in the way). */
+static int
+make_dir(const struct run *r, char *err, size_t len)
+{
+	static const char *const bases[] = {"/tmp", "/var/tmp", "/dev/shm",
+		"/run"};
+	char real[PATH_MAX - 32], path[PATH_MAX];
+	size_t i;
+	int dfd, fd;
+
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		if (realpath(bases[i], real) == NULL)
+			continue;
+		snprintf(path, sizeof(path), "%s/borne-canary.XXXXXX", real);
+		if (inside_rule(r, path))
+			continue;
+		if (mkdtemp(path) == NULL)
+			continue;
+		snprintf(cn.dir, sizeof(cn.dir), "%s", path);
+		break;
+	}
+	if (cn.dir[0] == '\0') {
+		snprintf(cn.nodir, sizeof(cn.nodir), "no directory outside "
+		    "the rules could be made (/tmp, /var/tmp, /dev/shm, /run "
+		    "each lie beneath a rule or refuse one)");
+		return 0;
+	}
+	if ((dfd = open(cn.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return err_set_sys(err, len, "canary: %s", cn.dir);
+	for (i = 0; i < F_N; i++) {
+		if (i == F_EXEC) {
+			if (copy_file(cn.prog, dfd, fname[i], 0755) == -1)
+				goto fail;
+		} else {
+			fd = openat(dfd, fname[i], O_WRONLY | O_CREAT | O_EXCL |
+			    O_CLOEXEC, 0644);
+			if (fd == -1 || write_all(fd, FILE_BYTES,
+			    strlen(FILE_BYTES)) == -1 || fchmod(fd, 0644) ==
+			    -1 || close(fd) == -1)
+				goto fail;
+		}
+		if (fchownat(dfd, fname[i], r->final_uid, r->final_gid,
+		    AT_SYMLINK_NOFOLLOW) == -1 ||
+		    fstatat(dfd, fname[i], &cn.st[i], AT_SYMLINK_NOFOLLOW) == -1)
+			goto fail;
+	}
+	if (fchown(dfd, r->final_uid, r->final_gid) == -1 ||
+	    fchmod(dfd, 0755) == -1)
+		goto fail;
+	close(dfd);
+	return 0;
+fail:
+	err_set_sys(err, len, "canary: %s/%s", cn.dir, fname[i]);
+	close(dfd);
+	return -1;
+}
+
+static int
+listen_tcp(const struct run *r)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	size_t i, tries;
+	int fd, taken;
+
+	for (tries = 0; tries < 8; tries++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    0);
+		if (fd == -1)
+			return -1;
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+		    listen(fd, 4) == -1 ||
+		    getsockname(fd, (struct sockaddr *)&sa, &sl) == -1) {
+			close(fd);
+			return -1;
+		}
+		cn.tcpport = ntohs(sa.sin_port);
+		for (taken = 0, i = 0; i < r->p.nconnect; i++)
+			taken |= r->p.connect_tcp[i] == cn.tcpport;
+		if (!taken) {
+			cn.tcpfd = fd;
+			return 0;
+		}
+		close(fd);	/* a port the plan grants: another */
+	}
+	errno = EADDRINUSE;
+	return -1;
+}
+
+static int
+listen_abstract(void)
+{
+	struct sockaddr_un sa;
+	size_t n;
+	int fd;
+
+	snprintf(cn.absname, sizeof(cn.absname), "borne-canary.%ld.%lx",
+	    (long)getpid(), (unsigned long)now_ns(CLOCK_MONOTONIC));
+	n = strlen(cn.absname);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path + 1, cn.absname, n);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd == -1)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct
+	    sockaddr_un, sun_path) + 1 + n)) == -1 || listen(fd, 4) == -1) {
+		close(fd);
+		return -1;
+	}
+	cn.absfd = fd;
+	return 0;
+}
+
+/* The paused host process: a grandchild (never a child of confexec's,
+ * whose children a run without a pid namespace kills), every signal
+ * blocked, until its pipe's other end closes (confexec's end). */
+static int
+start_target(void)
+{
+	int life[2], pp[2], st;
+	sigset_t all;
+	pid_t a, b;
+
+	if (pipe2(life, O_CLOEXEC) == -1)
+		return -1;
+	if (pipe2(pp, O_CLOEXEC) == -1) {
+		close(life[0]);
+		close(life[1]);
+		return -1;
+	}
+	fflush(NULL);
+	if ((a = fork()) == -1)
+		return -1;
+	if (a == 0) {
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		if ((b = fork()) == 0) {
+			char c;
+
+			dup2(life[0], 0);
+			syscall(SYS_close_range, 1u, ~0u, 0u);
+			while (read(0, &c, 1) == -1 && errno == EINTR)
+				;
+			_exit(0);
+		}
+		(void)!write(pp[1], &b, sizeof(b));
+		_exit(b == -1);
+	}
+	close(life[0]);
+	close(pp[1]);
+	while (waitpid(a, &st, 0) == -1 && errno == EINTR)
+		;
+	if (read(pp[0], &b, sizeof(b)) != (ssize_t)sizeof(b) || b <= 0) {
+		close(pp[0]);
+		close(life[1]);
+		errno = ECHILD;
+		return -1;
+	}
+	close(pp[0]);
+	cn.lifefd = life[1];
+	cn.target = b;
+	cn.targetfd = (int)syscall(SYS_pidfd_open, b, 0);
+	return cn.targetfd == -1 ? -1 : 0;
+}
+
+/* Whether a TCP listener is on 127.0.0.1 or 0.0.0.0 at port. */
+static int
+host_listens(uint16_t port)
+{
+	char line[256], want1[32], want2[32];
+	FILE *f = fopen("/proc/net/tcp", "re");
+	unsigned st;
+	int found = 0;
+
+	if (f == NULL)
+		return 0;
+	snprintf(want1, sizeof(want1), "0100007F:%04X", port);
+	snprintf(want2, sizeof(want2), "00000000:%04X", port);
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		char local[64];
+
+		if (sscanf(line, " %*d: %63s %*s %x", local, &st) != 2)
+			continue;
+		found = st == 0x0a && (strcmp(local, want1) == 0 ||
+		    strcmp(local, want2) == 0);
+	}
+	fclose(f);
+	return found;
+}
+
+/* ---- the probes ---- */
+
+static void
+probes_outside(const struct run *r)
+{
+	struct guard write[2] = {g_layer(r, L_LANDLOCK), g_layer(r, L_MOUNTNS)};
+	struct guard meta[1] = {g_layer(r, L_MOUNTNS)};
+	struct guard ll[1] = {g_layer(r, L_LANDLOCK)};
+	static const char *const names[F_N] = {"write-outside",
+		"chmod-outside", "utimes-outside", "read-outside",
+		"exec-outside"};
+	static const char *const ops[F_N] = {"write", "chmod", "utimes",
+		"read", "exec"};
+	static const enum host hs[F_N] = {H_BYTES, H_MODE, H_TIMES, H_NONE,
+		H_NONE};
+	char path[PATH_MAX + 16];
+	struct probe_line *pl;
+	size_t i;
+
+	for (i = 0; i < F_N; i++) {
+		if (cn.dir[0] == '\0') {
+			not_run(names[i], ops[i], "not run: %s", cn.nodir);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", cn.dir, fname[i]);
+		if ((pl = add(names[i], ops[i], path)) == NULL)
+			return;
+		pl->h = hs[i];
+		pl->file = (int)i;
+		if (i == F_WRITE)
+			expect_guards(pl, write, 2);
+		else if (i == F_CHMOD || i == F_UTIMES)
+			expect_guards(pl, meta, 1);
+		else
+			expect_guards(pl, ll, 1);
+	}
+}
+
+static void
+rw_expect(const struct run *r, struct probe_line *pl, int ok,
+    const char *path, const char *what)
+{
+	pl->x = ok ? X_GRANT : X_DENY;
+	if (ok)
+		snprintf(pl->expected, sizeof(pl->expected), "granted (rw rule "
+		    "%.200s)", path);
+	else
+		snprintf(pl->expected, sizeof(pl->expected), "denied (%s mode, "
+		    "for uid %lu)", what, (unsigned long)r->final_uid);
+}
+
+/* Inside each rw (and rwx) rule: a directory gets a file created,
+ * changed, read and removed; a file is opened for writing only (the
+ * user's bytes stay). */
+static void
+probes_rw(const struct run *r)
+{
+	static char paths[MAX_RW][PATH_MAX];
+	static const char *const ops[] = {"create", "chmod", "read",
+		"remove"};
+	static const char *const names[] = {"rw-create", "rw-chmod",
+		"rw-read", "rw-remove"};
+	struct probe_line *pl;
+	struct stat st;
+	size_t i, j, k = 0, skipped = 0;
+	int ok;
+
+	for (i = 0; i < r->p.nfs; i++) {
+		const struct plan_fsrule *f = &r->p.fs[i];
+
+		if (f->intent != PLAN_RW && f->intent != PLAN_RWX)
+			continue;
+		if (k >= MAX_RW) {
+			skipped++;
+			continue;
+		}
+		if (stat(f->path, &st) == -1) {
+			not_run("rw", f->path, "not run: %s", strerror(errno));
+			continue;
+		}
+		if (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) {
+			if ((pl = add("rw-write", "openw", f->path)) == NULL)
+				return;
+			rw_expect(r, pl, dac(r, &st, 2), f->path, "file");
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			not_run("rw", f->path, "not run: neither a directory, "
+			    "a regular file nor a character device");
+			continue;
+		}
+		snprintf(paths[k], sizeof(paths[k]), "%s%s.borne-canary.%ld",
+		    f->path, strcmp(f->path, "/") == 0 ? "" : "/",
+		    (long)getpid());
+		ok = dac(r, &st, 3);
+		for (j = 0; j < 4; j++) {
+			if ((pl = add(names[j], ops[j], paths[k])) == NULL)
+				return;
+			pl->h = j == 3 ? H_LEFT : H_NONE;
+			rw_expect(r, pl, ok, f->path, "directory");
+		}
+		k++;
+	}
+	if (skipped > 0)
+		not_run("rw", "rules past the first 16", "not run: %zu more rw "
+		    "rules", skipped);
+}
+
+static void
+probes_net(const struct run *r)
+{
+	const struct plan *p = &r->p;
+	struct guard sc = {"seccomp", layer_on(r, L_SECCOMP), 0};
+	struct guard tcp[3] = {sc, g_layer(r, L_TCP),
+		{"net-namespace (the egress broker's)", p->negress > 0, 0}};
+	struct guard abs[3] = {sc, g_scope(r), g_layer(r, L_NETNS)};
+	struct probe_line *pl;
+	char port[16];
+	size_t i, n = 0;
+
+	if ((pl = add("udp", "udp", "-")) != NULL) {
+		snprintf(pl->tried, sizeof(pl->tried), "socket AF_INET "
+		    "SOCK_DGRAM");
+		expect_guards(pl, &sc, 1);
+	}
+	snprintf(port, sizeof(port), "%u", (unsigned)cn.tcpport);
+	if ((pl = add("tcp-ungranted", "tcp", port)) != NULL) {
+		snprintf(pl->tried, sizeof(pl->tried), "connect 127.0.0.1:%s",
+		    port);
+		/* Without the tcp right, seccomp refuses the socket. */
+		tcp[0].on = sc.on && !(p->sock & PLAN_SOCK_TCP);
+		tcp[0].missing = 0;
+		if (p->sock & PLAN_SOCK_TCP)
+			expect_guards(pl, tcp + 1, 2);
+		else
+			expect_guards(pl, tcp, 1);
+		pl->h = H_TCP;
+	}
+	for (i = 0; i < p->nconnect; i++) {
+		snprintf(port, sizeof(port), "%u", (unsigned)p->connect_tcp[i]);
+		if (p->negress > 0) {
+			not_run("tcp-granted", port, "not run: the run's network "
+			    "is the egress broker's");
+			continue;
+		}
+		if (n >= MAX_PORTS) {
+			not_run("tcp-granted", port, "not run: past the first "
+			    "%d ports", MAX_PORTS);
+			continue;
+		}
+		if (!host_listens(p->connect_tcp[i])) {
+			not_run("tcp-granted", port, "not run: no host listener "
+			    "on 127.0.0.1:%s", port);
+			continue;
+		}
+		if ((pl = add("tcp-granted", "tcp", port)) == NULL)
+			return;
+		snprintf(pl->tried, sizeof(pl->tried), "connect 127.0.0.1:%s",
+		    port);
+		pl->x = X_GRANT;
+		snprintf(pl->expected, sizeof(pl->expected), "granted "
+		    "(connect-tcp %s)", port);
+		n++;
+	}
+	if ((pl = add("abstract-unix", "abstract", cn.absname)) != NULL) {
+		snprintf(pl->tried, sizeof(pl->tried), "connect @%s",
+		    cn.absname);
+		abs[0].on = sc.on && !(p->sock & PLAN_SOCK_UNIX);
+		abs[0].missing = 0;
+		if (p->sock & PLAN_SOCK_UNIX)
+			expect_guards(pl, abs + 1, 2);
+		else
+			expect_guards(pl, abs, 1);
+		pl->h = H_ABSTRACT;
+	}
+}
+
+static void
+probes_egress(const struct run *r)
+{
+	static char dest[PLAN_MAX_EGRESS][PLAN_MAX_HOST_LEN + 32];
+	const struct plan *p = &r->p;
+	struct probe_line *pl;
+	const char *h;
+	size_t i;
+
+	if (p->negress == 0) {
+		not_run("egress-unlisted", "CONNECT canary.invalid:443",
+		    "not run: the plan has no egress broker (no TCP to "
+		    "anywhere but its connect-tcp ports)");
+		return;
+	}
+	for (i = 0; i < p->negress; i++) {
+		h = p->egress[i].host;
+		/* A suffix wildcard: a name beneath it. */
+		if (h[0] == '*')
+			snprintf(dest[i], sizeof(dest[i]), "borne-canary%s:%u",
+			    h + 1, (unsigned)p->egress[i].port);
+		else
+			snprintf(dest[i], sizeof(dest[i]), strchr(h, ':') ?
+			    "[%s]:%u" : "%s:%u", h,
+			    (unsigned)p->egress[i].port);
+		if ((pl = add("egress-listed", "egress", dest[i])) == NULL)
+			return;
+		snprintf(pl->tried, sizeof(pl->tried), "CONNECT %.300s "
+		    "(broker)", dest[i]);
+		pl->x = X_HTTPOK;
+		snprintf(pl->expected, sizeof(pl->expected), "allowed "
+		    "(listed)");
+	}
+	if ((pl = add("egress-unlisted", "egress", "canary.invalid:443")) !=
+	    NULL) {
+		snprintf(pl->tried, sizeof(pl->tried), "CONNECT "
+		    "canary.invalid:443 (broker)");
+		pl->x = X_HTTP403;
+		snprintf(pl->expected, sizeof(pl->expected), "refused (http "
+		    "403: not listed)");
+	}
+}
+
+static void
+probes_daemons(const struct run *r)
+{
+	static struct daemon_hit hits[MAX_DAEMONS];
+	const struct plan *p = &r->p;
+	struct probe_line *pl;
+	size_t i, j, n = 0;
+	int acked;
+
+	if (probe_daemons(r->final_uid, r->final_gid, hits, MAX_DAEMONS,
+	    &n) == -1 && errno != E2BIG)
+		n = 0;
+	for (i = 0; i < n; i++) {
+		if ((pl = add("daemon", "unix", hits[i].path)) == NULL)
+			return;
+		snprintf(pl->tried, sizeof(pl->tried), "connect %s (%s)",
+		    hits[i].path, hits[i].name);
+		for (acked = 0, j = 0; j < p->nack; j++)
+			acked |= strcmp(p->ack_daemons[j], hits[i].name) == 0;
+		pl->x = X_DENY;
+		if (!(p->sock & PLAN_SOCK_UNIX))
+			snprintf(pl->expected, sizeof(pl->expected),
+			    "denied (seccomp: no unix right)");
+		else if (!hits[i].connectable)
+			snprintf(pl->expected, sizeof(pl->expected),
+			    "denied (socket mode, for uid %lu)",
+			    (unsigned long)r->final_uid);
+		else {
+			pl->x = X_GRANT;
+			snprintf(pl->expected, sizeof(pl->expected), acked ?
+			    "granted (acknowledged: --ack-daemon %s)" :
+			    "granted (not acknowledged: degrade)",
+			    hits[i].name);
+		}
+	}
+}
+
+static void
+probes_process(const struct run *r)
+{
+	struct guard sig[3] = {g_layer(r, L_PIDNS), g_scope(r),
+		{"uid", r->final_uid != geteuid(), 0}};
+	struct guard sc = {"seccomp", layer_on(r, L_SECCOMP), 0};
+	struct guard ipc[2] = {g_layer(r, L_IPCNS), sc};
+	struct probe_line *pl;
+	char arg[32];
+
+	snprintf(arg, sizeof(arg), "%ld", (long)cn.target);
+	if ((pl = add("signal", "signal", arg)) != NULL) {
+		snprintf(pl->tried, sizeof(pl->tried), "kill SIGUSR1 to host "
+		    "pid %s", arg);
+		expect_guards(pl, sig, 3);
+		pl->h = H_SIGNAL;
+	}
+	if ((pl = add("ptrace", "ptrace", arg)) != NULL) {
+		snprintf(pl->tried, sizeof(pl->tried), "PTRACE_ATTACH host "
+		    "pid %s", arg);
+		expect_guards(pl, &sc, 1);
+		pl->h = H_TRACE;
+	}
+	snprintf(arg, sizeof(arg), "%d", cn.msqid);
+	if ((pl = add("sysv-ipc", "sysv", arg)) != NULL) {
+		snprintf(pl->tried, sizeof(pl->tried), "msgsnd to host queue "
+		    "%s", arg);
+		/* Without its own IPC namespace, seccomp refuses SysV. */
+		ipc[0].missing = 0;
+		ipc[1].on = sc.on && !layer_on(r, L_IPCNS);
+		expect_guards(pl, ipc, 2);
+		pl->h = H_SYSV;
+	}
+}
+
+static void
+probes_limits(const struct run *r)
+{
+	const struct plan *p = &r->p;
+	struct probe_line *pl;
+	char arg[32];
+
+	if (p->mem_max != 0 && p->mem_max + (32ull << 20) > MEM_PROBE_MAX)
+		not_run("memory", "touch past memory-max", "not run: "
+		    "memory-max above %llu MiB", (MEM_PROBE_MAX >> 20) - 32);
+	else if (p->mem_max != 0) {
+		snprintf(arg, sizeof(arg), "%llu",
+		    (unsigned long long)(p->mem_max + (32ull << 20)));
+		if ((pl = add("memory", "memory", arg)) == NULL)
+			return;
+		snprintf(pl->tried, sizeof(pl->tried), "touch %s bytes in a "
+		    "child", arg);
+		if (layer_on(r, L_MEMORY)) {
+			pl->x = X_KILL;
+			snprintf(pl->expected, sizeof(pl->expected), "killed "
+			    "(memory)");
+		} else {
+			pl->x = X_GRANT;
+			snprintf(pl->expected, sizeof(pl->expected), "granted "
+			    "(memory missing)");
+		}
+	}
+	if (p->pids_max != 0 && p->pids_max > PIDS_PROBE_MAX)
+		not_run("pids", "fork past pids-max", "not run: pids-max above "
+		    "%d", PIDS_PROBE_MAX);
+	else if (p->pids_max != 0) {
+		snprintf(arg, sizeof(arg), "%llu",
+		    (unsigned long long)p->pids_max);
+		if ((pl = add("pids", "pids", arg)) == NULL)
+			return;
+		snprintf(pl->tried, sizeof(pl->tried), "fork %s processes in "
+		    "a child", arg);
+		if (layer_on(r, L_PIDS)) {
+			pl->x = X_DENY;
+			snprintf(pl->expected, sizeof(pl->expected), "denied "
+			    "(pids)");
+		} else {
+			pl->x = X_GRANT;
+			snprintf(pl->expected, sizeof(pl->expected), "granted "
+			    "(pids missing)");
+		}
+	}
+}
+
+static void
+cleanup(void)
+{
+	char path[PATH_MAX + 16];
+	size_t i;
+
+	if (cn.dir[0] != '\0') {
+		for (i = 0; i < F_N; i++) {
+			snprintf(path, sizeof(path), "%s/%s", cn.dir, fname[i]);
+			(void)unlink(path);
+		}
+		(void)rmdir(cn.dir);
+		cn.dir[0] = '\0';
+	}
+	for (i = 0; i < cn.n; i++)
+		if (cn.pl[i].h == H_LEFT)
+			(void)unlink(cn.pl[i].arg);
+	if (cn.msqid != -1)
+		(void)msgctl(cn.msqid, IPC_RMID, NULL);
+	cn.msqid = -1;
+	if (cn.lifefd != -1)
+		close(cn.lifefd);	/* the target ends */
+	cn.lifefd = -1;
+}
+
+/* Move the answers' write end to a descriptor the payload keeps: the
+ * plan's keep list gets it, in order. */
+static int
+keep_pipe(struct run *r, char *err, size_t len)
+{
+	struct plan *p = &r->p;
+	int fds[2], *k;
+	size_t i;
+
+	if (p->nkeep >= PLAN_MAX_KEEP)
+		return err_set(err, len, "canary: the plan keeps %d "
+		    "descriptors already: none is left for the probes' "
+		    "answers", PLAN_MAX_KEEP);
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1)
+		return err_set_sys(err, len, "canary: pipe");
+	cn.rfd = fds[0];
+	cn.wfd = fds[1];
+	/* Blocking for the writer: the answers fit in the pipe. */
+	if (fcntl(cn.wfd, F_SETFL, 0) == -1 || fcntl(cn.wfd, F_SETFD, 0) == -1)
+		return err_set_sys(err, len, "canary: pipe");
+	if ((k = realloc(p->keep_fds, (p->nkeep + 1) * sizeof(int))) == NULL)
+		return err_set_sys(err, len, "canary: keep list");
+	for (i = p->nkeep; i > 0 && k[i - 1] > cn.wfd; i--)
+		k[i] = k[i - 1];
+	k[i] = cn.wfd;
+	p->keep_fds = k;
+	p->nkeep++;
+	return 0;
+}
+
+/* The probe program, beside confexec's own executable. */
+static int
+find_prog(char *err, size_t len)
+{
+	char self[PATH_MAX - 32], *slash;
+	struct stat st;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return err_set_sys(err, len, "canary: /proc/self/exe");
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return err_set(err, len, "canary: /proc/self/exe: %s", self);
+	*slash = '\0';
+	snprintf(cn.prog, sizeof(cn.prog), "%s/%s", self, CANARY_PROG);
+	if (stat(cn.prog, &st) == -1)
+		return err_set_sys(err, len, "canary: the probe program %s",
+		    cn.prog);
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, len, "canary: the probe program %s is not "
+		    "a regular file", cn.prog);
+	return 0;
+}
+
+/* The plan's program replaced by the probe program and its probes (the
+ * rest of the plan as it came). */
+static int
+replace_program(struct run *r, char *err, size_t len)
+{
+	struct plan *p = &r->p;
+	char fd[16];
+	size_t i, a = 0;
+
+	if ((cn.argv = calloc(2 + 2 * cn.n + 1, sizeof(char *))) == NULL)
+		return err_set_sys(err, len, "canary: argv");
+	snprintf(fd, sizeof(fd), "%d", cn.wfd);
+	cn.argv[a++] = strdup(CANARY_PROG);
+	cn.argv[a++] = strdup(fd);
+	for (i = 0; i < cn.n; i++) {
+		if (cn.pl[i].x == X_NOTRUN)
+			continue;
+		cn.argv[a++] = strdup(cn.pl[i].op);
+		cn.argv[a++] = strdup(cn.pl[i].arg);
+	}
+	for (i = 0; i < a; i++)
+		if (cn.argv[i] == NULL)
+			return err_set_sys(err, len, "canary: argv");
+	cn.argc = a;
+	p->program = strdup(cn.prog);
+	if (p->program == NULL)
+		return err_set_sys(err, len, "canary: program");
+	p->argv = cn.argv;
+	p->argc = a;
+	p->has_sha256 = 0;	/* the pin was the plan's program's */
+	p->script_arg = 0;
+	return 0;
+}
+
+int
+canary_prepare(struct run *r, char *err, size_t len)
+{
+	if (atexit(cleanup) != 0)
+		return err_set(err, len, "canary: atexit");
+	if ((cn.pl = calloc(MAX_PROBES, sizeof(*cn.pl))) == NULL)
+		return err_set_sys(err, len, "canary: probes");
+	if (find_prog(err, len) == -1 || keep_pipe(r, err, len) == -1 ||
+	    make_dir(r, err, len) == -1)
+		return -1;
+	if (listen_tcp(r) == -1)
+		return err_set_sys(err, len, "canary: TCP listener on "
+		    "127.0.0.1");
+	if (listen_abstract() == -1)
+		return err_set_sys(err, len, "canary: abstract unix listener");
+	if (start_target() == -1)
+		return err_set_sys(err, len, "canary: the host process");
+	if ((cn.msqid = msgget(IPC_PRIVATE, IPC_CREAT | 0666)) == -1)
+		return err_set_sys(err, len, "canary: SysV queue");
+	probes_outside(r);
+	probes_rw(r);
+	probes_net(r);
+	probes_egress(r);
+	probes_daemons(r);
+	probes_process(r);
+	probes_limits(r);
+	return replace_program(r, err, len);
+}
+
+/* ---- after the run ---- */
+
+static void
+answers(void)
+{
+	static char buf[ANSWERS_MAX + 1];
+	size_t got = 0, i;
+	unsigned long k;
+	char *line, *sp, *save = NULL;
+	ssize_t n;
+	int v;
+
+	while (got < ANSWERS_MAX &&
+	    (n = read(cn.rfd, buf + got, ANSWERS_MAX - got)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	/* The answers in argv's order: the k-th probe that ran. */
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		k = strtoul(line, &sp, 10);
+		if (*sp != ' ')
+			continue;
+		for (i = 0; i < cn.n; i++) {
+			if (cn.pl[i].x == X_NOTRUN)
+				continue;
+			if (k-- == 0)
+				break;
+		}
+		if (i == cn.n)
+			continue;
+		sp++;
+		if (sscanf(sp, "errno %d", &v) == 1)
+			errno_text(v, cn.pl[i].got, sizeof(cn.pl[i].got));
+		else if (strncmp(sp, "error ", 6) == 0 ||
+		    strcmp(sp, "ok") == 0 || strcmp(sp, "timeout") == 0 ||
+		    sscanf(sp, "signal %d", &v) == 1 ||
+		    sscanf(sp, "http %d", &v) == 1) {
+			esc_name(sp, cn.pl[i].got, sizeof(cn.pl[i].got));
+		}
+	}
+}
+
+static int
+accepted(int fd)
+{
+	int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (c == -1)
+		return 0;
+	close(c);
+	return 1;
+}
+
+/* A field of /proc/PID/status, as text. */
+static int
+status_field(pid_t pid, const char *key, char *val, size_t size)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+			snprintf(val, size, "%s", line + kl + 1 +
+			    strspn(line + kl + 1, " \t"));
+			val[strcspn(val, "\n")] = '\0';
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+static int
+target_alive(void)
+{
+	struct pollfd pf = {cn.targetfd, POLLIN, 0};
+
+	return poll(&pf, 1, 0) == 0;
+}
+
+/* The host's side of one probe: what it shows, and 1 when it changed. */
+static int
+host_side(struct probe_line *pl)
+{
+	char path[PATH_MAX + 16], v[128], buf[64];
+	struct msqid_ds q;
+	struct stat st;
+	const struct stat *was;
+	unsigned long long pend;
+	int fd;
+	ssize_t n;
+
+	snprintf(pl->hostsaw, sizeof(pl->hostsaw), "-");
+	switch (pl->h) {
+	case H_NONE:
+		return 0;
+	case H_BYTES:
+	case H_MODE:
+	case H_TIMES:
+		was = &cn.st[pl->file];
+		snprintf(path, sizeof(path), "%s/%s", cn.dir,
+		    fname[pl->file]);
+		if (stat(path, &st) == -1) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "file gone "
+			    "(%s)", strerror(errno));
+			return 1;
+		}
+		if (st.st_uid != was->st_uid || st.st_gid != was->st_gid) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "owner "
+			    "changed");
+			return 1;
+		}
+		if (pl->h == H_MODE && st.st_mode != was->st_mode) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "mode %04o "
+			    "-> %04o", (unsigned)(was->st_mode & 07777),
+			    (unsigned)(st.st_mode & 07777));
+			return 1;
+		}
+		if (pl->h == H_TIMES &&
+		    (st.st_mtim.tv_sec != was->st_mtim.tv_sec ||
+		    st.st_mtim.tv_nsec != was->st_mtim.tv_nsec)) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "mtime "
+			    "changed");
+			return 1;
+		}
+		if (pl->h == H_BYTES) {
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			n = fd == -1 ? -1 : read(fd, buf, sizeof(buf));
+			if (fd != -1)
+				close(fd);
+			if (n != (ssize_t)strlen(FILE_BYTES) ||
+			    memcmp(buf, FILE_BYTES, (size_t)n) != 0 ||
+			    st.st_size != was->st_size) {
+				snprintf(pl->hostsaw, sizeof(pl->hostsaw),
+				    "bytes changed (%lld -> %lld)",
+				    (long long)was->st_size,
+				    (long long)st.st_size);
+				return 1;
+			}
+		}
+		snprintf(pl->hostsaw, sizeof(pl->hostsaw), "file unchanged");
+		return 0;
+	case H_LEFT:
+		if (lstat(pl->arg, &st) == 0) {
+			(void)unlink(pl->arg);
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "left behind "
+			    "(removed)");
+			return 1;
+		}
+		snprintf(pl->hostsaw, sizeof(pl->hostsaw), "gone");
+		return 0;
+	case H_TCP:
+	case H_ABSTRACT:
+		if (accepted(pl->h == H_TCP ? cn.tcpfd : cn.absfd)) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "listener "
+			    "accepted a connection");
+			return 1;
+		}
+		snprintf(pl->hostsaw, sizeof(pl->hostsaw), "listener saw "
+		    "nothing");
+		return 0;
+	case H_SIGNAL:
+	case H_TRACE:
+		if (!target_alive()) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "process "
+			    "gone");
+			return 1;
+		}
+		if (pl->h == H_TRACE) {
+			if (status_field(cn.target, "TracerPid", v, sizeof(v))
+			    && strcmp(v, "0") != 0) {
+				snprintf(pl->hostsaw, sizeof(pl->hostsaw),
+				    "process traced (by %s)", v);
+				return 1;
+			}
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "process "
+			    "alive, untraced");
+			return 0;
+		}
+		pend = 0;
+		if (status_field(cn.target, "SigPnd", v, sizeof(v)))
+			pend |= strtoull(v, NULL, 16);
+		if (status_field(cn.target, "ShdPnd", v, sizeof(v)))
+			pend |= strtoull(v, NULL, 16);
+		if (pend & (1ull << (SIGUSR1 - 1))) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "process "
+			    "got SIGUSR1");
+			return 1;
+		}
+		snprintf(pl->hostsaw, sizeof(pl->hostsaw), "process alive, "
+		    "no signal");
+		return 0;
+	case H_SYSV:
+		if (msgctl(cn.msqid, IPC_STAT, &q) == -1) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "queue "
+			    "gone (%s)", strerror(errno));
+			return 1;
+		}
+		if (q.msg_qnum != 0 || q.msg_lspid != 0) {
+			snprintf(pl->hostsaw, sizeof(pl->hostsaw), "queue got "
+			    "%lu message(s)", (unsigned long)q.msg_qnum);
+			return 1;
+		}
+		snprintf(pl->hostsaw, sizeof(pl->hostsaw), "queue unchanged");
+		return 0;
+	}
+	return 0;
+}
+
+static int
+judge(struct probe_line *pl)
+{
+	int changed = host_side(pl), code;
+
+	switch (pl->x) {
+	case X_NOTRUN:
+		return 1;
+	case X_DENY:
+		if (changed)
+			return 0;
+		if (strcmp(pl->expected, "denied (pids)") == 0)
+			return strcmp(pl->got, "EAGAIN") == 0;
+		return pl->got[0] == 'E' || strncmp(pl->got, "errno ", 6) == 0;
+	case X_GRANT:
+		return strcmp(pl->got, "ok") == 0;
+	case X_KILL:
+		return strcmp(pl->got, "signal 9") == 0;
+	case X_HTTP403:
+		return strcmp(pl->got, "http 403") == 0;
+	case X_HTTPOK:
+		return strcmp(pl->got, "timeout") == 0 ||
+		    (sscanf(pl->got, "http %d", &code) == 1 && code != 403);
+	}
+	return 0;
+}
+
+static const char *
+verdict(const struct probe_line *pl)
+{
+	return pl->x == X_NOTRUN ? "not run" : pl->match ? "match" :
+	    "MISMATCH";
+}
+
+static json_t *
+canary_json(const struct run *r, size_t matched, size_t bad, size_t skipped,
+    int code)
+{
+	json_t *o = json_object(), *a = json_array(), *e;
+	size_t i;
+
+	for (i = 0; i < cn.n; i++) {
+		e = json_object();
+		json_object_set_new(e, "probe", json_string(cn.pl[i].name));
+		json_object_set_new(e, "tried", json_string(cn.pl[i].tried));
+		json_object_set_new(e, "expected",
+		    json_string(cn.pl[i].expected));
+		json_object_set_new(e, "got", json_string(cn.pl[i].got));
+		json_object_set_new(e, "host", json_string(cn.pl[i].hostsaw));
+		json_object_set_new(e, "verdict", json_string(verdict(&cn.pl[i])));
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(o, "event", json_string("canary"));
+	json_object_set_new(o, "plan_sha256", json_string(r->plan_hex));
+	json_object_set_new(o, "probe_sha256", json_string(r->prog_hex));
+	json_object_set_new(o, "probes", a);
+	json_object_set_new(o, "matched", json_integer((json_int_t)matched));
+	json_object_set_new(o, "mismatched", json_integer((json_int_t)bad));
+	json_object_set_new(o, "not_run", json_integer((json_int_t)skipped));
+	json_object_set_new(o, "exit", json_integer(code));
+	return o;
+}
+
+int
+canary_end(struct run *r, int code, int have_status, int exited0)
+{
+	size_t i, matched = 0, bad = 0, skipped = 0, missing = 0;
+	json_t *o;
+	char *txt;
+
+	if (!have_status) {
+		cleanup();
+		return code;
+	}
+	answers();
+	for (i = 0; i < cn.n; i++) {
+		struct probe_line *pl = &cn.pl[i];
+
+		pl->match = judge(pl);
+		if (pl->x == X_NOTRUN)
+			skipped++;
+		else if (strcmp(pl->got, "no answer") == 0)
+			missing++;
+		else if (pl->match)
+			matched++;
+		else
+			bad++;
+	}
+	code = bad > 0 ? EXIT_NO : EXIT_OK;
+	if (!exited0 || missing > 0) {
+		warning("canary: the probe program ended before its last "
+		    "answer (%zu probe(s) unanswered): the plan is not judged",
+		    missing);
+		code = EXIT_FAIL;
+	}
+	cleanup();
+	if (cn.json) {
+		o = canary_json(r, matched, bad, skipped, code);
+		json_object_del(o, "event");
+		txt = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(o);
+		if (txt != NULL)
+			printf("%s\n", txt);
+		free(txt);
+	} else {
+		for (i = 0; i < cn.n; i++)
+			printf("%s\t%s\t%s\t%s\t%s\t%s\n", cn.pl[i].name,
+			    cn.pl[i].tried, cn.pl[i].expected, cn.pl[i].got,
+			    cn.pl[i].hostsaw, verdict(&cn.pl[i]));
+	}
+	if (fflush(stdout) == EOF) {
+		warning_sys("canary: standard output");
+		code = EXIT_FAIL;
+	}
+	for (i = 0; i < cn.n; i++)
+		if (cn.pl[i].x != X_NOTRUN && !cn.pl[i].match)
+			warning("canary: %s: %s: expected %s, got %s%s%s",
+			    cn.pl[i].name, cn.pl[i].tried, cn.pl[i].expected,
+			    cn.pl[i].got, strcmp(cn.pl[i].hostsaw, "-") ?
+			    "; host: " : "", strcmp(cn.pl[i].hostsaw, "-") ?
+			    cn.pl[i].hostsaw : "");
+	if (log_wanted(r) && r->started) {
+		o = canary_json(r, matched, bad, skipped, code);
+		if (journal_events(r, &o, 1, "canary record") == -1 &&
+		    code == EXIT_OK)
+			code = EXIT_FAIL;
+	}
+	return code;
+}
