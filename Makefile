@@ -172,6 +172,8 @@ TESTS ?= $(filter-out $(STATIC_ONLY_TESTS),$(ALL_TESTS))
 # own) is such a file: the others run beside it, under its load.
 # Serial:
 #   t-suidstrip-docker      the docker daemon's containers and images
+#   t-confexec-canary-docker
+#                           a docker daemon of its own
 #   t-suidstrip             its time budget is asserted (--budget 3)
 #   t-confexec-control      stops are asserted "at once" (< 3 s)
 #   t-confexec-docker, t-confexec-podman
@@ -184,7 +186,8 @@ SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
 	tests/t-man-examples.sh tests/t-confexec-view.sh tests/t-workloads.sh \
 	tests/t-journalchain.sh tests/t-confexec-denials.sh
 SERIAL_TESTS ?= tests/t-suidstrip-docker.sh tests/t-suidstrip.sh \
-	tests/t-confexec-control.sh $(STATIC_ONLY_TESTS)
+	tests/t-confexec-control.sh tests/t-confexec-canary-docker.sh \
+	$(STATIC_ONLY_TESTS)
 PAR_TESTS = $(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS))) \
 	$(filter-out $(SLOW_TESTS) $(SERIAL_TESTS),$(TESTS))
 
