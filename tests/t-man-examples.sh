@@ -265,6 +265,26 @@ ex_confexec() {
 			    '^\["127\.0\.0\.1","allowed"\]$' "$OUT"
 		fi
 		;;
+	"check a plan with canaries before trusting it")
+		rm -f "$W/tmp/out/copy"
+		expect=$(cx_want landlock-tcp)
+		[ "$expect" -eq 0 ] || expect=1	# the script's own exit 1
+		run "$expect"
+		if [ "$expect" -eq 0 ]; then
+			t_nogrep "  no canary line is a mismatch" 'MISMATCH' \
+			    "$W/canary.txt"
+			t_grep "  the write outside the rules was denied" \
+			    '^write-outside	.*	denied \(landlock, mount-view\)	EROFS	file unchanged	match$' \
+			    "$W/canary.txt"
+			t_grep "  a file of its own made in the rw rule" \
+			    "^rw-create	create $W/tmp/out/\\.borne-canary\\.[0-9]+	.*	ok	-	match\$" \
+			    "$W/canary.txt"
+			t_eq "  then the tool ran" "$(cat "$W/tmp/out/copy")" \
+			    "input data"
+			t_eq "  and nothing of the canary is left in the rw rule" \
+			    "$(ls -A "$W/tmp/out")" copy
+		fi
+		;;
 	"supervise a run through its control socket")
 		# The same script, with a payload that outlives the
 		# supervisor's deadline, made 1 s and polled every 0.2 s.
