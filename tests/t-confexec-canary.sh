@@ -234,6 +234,19 @@ t_exit 125 "a rule path gone at run time: refused, 125" \
 t_eq "  no probe line" "$(cat "$OUT")" ""
 t_grep "  refusing, naming the path" "^confexec: refusing: .*$TMP/gone" "$ERR"
 
+# The plan's limits hold the probe program too: one that cannot even map
+# its stack (64 KiB of address space) ends before it answers: the plan is
+# not judged, 125.
+t_exit 125 "a probe program killed by the plan's limits: not judged, 125" \
+    canary -- --rlimit as=64K
+t_eq "  every line unanswered (or not run)" \
+    "$(awk -F'\t' '$6 != "unanswered" && $6 != "not run"' "$OUT")" ""
+t_grep "  said in one line" \
+    "^confexec: canary: the probe program ended \((signal|exit) [0-9]+\) with [0-9]+ probe\(s\) unanswered: the plan is not judged\$" \
+    "$ERR"
+t_eq "  the canary record says 125" \
+    "$(jq -r 'select(.event.event == "canary") | .event.exit' "$J")" 125
+
 # ---- a boundary weakened on purpose: caught -----------------------------
 t_exit 1 "a test build without Landlock fails --canary, exit 1" canary "$WEAK" --
 t_eq "  the probes that caught it: read and exec outside the rules" \

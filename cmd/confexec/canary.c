@@ -117,7 +117,17 @@ static const struct {
 	{ECONNRESET, "ECONNRESET"}, {ETIMEDOUT, "ETIMEDOUT"},
 	{ECONNREFUSED, "ECONNREFUSED"}, {EHOSTUNREACH, "EHOSTUNREACH"},
 	{ENAMETOOLONG, "ENAMETOOLONG"}, {ENOEXEC, "ENOEXEC"},
+	{EMFILE, "EMFILE"}, {ENFILE, "ENFILE"}, {ENOSPC, "ENOSPC"},
 };
+
+/* The answers a layer gives when it stands in a route's way (EACCES and
+ * EPERM: Landlock, seccomp, a file mode; EROFS: the mount view; ESRCH:
+ * another pid namespace; ECONNREFUSED, ENOENT, EINVAL: the name, the
+ * socket or the queue is not in the run's namespaces; EAGAIN: the pids
+ * limit).  Any other errno (EMFILE under a small nofile limit, ENOMEM)
+ * says nothing of the boundary: not a match. */
+static const int denials[] = {EACCES, EPERM, EROFS, ESRCH, ECONNREFUSED,
+	ENOENT, EINVAL, EAGAIN};
 
 static void
 errno_text(int e, char *buf, size_t size)
@@ -1219,6 +1229,7 @@ judge(struct probe_line *pl)
 {
 	int changed = host_side(pl), code;
 	char name[32];
+	size_t i;
 
 	switch (pl->x) {
 	case X_NOTRUN:
@@ -1226,11 +1237,14 @@ judge(struct probe_line *pl)
 	case X_DENY:
 		if (changed)
 			return 0;
-		if (pl->want != 0) {
-			errno_text(pl->want, name, sizeof(name));
-			return strcmp(pl->got, name) == 0;
+		for (i = 0; i < sizeof(denials) / sizeof(denials[0]); i++) {
+			if (pl->want != 0 && denials[i] != pl->want)
+				continue;
+			errno_text(denials[i], name, sizeof(name));
+			if (strcmp(pl->got, name) == 0)
+				return 1;
 		}
-		return pl->got[0] == 'E' || strncmp(pl->got, "errno ", 6) == 0;
+		return 0;
 	case X_GRANT:
 		return strcmp(pl->got, "ok") == 0;
 	case X_KILL:
@@ -1244,11 +1258,17 @@ judge(struct probe_line *pl)
 	return 0;
 }
 
+static int
+unanswered(const struct probe_line *pl)
+{
+	return pl->x != X_NOTRUN && strcmp(pl->got, "no answer") == 0;
+}
+
 static const char *
 verdict(const struct probe_line *pl)
 {
-	return pl->x == X_NOTRUN ? "not run" : pl->match ? "match" :
-	    "MISMATCH";
+	return pl->x == X_NOTRUN ? "not run" : unanswered(pl) ? "unanswered" :
+	    pl->match ? "match" : "MISMATCH";
 }
 
 static json_t *
@@ -1281,13 +1301,14 @@ canary_json(const struct run *r, size_t matched, size_t bad, size_t skipped,
 }
 
 int
-canary_end(struct run *r, int code, int have_status, int exited0)
+canary_end(struct run *r, int code, const siginfo_t *si, int failed)
 {
+	char how[64];
 	size_t i, matched = 0, bad = 0, skipped = 0, missing = 0;
 	json_t *o;
 	char *txt;
 
-	if (!have_status) {
+	if (si == NULL) {
 		cleanup();
 		return code;
 	}
@@ -1298,7 +1319,7 @@ canary_end(struct run *r, int code, int have_status, int exited0)
 		pl->match = judge(pl);
 		if (pl->x == X_NOTRUN)
 			skipped++;
-		else if (strcmp(pl->got, "no answer") == 0)
+		else if (unanswered(pl))
 			missing++;
 		else if (pl->match)
 			matched++;
@@ -1306,9 +1327,14 @@ canary_end(struct run *r, int code, int have_status, int exited0)
 			bad++;
 	}
 	code = bad > 0 ? EXIT_NO : EXIT_OK;
-	if (!exited0 || missing > 0) {
-		warning("canary: the probe program ended before its last "
-		    "answer (%zu probe(s) unanswered): the plan is not judged",
+	if (si->si_code == CLD_EXITED)
+		snprintf(how, sizeof(how), "exit %d", si->si_status);
+	else
+		snprintf(how, sizeof(how), "signal %d", si->si_status);
+	if (failed || missing > 0 || si->si_code != CLD_EXITED ||
+	    si->si_status != 0) {
+		warning("canary: the probe program ended (%s) with %zu "
+		    "probe(s) unanswered: the plan is not judged", how,
 		    missing);
 		code = EXIT_FAIL;
 	}
@@ -1332,7 +1358,8 @@ canary_end(struct run *r, int code, int have_status, int exited0)
 		code = EXIT_FAIL;
 	}
 	for (i = 0; i < cn.n; i++)
-		if (cn.pl[i].x != X_NOTRUN && !cn.pl[i].match)
+		if (cn.pl[i].x != X_NOTRUN && !cn.pl[i].match &&
+		    !unanswered(&cn.pl[i]))
 			warning("canary: %s: %s: expected %s, got %s%s%s",
 			    cn.pl[i].name, cn.pl[i].tried, cn.pl[i].expected,
 			    cn.pl[i].got, strcmp(cn.pl[i].hostsaw, "-") ?

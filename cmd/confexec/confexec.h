@@ -404,12 +404,14 @@ void denials_say(const struct run *r);
  * kept for its answers); canary_end once the run's tree is gone, before
  * the end record: the lines (or JSON) on stdout, the canary record, and
  * the exit status (0 every probe matched, 1 one did not, 125 the probe
- * program did not answer them all; code as it was without a status).
+ * program did not answer them all or did not exit 0, or the run failed);
+ * si: how the probe program ended, NULL when it never ran (code is
+ * returned as it was).
  * What canary_prepare made is removed at exit, whatever the end. */
 void canary_want(int json);
 int canary_on(void);
 int canary_prepare(struct run *r, char *err, size_t len);
-int canary_end(struct run *r, int code, int have_status, int exited0);
+int canary_end(struct run *r, int code, const siginfo_t *si, int failed);
 
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */

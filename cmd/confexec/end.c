@@ -275,8 +275,8 @@ journal_end(struct run *r, struct outcome *o)
 	egress_end(r);
 	denials_say(r);
 	if (canary_on())
-		o->code = canary_end(r, o->code, o->have_status,
-		    o->have_status && o->code == EXIT_OK && !r->failed);
+		o->code = canary_end(r, o->code, o->have_status ? &o->si :
+		    NULL, r->failed || r->timed_out || r->cancel[0] != '\0');
 	if (!log_wanted(r) || !r->started)
 		return o->code;
 	/* A record of the run that failed already fails its exit. */
