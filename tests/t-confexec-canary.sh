@@ -87,7 +87,8 @@ t_eq "  the journal has start, canary, end" \
     "$(jq -r '.event.event' "$J" | tr '\n' ' ')" "start canary end "
 t_eq "  the canary record counts its lines, exit 0" \
     "$(jq -r 'select(.event.event == "canary") | .event |
-	[.matched + .mismatched + .not_run, .mismatched, .exit] | @tsv' "$J")" \
+	[.matched + .mismatched + .not_run + .unanswered, .mismatched,
+	.exit] | @tsv' "$J")" \
     "$(printf '%s\t0\t0' "$(wc -l <"$OUT")")"
 t_eq "  and has each line's verdict" \
     "$(jq -r 'select(.event.event == "canary") | .event.probes[] |
@@ -244,8 +245,10 @@ t_eq "  every line unanswered (or not run)" \
 t_grep "  said in one line" \
     "^confexec: canary: the probe program ended \((signal|exit) [0-9]+\) with [0-9]+ probe\(s\) unanswered: the plan is not judged\$" \
     "$ERR"
-t_eq "  the canary record says 125" \
-    "$(jq -r 'select(.event.event == "canary") | .event.exit' "$J")" 125
+t_eq "  the canary record says 125, each line unanswered or not run" \
+    "$(jq -r 'select(.event.event == "canary") | .event |
+	[.exit, .unanswered + .not_run == (.probes | length)] | @tsv' "$J")" \
+    "$(printf '125\ttrue')"
 
 # ---- a boundary weakened on purpose: caught -----------------------------
 t_exit 1 "a test build without Landlock fails --canary, exit 1" canary "$WEAK" --

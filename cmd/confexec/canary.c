@@ -1273,7 +1273,7 @@ verdict(const struct probe_line *pl)
 
 static json_t *
 canary_json(const struct run *r, size_t matched, size_t bad, size_t skipped,
-    int code)
+    size_t missing, int code)
 {
 	json_t *o = json_object(), *a = json_array(), *e;
 	size_t i;
@@ -1296,6 +1296,7 @@ canary_json(const struct run *r, size_t matched, size_t bad, size_t skipped,
 	json_object_set_new(o, "matched", json_integer((json_int_t)matched));
 	json_object_set_new(o, "mismatched", json_integer((json_int_t)bad));
 	json_object_set_new(o, "not_run", json_integer((json_int_t)skipped));
+	json_object_set_new(o, "unanswered", json_integer((json_int_t)missing));
 	json_object_set_new(o, "exit", json_integer(code));
 	return o;
 }
@@ -1340,7 +1341,7 @@ canary_end(struct run *r, int code, const siginfo_t *si, int failed)
 	}
 	cleanup();
 	if (cn.json) {
-		o = canary_json(r, matched, bad, skipped, code);
+		o = canary_json(r, matched, bad, skipped, missing, code);
 		json_object_del(o, "event");
 		txt = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(o);
@@ -1366,7 +1367,7 @@ canary_end(struct run *r, int code, const siginfo_t *si, int failed)
 			    "; host: " : "", strcmp(cn.pl[i].hostsaw, "-") ?
 			    cn.pl[i].hostsaw : "");
 	if (log_wanted(r) && r->started) {
-		o = canary_json(r, matched, bad, skipped, code);
+		o = canary_json(r, matched, bad, skipped, missing, code);
 		if (journal_events(r, &o, 1, "canary record") == -1 &&
 		    code == EXIT_OK)
 			code = EXIT_FAIL;
