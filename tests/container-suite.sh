@@ -51,7 +51,7 @@ else
 fi
 TOOLS="confexec planenc cgprobe journalchain"
 HELPERS="escape fd-list landlock-abi"
-for f in $TOOLS; do echo "$SB/$f"; done >"$TMP/files"
+for f in $TOOLS confexec-canary; do echo "$SB/$f"; done >"$TMP/files"
 for f in $HELPERS; do echo "$SH/$f"; done >>"$TMP/files"
 command -v busybox >>"$TMP/files"
 nonstatic=$(while read -r f; do
@@ -69,7 +69,8 @@ cp "$(command -v busybox)" "$IMG/bin/busybox"
 for a in $(busybox --list); do
 	[ "$a" = busybox ] || ln -s busybox "$IMG/bin/$a"
 done
-for f in $TOOLS; do cp "$SB/$f" "$IMG/usr/local/bin/"; done
+# confexec --canary's probe program, beside confexec.
+for f in $TOOLS confexec-canary; do cp "$SB/$f" "$IMG/usr/local/bin/"; done
 for f in $HELPERS; do cp "$SH/$f" "$IMG$L/"; done
 # The CI job installs the tools from a release-shaped archive.
 for f in $TOOLS; do cp "$SB/$f" "$IMG/ci/bin/"; done
@@ -279,6 +280,10 @@ run status -- \$H/escape status
 run limits --rlimit nofile=64:64 -- /bin/cat /proc/self/limits
 run exe -- \$H/escape exe
 run fork -- /bin/sh -c 'echo a | cat; \$0 pthread; \$0 clone3' \$H/escape
+# The canaries of a degraded plan: what the missing layers change.
+\$T/planenc --degrade --rw /w/d/ok -- /bin/true |
+    cx --canary >canary.out 2>canary.err
+echo \$? >canary.rc
 \$T/journalchain verify j.jnl >verify.out 2>&1; echo \$? >verify.rc
 \$T/journalchain show j.jnl >show.txt
 \$T/journalchain show --json j.jnl >show.json
@@ -322,6 +327,29 @@ case " $MISSING " in *" cgroup "*" pid-namespace "*)
 	    '^confexec: WARNING: no cgroup and no pid namespace: confexec, a child subreaper' \
 	    "$W/d/write.err" ;;
 esac
+# --canary in the container: every probe matches what the degraded plan
+# gives, the missing layers' routes granted (and done, seen by confexec
+# on the container's side).
+t_eq "--canary of a degraded plan in the container: exit 0" "$(d canary.rc)" 0
+why "$W/d/canary.err"
+cl() { awk -F'\t' -v p="$1" '$1 == p {print $3 "\t" $4 "\t" $5 "\t" $6}' \
+    "$W/d/canary.out"; }
+t_eq "  every line a match (or not run)" \
+	"$(awk -F'\t' '$6 != "match" && $6 != "not run"' "$W/d/canary.out")" ""
+case " $MISSING " in
+*" mount-view "*)
+	t_eq "  chmod outside the rules: granted (mount-view missing), done" \
+	    "$(cl chmod-outside)" \
+	    "$(printf 'granted (mount-view missing)\tok\tmode 0644 -> 0600\tmatch')" ;;
+*)
+	t_eq "  chmod outside the rules: denied (mount-view)" \
+	    "$(cl chmod-outside)" \
+	    "$(printf 'denied (mount-view)\tEROFS\tfile unchanged\tmatch')" ;;
+esac
+t_eq "  read outside the rules: denied (landlock)" "$(cl read-outside)" \
+	"$(printf 'denied (landlock)\tEACCES\t-\tmatch')"
+t_eq "  inside the rw rule: granted" "$(cl rw-create | cut -f2,4)" \
+	"$(printf 'ok\tmatch')"
 t_eq "the journal verifies in the container" "$(d verify.rc)" 0
 ok "and on the host" journalchain verify "$W/d/j.jnl"
 jq -c 'select(.event.event == "start") | .event' "$W/d/show.json" | head -n 1 \

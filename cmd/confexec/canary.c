@@ -70,7 +70,7 @@ struct probe_line {
 	int want;		/* X_DENY: this errno only (0: any) */
 	char expected[256];
 	enum host h;
-	int file;		/* H_BYTES, H_MODE, H_TIMES: files[] index */
+	int file;		/* H_BYTES, H_MODE, H_TIMES: fname[] index */
 	char got[160];
 	char hostsaw[160];
 	int match;
@@ -98,8 +98,8 @@ static struct canary {
 	int msqid;
 	char **argv;
 	size_t argc;
-} cn = {0, 0, NULL, 0, "", "", "", {{0}}, -1, -1, -1, -1, 0, "", -1, -1, -1,
-	-1, NULL, 0};
+} cn = {.rfd = -1, .wfd = -1, .tcpfd = -1, .absfd = -1, .target = -1,
+	.targetfd = -1, .lifefd = -1, .msqid = -1};
 
 static const struct {
 	int e;
