@@ -206,6 +206,52 @@ t_exit 0 "without --unix the socket is denied, exit 0" \
     dns sh -c '"$1" -- /bin/true | "$2" --canary' sh "$PE" "$CX"
 expect daemon "denied (seccomp: no unix right)" EPERM - match
 
+# ---- a uid switch: the file modes count (no capability in the run) -----
+# /etc/subuid and /etc/subgid are machine-wide: edited under the lock every
+# test that edits them takes (tests/t-confexec.sh), restored before it is
+# released.
+U=$(mktemp -d /tmp/borne-canary-uid.XXXXXX)
+at_exit "rm -rf '$U'"
+chmod 755 "$U"
+mkdir -m 777 "$U/open"
+mkdir -m 755 "$U/closed"
+mkdir -m 700 "$U/priv"
+mkdir -m 777 "$U/priv/inner"
+chmod 777 "$U/open" "$U/priv/inner"
+exec 9>/run/lock/borne-subid.lock
+if flock -w 300 9; then pass "subid lock taken"; else fail "subid lock taken"; fi
+cp -p /etc/subuid "$TMP/subuid.bak"
+cp -p /etc/subgid "$TMP/subgid.bak"
+SUBID_HELD=1
+at_exit "[ -z \"\$SUBID_HELD\" ] || { cat '$TMP/subuid.bak' >/etc/subuid;
+    cat '$TMP/subgid.bak' >/etc/subgid; }"
+echo "root:100000:65536" >>/etc/subuid
+echo "root:100000:65536" >>/etc/subgid
+t_exit 0 "--uid 100123: every probe matches, exit 0" canary -- --uid 100123 \
+    --gid 100456 --rw "$U/open" --rw "$U/closed" --rw "$U/priv/inner"
+cat "$TMP/subuid.bak" >/etc/subuid
+cat "$TMP/subgid.bak" >/etc/subgid
+SUBID_HELD=
+flock -u 9
+exec 9>&-
+no_mismatch
+# rwc DIR: the rw-create line of the rule DIR, fields 3 and 4.
+rwc() { awk -F'\t' -v d="$1/" '$1 == "rw-create" &&
+    substr($2, 8, length(d)) == d {print $3 "\t" $4}' "$OUT"; }
+t_eq "  a rw rule the uid may write: granted" "$(rwc "$U/open")" \
+    "$(printf 'granted (rw rule %s)\tok' "$U/open")"
+t_eq "  one it may not: denied by the file modes, EACCES" "$(rwc "$U/closed")" \
+    "$(printf 'denied (file modes on the path, for uid 100123)\tEACCES')"
+t_eq "  one beneath a directory it may not search: denied too" \
+    "$(rwc "$U/priv/inner")" \
+    "$(printf 'denied (file modes on the path, for uid 100123)\tEACCES')"
+t_eq "  nothing left in them" "$(find "$U" -name '.borne-canary.*')" ""
+t_like "  the host process, root's: the uid is in the signal's way too" \
+    "^denied \(pid-namespace(, landlock-scope)?, uid 100123\)	ESRCH	process alive, no signal	match\$" \
+    "$(line signal | cut -f3-6)"
+expect write-outside "denied (landlock, mount-view)" EROFS "file unchanged" match
+expect read-outside "denied (landlock)" EACCES - match
+
 # ---- degrade mode: a missing layer changes what the plan gives ----------
 if host_can memory,pids; then
 	t_exit 0 "--degrade with memory and pids limits the host enforces" \

@@ -261,6 +261,28 @@ dac(const struct run *r, const struct stat *st, unsigned want)
 	return (m & want) == want;
 }
 
+/* DAC along path: search on every directory above it, want on path
+ * itself (st, already looked at). */
+static int
+dac_path(const struct run *r, const char *path, const struct stat *st,
+    unsigned want)
+{
+	char up[PATH_MAX];
+	struct stat ust;
+	char *slash;
+
+	snprintf(up, sizeof(up), "%s", path);
+	while ((slash = strrchr(up, '/')) != NULL && slash != up) {
+		*slash = '\0';
+		if (stat(up, &ust) == -1 || !dac(r, &ust, 1))
+			return 0;
+	}
+	if (strcmp(path, "/") != 0 && (stat("/", &ust) == -1 ||
+	    !dac(r, &ust, 1)))
+		return 0;
+	return dac(r, st, want);
+}
+
 /* ---- the host's side, made before the clone ---- */
 
 static int
@@ -545,15 +567,16 @@ probes_outside(const struct run *r)
 
 static void
 rw_expect(const struct run *r, struct probe_line *pl, int ok,
-    const char *path, const char *what)
+    const char *path)
 {
 	pl->x = ok ? X_GRANT : X_DENY;
 	if (ok)
 		snprintf(pl->expected, sizeof(pl->expected), "granted (rw rule "
 		    "%.200s)", path);
 	else
-		snprintf(pl->expected, sizeof(pl->expected), "denied (%s mode, "
-		    "for uid %lu)", what, (unsigned long)r->final_uid);
+		snprintf(pl->expected, sizeof(pl->expected), "denied (file "
+		    "modes on the path, for uid %lu)",
+		    (unsigned long)r->final_uid);
 }
 
 /* Inside each rw (and rwx) rule: a directory gets a file created,
@@ -588,7 +611,7 @@ probes_rw(const struct run *r)
 		if (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) {
 			if ((pl = add("rw-write", "openw", f->path)) == NULL)
 				return;
-			rw_expect(r, pl, dac(r, &st, 2), f->path, "file");
+			rw_expect(r, pl, dac_path(r, f->path, &st, 2), f->path);
 			continue;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -599,12 +622,12 @@ probes_rw(const struct run *r)
 		snprintf(paths[k], sizeof(paths[k]), "%s%s.borne-canary.%ld",
 		    f->path, strcmp(f->path, "/") == 0 ? "" : "/",
 		    (long)getpid());
-		ok = dac(r, &st, 3);
+		ok = dac_path(r, f->path, &st, 3);
 		for (j = 0; j < 4; j++) {
 			if ((pl = add(names[j], ops[j], paths[k])) == NULL)
 				return;
 			pl->h = j == 3 ? H_LEFT : H_NONE;
-			rw_expect(r, pl, ok, f->path, "directory");
+			rw_expect(r, pl, ok, f->path);
 		}
 		k++;
 	}
