@@ -80,15 +80,17 @@ $(CANARY): cmd/confexec/canary/canary.c
 	@mkdir -p $(@D)
 	$(CC) $(CANARY_CFLAGS) -static -o $@ $<
 
-# A test build of confexec with Landlock left out at compile time
-# (BORNE_WEAK_LANDLOCK, cmd/confexec/child.c), which the canaries must
-# catch; its probe program beside it, as confexec finds its own.
+# Test builds of confexec with one layer left out at compile time
+# (BORNE_WEAK_LANDLOCK, BORNE_WEAK_MOUNTVIEW: cmd/confexec/child.c), which
+# the canaries must catch; the probe program beside them, as confexec
+# finds its own.
+WEAK_LAYERS := landlock mountview
 CONFEXEC_OBJ := $(addprefix $(B)/,$(addsuffix .o,$(basename $(wildcard cmd/confexec/*.c))))
-$(B)/weak/child-landlock.o: cmd/confexec/child.c
+$(B)/weak/child-%.o: cmd/confexec/child.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DBORNE_WEAK_LANDLOCK -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DBORNE_WEAK_$$(echo $* | tr a-z A-Z) -c -o $@ $<
 
-$(B)/helpers/confexec-weak-landlock: $(filter-out %/child.o,$(CONFEXEC_OBJ)) $(B)/weak/child-landlock.o $(B)/libcommon.a
+$(B)/helpers/confexec-weak-%: $(filter-out %/child.o,$(CONFEXEC_OBJ)) $(B)/weak/child-%.o $(B)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(B)/libcommon.a $(LIBS) -pthread
 
@@ -96,7 +98,8 @@ $(B)/helpers/confexec-canary: $(CANARY)
 	@mkdir -p $(@D)
 	cp $< $@
 
-WEAK_HELPERS := $(B)/helpers/confexec-weak-landlock $(B)/helpers/confexec-canary
+WEAK_HELPERS := $(WEAK_LAYERS:%=$(B)/helpers/confexec-weak-%) \
+	$(B)/helpers/confexec-canary
 
 $(B)/common/%.o: common/%.c
 	@mkdir -p $(@D)
@@ -220,7 +223,7 @@ $(MUSL_PREFIX)/.done: contrib/build-static-deps.sh
 static: $(MUSL_PREFIX)/.done
 	$(MAKE) VARIANT=static $(TOOLS:%=.build/static/bin/%) \
 	    .build/static/bin/confexec-canary \
-	    .build/static/helpers/confexec-weak-landlock \
+	    $(WEAK_LAYERS:%=.build/static/helpers/confexec-weak-%) \
 	    .build/static/helpers/confexec-canary \
 	    $(HELPER_SRC:tests/helpers/%.c=.build/static/helpers/%) \
 	    $(UNIT_SRC:tests/unit/%.c=.build/static/unit/%)

@@ -3,9 +3,10 @@
 # the probe program instead of the plan's own; one line per probe, each
 # judged against the plan's rules and the layers the run applied, its
 # host side looked at by confexec.  A plan that denies every route
-# passes, one that grants a route shows it granted and still passes, a
-# test build of confexec without Landlock fails naming the probes that
-# caught it, a refused boundary is 125.  The docker socket's probe with
+# passes, one that grants a route shows it granted and still passes,
+# test builds of confexec without Landlock or without the mount view
+# (helpers/confexec-weak-*) fail naming the probes that caught them, a
+# refused boundary is 125.  The docker socket's probe with
 # a real dockerd: tests/t-confexec-canary-docker.sh.
 . "$(dirname "$0")/lib.sh"
 
@@ -19,7 +20,9 @@ PE=$BIN/planenc
 WEAK=$HELP/confexec-weak-landlock
 J=$TMP/run.jnl
 [ -x "$BIN/confexec-canary" ] || skip_all "no $BIN/confexec-canary (make all)"
-[ -x "$WEAK" ] || skip_all "no $WEAK (make helpers)"
+for w in "$WEAK" "$HELP/confexec-weak-mountview"; do
+	[ -x "$w" ] || skip_all "no $w (make helpers)"
+done
 
 # canary [CONFEXEC [OPTION...]] -- PLANENC-ARGS...: one canary run of the
 # plan, journal $J (emptied); lines in $OUT, stderr in $ERR.
@@ -312,6 +315,15 @@ t_eq "  the canary record says exit 1, two mismatches" \
     "$(printf '2\t1')"
 t_eq "  the end record too" \
     "$(jq -r 'select(.event.event == "end") | .event.exit' "$J")" 1
+
+t_exit 1 "a test build without the mount view fails --canary, exit 1" \
+    canary "$HELP/confexec-weak-mountview" --
+t_eq "  caught by the metadata probes outside the rules" \
+    "$(awk -F'\t' '$6 == "MISMATCH" {print $1}' "$OUT" | tr '\n' ' ')" \
+    "chmod-outside utimes-outside "
+expect chmod-outside "denied (mount-view)" ok "mode 0644 -> 0600" MISMATCH
+expect utimes-outside "denied (mount-view)" ok "mtime changed" MISMATCH
+expect write-outside "denied (landlock, mount-view)" EACCES "file unchanged" match
 
 # ---- usage -------------------------------------------------------------
 t_exit 125 "--json without --canary" sh -c '"$1" --json </dev/null' sh "$CX"
