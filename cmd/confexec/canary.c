@@ -98,7 +98,7 @@ static struct canary {
 	int msqid;
 	char **argv;
 	size_t argc;
-	int ended;		/* the program's "end" line was read */
+	int started, ended;	/* its "start" and "end" lines were read */
 } cn = {.rfd = -1, .wfd = -1, .tcpfd = -1, .absfd = -1, .target = -1,
 	.targetfd = -1, .lifefd = -1, .msqid = -1};
 
@@ -1047,8 +1047,8 @@ answers(void)
 	/* The answers in argv's order: the k-th probe that ran. */
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
-		if (strcmp(line, "end") == 0) {
-			cn.ended = 1;
+		if (strcmp(line, "start") == 0 || strcmp(line, "end") == 0) {
+			*(line[0] == 's' ? &cn.started : &cn.ended) = 1;
 			continue;
 		}
 		k = strtoul(line, &sp, 10);
@@ -1338,7 +1338,7 @@ canary_end(struct run *r, int code, const siginfo_t *si, int failed)
 	char *txt;
 
 	if (si == NULL) {
-		cleanup();
+		cleanup();	/* it never ran: the run said why */
 		return code;
 	}
 	answers();
@@ -1360,8 +1360,8 @@ canary_end(struct run *r, int code, const siginfo_t *si, int failed)
 		snprintf(how, sizeof(how), "exit %d", si->si_status);
 	else
 		snprintf(how, sizeof(how), "signal %d", si->si_status);
-	if (failed || missing > 0 || !cn.ended || si->si_code != CLD_EXITED ||
-	    si->si_status != 0) {
+	if (failed || missing > 0 || !cn.started || !cn.ended ||
+	    si->si_code != CLD_EXITED || si->si_status != 0) {
 		warning("canary: the probe program ended (%s) with %zu "
 		    "probe(s) unanswered: the plan is not judged", how,
 		    missing);

@@ -9,7 +9,8 @@
  * Each OP ARG pair is tried in order and answered with one line on the
  * descriptor FD (a pipe confexec reads): "N ok", "N errno E",
  * "N signal S", "N http CODE", "N timeout" or "N error WHY", N counting
- * the pairs from 0, and "end" after the last.  It judges nothing: confexec holds the plan's
+ * the pairs from 0; "start" before the first, "end" after the last.  It
+ * judges nothing: confexec holds the plan's
  * expectations and looks at the host's side.  Run as "confexec-canary
  * exit", it exits 0 (the exec probe's target, a copy of this program).
  *
@@ -433,6 +434,10 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* Running, under the plan's boundary: confexec prints no line for a
+	 * run that never got here. */
+	while (write(out, "start\n", 6) == -1 && errno == EINTR)
+		;
 	for (i = 2; i + 1 < argc; i += 2, idx++)
 		probe(argv[i], argv[i + 1]);
 	/* Every probe answered: confexec judges nothing without this. */
