@@ -257,6 +257,22 @@ t_like "  the host process, root's: the uid is in the signal's way too" \
 expect write-outside "denied (landlock, mount-view)" EROFS "file unchanged" match
 expect read-outside "denied (landlock)" EACCES - match
 
+# ---- a caller that is not root: its own user namespace ----------------
+# (The sanitized build's leak checker cannot stop the threads of a
+# process in its own user namespace: off for confexec here.)
+need_cmd setpriv
+t_exit 0 "a caller that is not root (uid 65534, --degrade: no cgroup of its own)" \
+    sh -c '"$1" --degrade -- /bin/true |
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    env ASAN_OPTIONS=detect_leaks=0 "$2" --canary --no-image-cache' \
+    sh "$PE" "$CX"
+no_mismatch
+expect write-outside "denied (landlock, mount-view)" EROFS "file unchanged" match
+t_like "  its host process, its own uid's: denied by the pid namespace" \
+    "^denied \(pid-namespace(, landlock-scope)?\)	ESRCH	process alive, no signal	match\$" \
+    "$(line signal | cut -f3-6)"
+t_grep "  the missing cgroup said" "^confexec: WARNING: running without cgroup" "$ERR"
+
 # ---- degrade mode: a missing layer changes what the plan gives ----------
 if host_can memory,pids; then
 	t_exit 0 "--degrade with memory and pids limits the host enforces" \
