@@ -129,6 +129,16 @@ t_eq "  removed on the host afterwards" "$(ls -A "$TMP/rw")" mine
 t_eq "  the user's file untouched" "$(cat "$TMP/rw/mine")" keep
 expect write-outside "denied (landlock, mount-view)" EROFS "file unchanged" match
 
+# A rule path with a tab and a newline: escaped, one line per probe still.
+odd="$TMP/a	b
+c"
+mkdir "$odd"
+t_exit 0 "a rw rule whose path holds a tab and a newline: exit 0" \
+    canary -- --rw "$odd"
+no_mismatch
+t_eq "  the path escaped in its lines" "$(field rw-create 3)" \
+    "granted (rw rule $TMP/a\\x09b\\x0ac)"
+
 # A host listener of the test's own, its connections logged.
 python3 "$T_TOP/tests/egress-upstream.py" 127.0.0.1 "$TMP/up.port" \
     "$TMP/up.log" "$TMP/up.accept" >/dev/null 2>&1 &

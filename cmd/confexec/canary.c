@@ -63,12 +63,12 @@ enum host {
 
 struct probe_line {
 	const char *name;
-	char tried[PATH_MAX + 64];
+	char tried[1024];	/* paths escaped (esc.h), cut at 1 KiB */
 	char op[12];
 	char arg[PATH_MAX];
 	enum expect x;
 	int want;		/* X_DENY: this errno only (0: any) */
-	char expected[256];
+	char expected[512];
 	enum host h;
 	int file;		/* H_BYTES, H_MODE, H_TIMES: fname[] index */
 	char got[160];
@@ -212,6 +212,20 @@ expect_guards(struct probe_line *pl, const struct guard *g, size_t n)
 	}
 }
 
+/* A path as lines and records show it: escaped (no tab, newline or
+ * invalid UTF-8 to break a line or a record), cut at 900 bytes.  Into
+ * one of two buffers in turn (two in one format). */
+static const char *
+shown(const char *path)
+{
+	static char buf[2][900];
+	static int k;
+
+	k ^= 1;
+	(void)esc_name(path, buf[k], sizeof(buf[k]));
+	return buf[k];
+}
+
 static struct probe_line *
 add(const char *name, const char *op, const char *arg)
 {
@@ -224,7 +238,7 @@ add(const char *name, const char *op, const char *arg)
 	pl->name = name;
 	snprintf(pl->op, sizeof(pl->op), "%s", op);
 	snprintf(pl->arg, sizeof(pl->arg), "%s", arg);
-	snprintf(pl->tried, sizeof(pl->tried), "%s %s", op, arg);
+	snprintf(pl->tried, sizeof(pl->tried), "%s %s", op, shown(arg));
 	snprintf(pl->got, sizeof(pl->got), "no answer");
 	return pl;
 }
@@ -241,7 +255,7 @@ not_run(const char *name, const char *tried, const char *fmt, ...)
 	if (pl == NULL)
 		return;
 	pl->x = X_NOTRUN;
-	snprintf(pl->tried, sizeof(pl->tried), "%s", tried);
+	snprintf(pl->tried, sizeof(pl->tried), "%s", shown(tried));
 	va_start(ap, fmt);
 	vsnprintf(pl->expected, sizeof(pl->expected), fmt, ap);
 	va_end(ap);
@@ -573,7 +587,7 @@ rw_expect(const struct run *r, struct probe_line *pl, int ok,
 	pl->x = ok ? X_GRANT : X_DENY;
 	if (ok)
 		snprintf(pl->expected, sizeof(pl->expected), "granted (rw rule "
-		    "%.200s)", path);
+		    "%.400s)", shown(path));
 	else
 		snprintf(pl->expected, sizeof(pl->expected), "denied (file "
 		    "modes on the path, for uid %lu)",
@@ -765,7 +779,7 @@ probes_daemons(const struct run *r)
 		if ((pl = add("daemon", "unix", hits[i].path)) == NULL)
 			return;
 		snprintf(pl->tried, sizeof(pl->tried), "connect %s (%s)",
-		    hits[i].path, hits[i].name);
+		    shown(hits[i].path), hits[i].name);
 		for (acked = 0, j = 0; j < p->nack; j++)
 			acked |= strcmp(p->ack_daemons[j], hits[i].name) == 0;
 		pl->x = X_DENY;
