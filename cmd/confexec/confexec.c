@@ -35,15 +35,6 @@ static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "       confexec [--journal FILE] --reap\n"
 			    "       confexec --help | --version";
 
-uint64_t
-now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A refusal after the plan decoded: journaled, cgroup removed, 125. */
 _Noreturn static void
 refuse(struct run *r, const char *fmt, ...)
@@ -155,7 +146,7 @@ reaped(void *arg, const struct cg_reaped *rp)
 		    strerror(rp->err));
 	if (r->journal != NULL) {
 		ev = ev_reaped(rp);
-		journal_events(r, &ev, 1, "reaped record");
+		record_events(r, &ev, 1, "reaped record");
 	}
 }
 
@@ -301,28 +292,29 @@ start(struct run *r)
 	r->state = ST_STARTING;
 	if (loop_open(r, err, sizeof(err)) == -1)
 		refuse(r, "supervisor: %s", err);
-	if (log_wanted(r)) {
+	if (record_wanted(r)) {
 		r->log.on = 1;
 		ev = ev_start(r);
+		loop_report(r, ev, REPORT_START);
 		/* The one wait on the journal before the payload runs:
-		 * bounded (src_journal.c). */
-		jw_hold(1);	/* a failure is said once, below */
-		failed = journal_events(r, &ev, 1, "start record") == -1 ||
-		    jw_wait(r, JOURNAL_WAIT_MS, "before the payload runs") ==
+		 * bounded (record.c). */
+		record_hold(1);	/* a failure is said once, below */
+		failed = record_events(r, &ev, 1, "start record") == -1 ||
+		    record_wait(r, JOURNAL_WAIT_MS, "before the payload runs") ==
 		    -1;
-		jw_hold(0);
+		record_hold(0);
 		if (failed) {
 			r->jnone = 1;
 			if (r->journal == NULL)
 				refuse(r, "the control socket's log cannot be "
 				    "kept");
 			if (r->p.mode != PLAN_DEGRADE)
-				refuse(r, "%s%s", jw_held()[0] ? jw_held() :
+				refuse(r, "%s%s", record_held()[0] ? record_held() :
 				    "the journal cannot be written",
-				    jw_given_up() ? " (no record of this run "
+				    record_given_up() ? " (no record of this run "
 				    "is written)" : "");
-			if (jw_held()[0])
-				warning("%s", jw_held());
+			if (record_held()[0])
+				warning("%s", record_held());
 			r->jfailed = 0;	/* degrade: said, the run goes on */
 		} else
 			r->started = 1;
@@ -603,7 +595,6 @@ run(struct run *r, int dry)
 	}
 	/* Step 10: supervision, until a source ends the run. */
 	r->state = ST_RUNNING;
-	control_running(r);
 	if (loop_run(r) == -1)
 		r->failed = 1;
 	r->state = ST_ENDING;
@@ -629,7 +620,7 @@ reap(struct run *r)
 		die_sys(EXIT_FAIL, "writing the list");
 	if (n == -1)
 		die_sys(EXIT_FAIL, "reap: %s", r->pr.cg2_dir);
-	return jw_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ? EXIT_OK :
+	return record_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ? EXIT_OK :
 	    EXIT_FAIL;
 }
 

@@ -103,3 +103,60 @@ dry_checks(struct run *r, char *why, size_t len)
 	r->imgfd = r->rulesetfd = -1;
 	return code;
 }
+
+/* Step 6: the plan and the verdicts on stdout; nothing created, nothing
+ * journaled.  125 when strict mode would refuse. */
+int
+dry_run(struct run *r)
+{
+	const char *vs[] = {"enforce", "degrade", "refuse"};
+	json_t *o, *a, *l;
+	char msg[REFUSAL_LEN];
+	size_t i;
+	int refused, code;
+
+	o = json_object();
+	json_object_set_new(o, "plan", plan_to_json(&r->p));
+	a = json_array();
+	for (i = 0; i < L_NLAYERS; i++) {
+		if (!r->layers[i].wanted)
+			continue;
+		l = json_object();
+		json_object_set_new(l, "layer",
+		    json_string(r->layers[i].name));
+		json_object_set_new(l, "verdict",
+		    json_string(vs[r->layers[i].v]));
+		if (r->layers[i].v != V_ENFORCE)
+			json_object_set_new(l, "why",
+			    json_string(r->layers[i].why));
+		json_array_append_new(a, l);
+	}
+	json_object_set_new(o, "layers", a);
+	refused = any_refused(r, msg, sizeof(msg));
+	/* Past the layers, what the run would meet before it creates
+	 * anything (dry.c): the same verdict, the same status. */
+	code = refused ? EXIT_FAIL : dry_checks(r, msg, sizeof(msg));
+	json_object_set_new(o, "would_run", json_boolean(code == 0));
+	if (code != 0)
+		json_object_set_new(o, "exit", json_integer(code));
+	if (code != 0 && !refused)
+		json_object_set_new(o, "why", json_string(msg));
+	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) == -1 ||
+	    putchar('\n') == EOF || fflush(stdout) == EOF)
+		die_sys(EXIT_FAIL, "writing the dry run");
+	json_decref(o);
+	for (i = 0; i < r->nwarnings; i++)
+		warning("WARNING: %s", r->warnings[i]);
+	if (refused)
+		for (char *line = msg, *nl; line != NULL; line = nl) {
+			nl = strchr(line, '\n');
+			if (nl != NULL)
+				*nl++ = '\0';
+			warning("strict mode would refuse: %s", line);
+		}
+	else if (code != 0)
+		warning("the run would %s: %s", code == EXIT_FAIL ? "refuse" :
+		    code == EXIT_NOTFOUND ? "not find the program" :
+		    "not execute the program", msg);
+	return code;
+}

@@ -252,7 +252,7 @@ drain(struct run *r, struct outcome *o)
 	/* cpu.stat: only the journal's end record reports it.  OOM kills
 	 * are read before the cgroup goes (unreadable without the memory
 	 * controller). */
-	if (log_wanted(r) && cg_cpu_usec(&r->cg, &o->cpu_usec) == -1)
+	if (record_wanted(r) && cg_cpu_usec(&r->cg, &o->cpu_usec) == -1)
 		o->cpu_usec = 0;
 	o->have_oom = cg_oom_kills(&r->cg, &o->oom) == 0;
 	if (cg_remove(&r->cg) == -1) {
@@ -272,17 +272,18 @@ journal_end(struct run *r, struct outcome *o)
 
 	tmp_end(r);	/* the payload's tree is gone */
 	mv_end(&r->mv);
-	egress_end(r);
+	loop_finish(r);	/* the sources' last events */
 	denials_say(r);
-	if (!log_wanted(r) || !r->started)
+	if (!record_wanted(r) || !r->started)
 		return o->code;
 	/* A record of the run that failed already fails its exit. */
-	jw_collect(r);
+	record_collect(r);
 	if (r->jfailed && o->code == EXIT_OK)
 		o->code = EXIT_FAIL;
 	ev = ev_end(r, o);
-	if (journal_events(r, &ev, 1, "end record") == 0 &&
-	    jw_wait(r, JOURNAL_WAIT_MS, "of the run's end") == 0 &&
+	loop_report(r, ev, REPORT_END);
+	if (record_events(r, &ev, 1, "end record") == 0 &&
+	    record_wait(r, JOURNAL_WAIT_MS, "of the run's end") == 0 &&
 	    !r->jfailed)
 		return o->code;
 	return o->code == EXIT_OK ? EXIT_FAIL : o->code;
@@ -534,17 +535,20 @@ end_early(struct run *r, int code, const char *msg)
 	}
 	o.code = code;
 	o.refused = msg;
-	if (log_wanted(r) && !r->jnone) {
+	if (record_wanted(r) && !r->jnone) {
 		if (!r->started)
 			ev[n++] = ev_start_refused(r);
 		ev[n++] = ev_end(r, &o);
-		if (!jw_given_up())
-			(void)journal_events(r, ev, n, n == 2 ?
+		loop_report(r, ev[0], n == 2 ? REPORT_START : REPORT_END);
+		if (n == 2)
+			loop_report(r, ev[1], REPORT_END);
+		if (!record_given_up())
+			(void)record_events(r, ev, n, n == 2 ?
 			    "start and end records" : "end record");
 		else
 			while (n > 0)
 				json_decref(ev[--n]);
-		(void)jw_wait(r, JOURNAL_WAIT_MS, "of the run's end");
+		(void)record_wait(r, JOURNAL_WAIT_MS, "of the run's end");
 	}
 	/* The control socket (if made) serves its last answers and goes. */
 	r->state = ST_ENDED;

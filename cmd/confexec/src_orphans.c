@@ -69,5 +69,8 @@ close_orphans(struct source *s, struct run *r)
 }
 
 const struct source_ops src_orphans = {
-	"orphans", open_orphans, handle_orphans, close_orphans, NULL,
+	.name = "orphans",
+	.open = open_orphans,
+	.handle = handle_orphans,
+	.close = close_orphans,
 };

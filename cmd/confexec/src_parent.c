@@ -55,5 +55,8 @@ close_parent(struct source *s, struct run *r)
 }
 
 const struct source_ops src_parent = {
-	"parent", open_parent, handle_parent, close_parent, NULL,
+	.name = "parent",
+	.open = open_parent,
+	.handle = handle_parent,
+	.close = close_parent,
 };

@@ -23,5 +23,8 @@ close_pidfd(struct source *s, struct run *r)
 }
 
 const struct source_ops src_pidfd = {
-	"pidfd", open_pidfd, handle_pidfd, close_pidfd, NULL,
+	.name = "pidfd",
+	.open = open_pidfd,
+	.handle = handle_pidfd,
+	.close = close_pidfd,
 };

@@ -53,5 +53,8 @@ close_signal(struct source *s, struct run *r)
 }
 
 const struct source_ops src_signal = {
-	"signalfd", open_signal, handle_signal, close_signal, NULL,
+	.name = "signalfd",
+	.open = open_signal,
+	.handle = handle_signal,
+	.close = close_signal,
 };

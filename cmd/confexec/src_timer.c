@@ -50,5 +50,8 @@ close_timer(struct source *s, struct run *r)
 }
 
 const struct source_ops src_timer = {
-	"timerfd", open_timer, handle_timer, close_timer, NULL,
+	.name = "timerfd",
+	.open = open_timer,
+	.handle = handle_timer,
+	.close = close_timer,
 };
