@@ -14,6 +14,7 @@
  *   events.c       the start, end and reaped records' builders
  *   record.c       the records' append: the journal's writer, the run's log
  *   end.c          ending the run: kill, reap, drain, remove, end record
+ *   children.c     confexec's children, as /proc lists them
  *   say.c          lines on stderr from the loop, never blocking on it
  *   denials.c      --explain-denials: path calls the rules deny
  *   loop.c         the event loop and its table of sources (loop.h)
@@ -351,6 +352,11 @@ _Noreturn void init(void *arg);
 _Noreturn void payload(void *arg);
 _Noreturn void netns_child(void *arg);
 
+/* children.c: fn(pid, arg) for every child of ours until fn returns
+ * nonzero, without allocation; how many were given to fn, -1 when /proc
+ * lists none. */
+int children_each(int (*fn)(pid_t, void *), void *arg);
+
 /* tmp.c: make the private tmp and TMPDIR; remove it once the payload's
  * tree is gone (any end). */
 int tmp_make(struct run *r, char *err, size_t errlen);
@@ -387,7 +393,6 @@ void exec_interp(struct run *r);
 void exec_why(const struct run *r, int e, char *why, size_t size);
 
 /* end.c */
-int children_each(int (*fn)(pid_t, void *), void *arg);
 void end_kill(struct run *r);
 int end_run(struct run *r);
 int end_child_failed(struct run *r, const struct report *rep);

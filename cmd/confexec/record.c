@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: ISC */
-/* record: the run's records, to the journal and the run's log (confexec.h).
- *
- * The journal's writer (--journal; confexec(1), JOURNAL).
+/* record: the run's records, to the journal and the run's log
+ * (confexec.h); the journal's writer (--journal; confexec(1), JOURNAL).
  *
  * The journal is shared with other runs and with journalchain, so an
  * append takes its lock (flock LOCK_EX), and it is durable only once
  * fdatasync returns; a payload that may read the journal can hold a
  * shared lock on it for as long as it likes.  So neither happens on the
- * loop: events.c queues each record's canonical text (jansson stays on
- * the main thread) and a thread of its own waits for the lock, reads the
- * tail, writes every record queued by then in one write and one
- * fdatasync, and hands the bytes written back through an eventfd, src_journal.c's
- * descriptor: the loop adds them to the run's log (--control)
- * in the order written, so the log holds exactly the journal's bytes.
+ * loop: record_events queues each record's canonical text (jansson stays
+ * on the main thread) and a thread of its own waits for the lock, reads
+ * the tail, writes every record queued by then in one write and one
+ * fdatasync, and hands the bytes written back through an eventfd, the
+ * descriptor of src_journal.c: the loop adds them to the run's log
+ * (--control) in the order written, so the log holds exactly the
+ * journal's bytes.
  *
  * Waits, all bounded by JOURNAL_WAIT_MS: the start record before the
  * payload runs (not written by then: the run is refused), and every
