@@ -673,10 +673,8 @@ main(int argc, char *argv[])
 	 * disposition back to its default before execveat. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_sys(EXIT_FAIL, "SIGPIPE");
-	if (usage_longopts(options, longopts, sizeof(options) /
-	    sizeof(options[0])) == -1 ||
-	    usage_optstring(options, "+", shorts, sizeof(shorts)) == -1)
-		abort();
+	usage_getopt_init(options, longopts, sizeof(options) /
+	    sizeof(options[0]), "+", shorts, sizeof(shorts));
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -703,16 +701,8 @@ main(int argc, char *argv[])
 		case 'r':
 			reap_only = 1;
 			break;
-		case 'h':
-			usage_help(USAGE, options);
-			return EXIT_OK;
-		case OPT_VERSION:
-			print_version();
-			return EXIT_OK;
-		case ':':
-		case '?':
-			die_getopt(EXIT_FAIL, options, c, argv);
 		default:
+			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL, argv);
 			abort();	/* every option of the table is handled */
 		}
 	}

@@ -333,9 +333,15 @@ loop_close(struct run *r)
 
 	if (epfd != -1)
 		linger(r);
-	for (i = 0; i < NSRC; i++)
-		if (sources[i].ops != NULL && sources[i].ops->close != NULL)
+	for (i = 0; i < NSRC; i++) {
+		if (sources[i].ops == NULL)
+			continue;
+		if (sources[i].ops->close != NULL)
 			sources[i].ops->close(&sources[i], r);
+		if (sources[i].fd != -1)	/* the source's own */
+			close(sources[i].fd);
+		sources[i].fd = -1;
+	}
 	if (epfd != -1)
 		close(epfd);
 	epfd = -1;

@@ -31,7 +31,7 @@
  *   linger     after the end record (state ST_ENDED): the ms it wants to
  *              go on serving (0: done).  While any source lingers the
  *              loop polls only the lingering sources
- *   close      release what open made
+ *   close      release what open made; the loop closes s->fd after it
  *
  * A source adds a journal event from the loop with record_events()
  * (confexec.h): one event object, consumed, written to the journal and
