@@ -366,6 +366,21 @@ init_failed(struct run *r, struct report *rep)
 	return 1;
 }
 
+/* After the payload's clone (e: its errno): refused when it failed;
+ * else the payload's end of the channel closed. */
+static void
+spawned(struct run *r, int e)
+{
+	if (r->pid == -1) {
+		if (r->have_cg)
+			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
+			    strerror(e));
+		refuse(r, "%s: %s", clone_name(), strerror(e));
+	}
+	close(r->sock[1]);
+	r->sock[1] = -1;
+}
+
 /* Step 8 without a pid namespace (degrade mode, layers.c): the payload
  * is our child, cloned into the cgroup if there is one, and we become a
  * child subreaper, so that every orphan of its tree (a setsid daemon
@@ -397,14 +412,7 @@ spawn_flat(struct run *r)
 	fflush(NULL);
 	r->pid = (pid_t)clone3_run(&ca, payload, r);
 	e = errno;
-	if (r->pid == -1) {
-		if (r->have_cg)
-			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
-			    strerror(e));
-		refuse(r, "%s: %s", clone_name(), strerror(e));
-	}
-	close(r->sock[1]);
-	r->sock[1] = -1;
+	spawned(r, e);
 }
 
 /* Step 8: init, pid 1 of a new pid namespace, sharing our memory on its
@@ -484,13 +492,8 @@ spawn(struct run *r)
 		if (init_failed(r, &rep))
 			exit(end_child_failed(r, &rep));
 		end_kill(r);
-		if (r->have_cg)
-			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
-			    strerror(e));
-		refuse(r, "%s: %s", clone_name(), strerror(e));
 	}
-	close(r->sock[1]);
-	r->sock[1] = -1;
+	spawned(r, e);
 }
 
 /* One message of the listener channel: 1 read (a listener kept in
