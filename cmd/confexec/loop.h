@@ -33,10 +33,20 @@
  *              loop polls only the lingering sources
  *   close      release what open made; the loop closes s->fd after it
  *
- * A source adds a journal event from the loop with record_events()
- * (confexec.h): one event object, consumed, written to the journal and
- * the run's log in order; count what is not journaled and say it in its
- * report.  A new end-record or inspect field is a key set in report.
+ * How a source adds to what the run says (broker.c's egress event and
+ * src_egress.c's report are the worked example):
+ *   a journal event, from handle or extra: when record_wanted(r) and
+ *     r->started, build one json object, "event" its type, and give
+ *     it to record_events(r, &ev, 1, "NAME record")
+ *     (confexec.h: consumed; queued to the journal and the run's log in
+ *     order, never blocking the loop).  Bound how many a run journals
+ *     (then count the rest): the run's log is sized from each source's
+ *     share (LOG_*_SHARE in confexec.h, asserted in the source's file
+ *     and summed in record.c); a new kind of event takes a share.
+ *   an end-record field: in report, for REPORT_END, set the key (the
+ *     same key and shape in every run, null when it does not apply).
+ *   an inspect field: the same, for REPORT_INSPECT (live values).
+ * Keys are the source's own: no other file names them or the source.
  *
  * Descriptors: every extra descriptor is one slot of the loop's, with a
  * generation: an event for a descriptor unwatched (and its number
