@@ -728,7 +728,6 @@ main(int argc, char *argv[])
 	r.journal = journal;
 	r.imgcache = imgcache;
 	r.control = dry ? NULL : control;
-	r.caller_uid = getuid();
 	r.imgfd = r.scriptfd = r.stdinfd = r.rulesetfd = r.pidfd =
 	    r.notifyfd = -1;
 	r.netnsfd = -1;

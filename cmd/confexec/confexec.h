@@ -239,7 +239,6 @@ struct run {
 	enum run_state state;
 	uint64_t start_real_ns;	/* CLOCK_REALTIME at r->t0 */
 	struct runlog log;
-	uid_t caller_uid;	/* served, with root */
 	/* egress (src_egress.c): the run's network namespace, which the
 	 * payload joins, or -1. */
 	int netnsfd;

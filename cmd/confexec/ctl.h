@@ -54,6 +54,7 @@ struct ctl {
 	pid_t pid;		/* who made it */
 	dev_t dev;
 	ino_t ino;
+	uid_t caller_uid;	/* served, with root */
 	unsigned refused;	/* peers refused */
 	int delivered;		/* a cancel was delivered */
 	/* The run's pid namespace (its processes are never served): 1

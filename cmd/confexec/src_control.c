@@ -226,6 +226,7 @@ open_control(struct source *s, struct run *r)
 		return 0;
 	ctl.r = r;
 	ctl.src = s;
+	ctl.caller_uid = getuid();	/* served, with root */
 	/* In its own user namespace (a caller that is not root) confexec
 	 * cannot judge a peer: root's uid is unmapped there, and a peer's
 	 * pid namespace out of reach; every one would be refused. */
@@ -407,7 +408,7 @@ authenticate(struct run *r, int fd)
 		uc.uid = (uid_t)-1;
 		uc.pid = 0;
 		why = "credentials";
-	} else if (uc.uid != 0 && uc.uid != r->caller_uid)
+	} else if (uc.uid != 0 && uc.uid != ctl.caller_uid)
 		why = "uid";
 	else {
 		switch (peer_in_run(r, fd, uc.pid)) {
