@@ -346,7 +346,8 @@ parse(struct cmdline *cl, int argc, char *argv[])
 			cl->req = optarg;
 			break;
 		default:
-			usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE, argv);
+			usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE,
+			    argv);
 			abort();	/* every option of the table is handled */
 		}
 	}

@@ -157,7 +157,8 @@ close_up(struct broker *b, size_t i)
 
 /* A refused destination on stderr, once: its reason and the --egress
  * that would allow it.  At most EGRESS_SAID destinations; refusals on
- * others are counted (the source's finish says how many).  Never waits (say.c). */
+ * others are counted (the source's finish says how many).  Never waits
+ * (say.c). */
 static void
 say_refused(struct broker *b, const struct conn *c)
 {

@@ -86,7 +86,7 @@ probe(struct run *r)
 		    PROBE_CONTROLLERS : 0)) == -1)
 		refuse(r, "probing the host: %s", strerror(errno));
 	layers_init(r);
-	select_layers(r);
+	layers_select(r);
 }
 
 /* Strict refuses before anything is created; degrade says what it
@@ -97,9 +97,9 @@ decide(struct run *r)
 	char msg[REFUSAL_LEN];
 	size_t i;
 
-	if (any_refused(r, msg, sizeof(msg)))
+	if (layers_refused(r, msg, sizeof(msg)))
 		refuse(r, "%s", msg);
-	warn_degraded(r);
+	layers_warn_degraded(r);
 	for (i = 0; i < r->nwarnings; i++)
 		warning("WARNING: %s", r->warnings[i]);
 }
@@ -123,10 +123,10 @@ prepare_layers(struct run *r)
 		clone3_off();
 	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
-	if (bd_inherited(r, err, sizeof(err)) == -1 ||
-	    bd_rules(r, err, sizeof(err)) == -1 ||
-	    bd_tmp(r, err, sizeof(err)) == -1 ||
-	    bd_filter(r, err, sizeof(err)) == -1)
+	if (boundary_inherited(r, err, sizeof(err)) == -1 ||
+	    boundary_rules(r, err, sizeof(err)) == -1 ||
+	    boundary_tmp(r, err, sizeof(err)) == -1 ||
+	    boundary_filter(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 }
 
@@ -218,8 +218,8 @@ seal_image(struct run *r)
 	if (ie != IMAGE_OK)
 		refuse(r, "%s", err);
 	sha256_hex(r->prog_digest, r->prog_hex);
-	exec_interp(r);
-	if (bd_image(r, err, sizeof(err)) == -1)
+	explain_interp(r);
+	if (boundary_image(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 }
 
@@ -270,9 +270,9 @@ prepare_child(struct run *r)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		r->sock) == -1)
 		refuse(r, "listener channel: %s", strerror(errno));
-	if (bd_view(r, err, sizeof(err)) == -1 ||
-	    bd_env(r, err, sizeof(err)) == -1 ||
-	    bd_kept(r, err, sizeof(err)) == -1)
+	if (boundary_view(r, err, sizeof(err)) == -1 ||
+	    boundary_env(r, err, sizeof(err)) == -1 ||
+	    boundary_kept(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 }
 
@@ -287,7 +287,7 @@ start(struct run *r)
 	int failed;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
-	r->host_oom0 = host_oom_kills();
+	r->host_oom0 = end_host_oom_kills();
 	r->start_real_ns = now_ns(CLOCK_REALTIME);
 	r->state = ST_STARTING;
 	if (loop_open(r, err, sizeof(err)) == -1)
@@ -300,8 +300,8 @@ start(struct run *r)
 		 * bounded (record.c). */
 		record_hold(1);	/* a failure is said once, below */
 		failed = record_events(r, &ev, 1, "start record") == -1 ||
-		    record_wait(r, JOURNAL_WAIT_MS, "before the payload runs") ==
-		    -1;
+		    record_wait(r, JOURNAL_WAIT_MS,
+		    "before the payload runs") == -1;
 		record_hold(0);
 		if (failed) {
 			r->jnone = 1;
@@ -309,10 +309,11 @@ start(struct run *r)
 				refuse(r, "the control socket's log cannot be "
 				    "kept");
 			if (r->p.mode != PLAN_DEGRADE)
-				refuse(r, "%s%s", record_held()[0] ? record_held() :
+				refuse(r, "%s%s", record_held()[0] ?
+				    record_held() :
 				    "the journal cannot be written",
-				    record_given_up() ? " (no record of this run "
-				    "is written)" : "");
+				    record_given_up() ? " (no record of this "
+				    "run is written)" : "");
 			if (record_held()[0])
 				warning("%s", record_held());
 			r->jfailed = 0;	/* degrade: said, the run goes on */
@@ -623,8 +624,8 @@ reap(struct run *r)
 		die_sys(EXIT_FAIL, "writing the list");
 	if (n == -1)
 		die_sys(EXIT_FAIL, "reap: %s", r->pr.cg2_dir);
-	return record_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ? EXIT_OK :
-	    EXIT_FAIL;
+	return record_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ?
+	    EXIT_OK : EXIT_FAIL;
 }
 
 enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
@@ -705,7 +706,8 @@ main(int argc, char *argv[])
 			reap_only = 1;
 			break;
 		default:
-			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL, argv);
+			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL,
+			    argv);
 			abort();	/* every option of the table is handled */
 		}
 	}

@@ -269,28 +269,28 @@ struct outcome {
 
 /* end.c: the host's OOM kills so far (/proc/vmstat oom_kill), -1 when
  * unknown. */
-int64_t host_oom_kills(void);
+int64_t end_host_oom_kills(void);
 
 /* layers.c */
 void layers_init(struct run *r);
-void select_layers(struct run *r);
-int any_refused(const struct run *r, char *msg, size_t len);
-void loud(struct run *r, const char *fmt, ...)
+void layers_select(struct run *r);
+int layers_refused(const struct run *r, char *msg, size_t len);
+void layers_loud(struct run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void warn_degraded(struct run *r);
+void layers_warn_degraded(struct run *r);
 int layer_on(const struct run *r, int i);
 
 /* boundary.c: the boundary's contents, in run()'s order; each 0, or -1
- * with err set.  bd_egress: the broker's port, from its source. */
-int bd_inherited(struct run *r, char *err, size_t len);
-int bd_rules(struct run *r, char *err, size_t len);
-int bd_tmp(struct run *r, char *err, size_t len);
-int bd_filter(struct run *r, char *err, size_t len);
-int bd_image(struct run *r, char *err, size_t len);
-int bd_view(struct run *r, char *err, size_t len);
-int bd_env(struct run *r, char *err, size_t len);
-int bd_kept(struct run *r, char *err, size_t len);
-int bd_egress(struct run *r, uint16_t port, char *err, size_t len);
+ * with err set.  boundary_egress: the broker's port, from its source. */
+int boundary_inherited(struct run *r, char *err, size_t len);
+int boundary_rules(struct run *r, char *err, size_t len);
+int boundary_tmp(struct run *r, char *err, size_t len);
+int boundary_filter(struct run *r, char *err, size_t len);
+int boundary_image(struct run *r, char *err, size_t len);
+int boundary_view(struct run *r, char *err, size_t len);
+int boundary_env(struct run *r, char *err, size_t len);
+int boundary_kept(struct run *r, char *err, size_t len);
+int boundary_egress(struct run *r, uint16_t port, char *err, size_t len);
 
 /* dry.c: --dry-run, the layers' verdicts and what a real run would
  * meet, said; its exit status.  dry_checks: past the layers, what a real
@@ -388,8 +388,8 @@ void denials_say(const struct run *r);
 
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */
-void exec_interp(struct run *r);
-void exec_why(const struct run *r, int e, char *why, size_t size);
+void explain_interp(struct run *r);
+void explain_why(const struct run *r, int e, char *why, size_t size);
 
 /* end.c */
 void end_kill(struct run *r);

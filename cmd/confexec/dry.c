@@ -44,17 +44,17 @@ interp_check(struct run *r, char *why, size_t len)
 {
 	char real[PATH_MAX], hint[PATH_MAX + 64];
 
-	exec_interp(r);
+	explain_interp(r);
 	if (r->interp[0] == '\0' || r->abi < 1)
 		return 0;
 	if (realpath(r->interp, real) == NULL) {
-		exec_why(r, ENOENT, why, len);
+		explain_why(r, ENOENT, why, len);
 		return EXIT_NOEXEC;
 	}
 	if (ll_grant_hint(&r->p, r->real, real, PLAN_ROX, hint,
 		sizeof(hint)) == 1)
 		return 0;
-	exec_why(r, EACCES, why, len);
+	explain_why(r, EACCES, why, len);
 	return EXIT_NOEXEC;
 }
 
@@ -66,8 +66,8 @@ dry_checks(struct run *r, char *why, size_t len)
 	int code = 0;
 
 	r->abi = r->pr.landlock_abi;
-	if (bd_inherited(r, why, len) == -1 ||
-	    (r->abi >= 1 && bd_rules(r, why, len) == -1))
+	if (boundary_inherited(r, why, len) == -1 ||
+	    (r->abi >= 1 && boundary_rules(r, why, len) == -1))
 		return EXIT_FAIL;
 	ie = image_seal(r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL,
 	    &r->imgfd, r->prog_digest, err, sizeof(err));
@@ -132,7 +132,7 @@ dry_run(struct run *r)
 		json_array_append_new(a, l);
 	}
 	json_object_set_new(o, "layers", a);
-	refused = any_refused(r, msg, sizeof(msg));
+	refused = layers_refused(r, msg, sizeof(msg));
 	/* Past the layers, what the run would meet before it creates
 	 * anything (dry.c): the same verdict, the same status. */
 	code = refused ? EXIT_FAIL : dry_checks(r, msg, sizeof(msg));

@@ -262,7 +262,7 @@ say_oom(const struct run *r, const struct outcome *o)
 }
 
 int64_t
-host_oom_kills(void)
+end_host_oom_kills(void)
 {
 	char buf[8192], *p;
 	uint64_t n;
@@ -339,7 +339,7 @@ say_signal(const struct run *r, struct outcome *o)
 		return;
 	init = o->init_killed ? " (its init, pid 1 of the run's namespace, "
 	    "was killed first)" : "";
-	host = r->host_oom0 < 0 ? -1 : host_oom_kills();
+	host = r->host_oom0 < 0 ? -1 : end_host_oom_kills();
 	if (o->have_oom || host == r->host_oom0)
 		warning("killed by SIGKILL from outside confexec: not a "
 			"timeout, cancel or OOM kill%s", init);
@@ -432,7 +432,7 @@ end_child_failed(struct run *r, const struct report *rep)
 		snprintf(why, sizeof(why), "child: init ended without a "
 		    "report");
 	else if (rep->stage == S_EXEC)
-		exec_why(r, rep->err, why, sizeof(why));
+		explain_why(r, rep->err, why, sizeof(why));
 	else if (rep->stage == S_MOUNT && r->mv.failed != NULL)
 		snprintf(why, sizeof(why), "child: mount view: %s %s: %s",
 		    r->mv.failed, r->mv.failed_path != NULL ?

@@ -336,7 +336,8 @@ static struct {
 	char msg[512 + PATH_MAX];
 } held;
 
-static void say_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say_failure(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 static void
 say_failure(const char *fmt, ...)
 {
@@ -398,9 +399,9 @@ submit(struct run *r, char **ev, const size_t *lens, size_t n,
 		k = jw.abandoned;
 		pthread_mutex_unlock(&jw.mu);
 		if (!k)
-			say_failure("journal %s: %s: not written: %u bytes wait "
-			    "for the journal's lock already", r->journal, what,
-			    (unsigned)JW_QUEUE_MAX);
+			say_failure("journal %s: %s: not written: %u bytes "
+			    "wait for the journal's lock already", r->journal,
+			    what, (unsigned)JW_QUEUE_MAX);
 		item_free(it);
 		return -1;
 	}
@@ -411,8 +412,8 @@ submit(struct run *r, char **ev, const size_t *lens, size_t n,
 	pthread_cond_signal(&jw.work);
 	pthread_mutex_unlock(&jw.mu);
 	if (r->state == ST_RUNNING && !jw.started && writer_start() == -1)
-		say_failure("journal %s: its writer: %s; the records wait for the "
-			"run's end", r->journal, strerror(errno));
+		say_failure("journal %s: its writer: %s; the records wait "
+			"for the run's end", r->journal, strerror(errno));
 	return 0;
 }
 
@@ -509,9 +510,9 @@ record_wait(struct run *r, unsigned ms, const char *when)
 	pthread_mutex_unlock(&jw.mu);
 	rc = collect(r, &lost, &first, &last);
 	if (lost == 1)
-		say_failure("journal %s: %s not written within %u ms %s (its lock "
-			"is held by another process)", r->journal, first, ms,
-		    when);
+		say_failure("journal %s: %s not written within %u ms %s (its "
+			"lock is held by another process)", r->journal, first,
+		    ms, when);
 	else if (lost > 1)
 		say_failure("journal %s: %zu records (%s ... %s) not written "
 			"within %u ms %s (its lock is held by another process)",

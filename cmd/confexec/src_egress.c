@@ -7,8 +7,9 @@
  * the payload joins it (stage "network namespace") and has nothing else
  * there: no route out, no other run's broker, no host service.  Its
  * boundary gets TCP connect to that one port and the proxy variables
- * naming it (bd_egress in boundary.c).  The broker's own connections leave from
- * confexec's network, to the plan's destinations only (broker.c).
+ * naming it (boundary_egress in boundary.c).  The broker's own
+ * connections leave from confexec's network, to the plan's destinations
+ * only (broker.c).
  *
  * Each payload connection is one "egress" event in the journal and the
  * run's log (EGRESS_EVENTS_LOGGED at most, then counted); the end
@@ -93,7 +94,7 @@ egress_open(struct source *s, struct run *r)
 	/* Before any client: each accepted socket gets the sizes. */
 	if (broker_bufs(s->fd, BROKER_BUF_PAYLOAD) == -1)
 		return fail(s, errno, "the listener's buffer sizes");
-	if (bd_egress(r, br.port, err, sizeof(err)) == -1) {
+	if (boundary_egress(r, br.port, err, sizeof(err)) == -1) {
 		snprintf(s->why, sizeof(s->why), "%s", err);
 		return -1;
 	}

@@ -63,7 +63,8 @@ parse(struct fdset *keep, int argc, char *argv[])
 				die_keep(optarg);
 			break;
 		default:
-			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL, argv);
+			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL,
+			    argv);
 			abort();	/* every option of the table is handled */
 		}
 	}

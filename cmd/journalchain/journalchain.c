@@ -277,7 +277,8 @@ main(int argc, char *argv[])
 	/* Before the subcommand: only --help and --version. */
 	if (argc >= 2 && argv[1][0] == '-') {
 		c = getopt_long(argc, argv, shorts, longopts, NULL);
-		usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE, argv);
+		usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE,
+		    argv);
 		die_usage_hint(EXIT_USAGE, "%s: the subcommand comes first",
 		    argv[1]);
 	}
@@ -328,7 +329,8 @@ main(int argc, char *argv[])
 			json = 1;
 			break;
 		default:	/* --help, --version, ':' or '?' */
-			usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE, argv);
+			usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE,
+			    argv);
 			abort();
 		}
 	}
