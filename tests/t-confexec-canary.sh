@@ -88,6 +88,10 @@ t_eq "  the directory is gone after the run" "$(ls -d "$dir" 2>/dev/null)" ""
 pid=$(field signal 2 | sed 's/.* //')
 t_eq "  the journal has start, canary, end" \
     "$(jq -r '.event.event' "$J" | tr '\n' ' ')" "start canary end "
+t_eq "  the end record's canary: the counts and exit 0" \
+    "$(jq -c 'select(.event.event == "end") | .event.canary' "$J")" \
+    "$(jq -c 'select(.event.event == "canary") | .event |
+	{exit, matched, mismatched, not_run, unanswered}' "$J")"
 t_eq "  the canary record counts its lines, exit 0" \
     "$(jq -r 'select(.event.event == "canary") | .event |
 	[.matched + .mismatched + .not_run + .unanswered, .mismatched,
@@ -313,19 +317,23 @@ t_eq "  no probe line" "$(cat "$OUT")" ""
 t_grep "  refusing, naming the path" "^confexec: refusing: .*$TMP/gone" "$ERR"
 
 # The plan's limits hold the probe program too: one that cannot even map
-# its stack (64 KiB of address space) ends before it answers: the plan is
-# not judged, 125.
+# its stack (64 KiB of address space) ends before its first probe: the
+# plan is not judged, 125, no line.
 t_exit 125 "a probe program killed by the plan's limits: not judged, 125" \
     canary -- --rlimit as=64K
-t_eq "  every line unanswered (or not run)" \
-    "$(awk -F'\t' '$6 != "unanswered" && $6 != "not run"' "$OUT")" ""
-t_grep "  said in one line" \
-    "^confexec: canary: the probe program ended \((signal|exit) [0-9]+\) with [0-9]+ probe\(s\) unanswered: the plan is not judged\$" \
+t_eq "  no line" "$(cat "$OUT")" ""
+t_grep "  said in one line, with how it ended" \
+    "^confexec: canary: the probe program ended \((signal|exit) [0-9]+\) before its first probe: the plan is not judged\$" \
     "$ERR"
-t_eq "  the canary record says 125, each line unanswered or not run" \
-    "$(jq -r 'select(.event.event == "canary") | .event |
-	[.exit, .unanswered + .not_run == (.probes | length)] | @tsv' "$J")" \
-    "$(printf '125\ttrue')"
+t_eq "  no canary record; the end record's canary null, exit 125" \
+    "$(jq -r '.event | select(.event == "canary" or .event == "end") |
+	[.event, .canary, .exit] | @tsv' "$J")" "$(printf 'end\t\t125')"
+# A plan whose timeout ends the run first, wherever the probe program
+# was then: not judged either.
+t_exit 125 "a run the plan's timeout ended: not judged, 125" \
+    canary -- --timeout 1ms
+t_grep "  said" "^confexec: canary: the probe program ended .*the plan is not judged\$" \
+    "$ERR"
 
 # ---- a boundary weakened on purpose: caught -----------------------------
 t_exit 1 "a test build without Landlock fails --canary, exit 1" canary "$WEAK" --

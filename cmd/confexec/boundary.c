@@ -29,7 +29,7 @@
  * is of the host's network, so bind and listen stay the supervisor's
  * (r->host_sock). */
 int
-bd_inherited(struct run *r, char *err, size_t len)
+boundary_inherited(struct run *r, char *err, size_t len)
 {
 	struct stat st;
 	size_t i;
@@ -56,7 +56,7 @@ bd_inherited(struct run *r, char *err, size_t len)
 
 /* The Landlock ruleset, every rule path resolved (r->real). */
 int
-bd_rules(struct run *r, char *err, size_t len)
+boundary_rules(struct run *r, char *err, size_t len)
 {
 	return ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real, err,
 	    len);
@@ -65,7 +65,7 @@ bd_rules(struct run *r, char *err, size_t len)
 /* The private tmp and TMPDIR.  With the mount view its rule is added by
  * the payload, on the tmpfs (mountview.h); without, on the directory. */
 int
-bd_tmp(struct run *r, char *err, size_t len)
+boundary_tmp(struct run *r, char *err, size_t len)
 {
 	if (tmp_make(r, err, len) == -1)
 		return -1;
@@ -79,7 +79,7 @@ bd_tmp(struct run *r, char *err, size_t len)
  * network of the run's own, or a socket of the host's inherited).  Every
  * variant notifies some call: the filter is loaded with a listener. */
 int
-bd_filter(struct run *r, char *err, size_t len)
+boundary_filter(struct run *r, char *err, size_t len)
 {
 	unsigned v = sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
 	    !layer_on(r, L_NETNS) || r->host_sock);
@@ -114,7 +114,7 @@ bd_filter(struct run *r, char *err, size_t len)
 
 /* A cached image is a file: Landlock sees its execveat. */
 int
-bd_image(struct run *r, char *err, size_t len)
+boundary_image(struct run *r, char *err, size_t len)
 {
 	if (r->rulesetfd != -1 && imgcache_is_file(r->imgfd) == 1 &&
 	    imgcache_grant(r->rulesetfd, r->imgfd) == -1)
@@ -143,7 +143,7 @@ tmp_bytes(const struct run *r)
  * in reopened off the host's mounts (a payload of a caller that is not
  * root has the caller's uid: what it owns there, the caller owns). */
 int
-bd_view(struct run *r, char *err, size_t len)
+boundary_view(struct run *r, char *err, size_t len)
 {
 	int fds[MV_HAND_MAX];
 	size_t i, n = 0;
@@ -170,14 +170,15 @@ bd_view(struct run *r, char *err, size_t len)
 		return 0;
 	if (r->p.mode != PLAN_DEGRADE)
 		return -1;
-	loud(r, "running with a descriptor of the host's mount: %s", err);
+	layers_loud(r, "running with a descriptor of the host's mount: %s",
+	    err);
 	return 0;
 }
 
 /* The environment: the plan's, then TMPDIR (the plan has none of its
  * own then), room for the egress variables. */
 int
-bd_env(struct run *r, char *err, size_t len)
+boundary_env(struct run *r, char *err, size_t len)
 {
 	size_t i;
 
@@ -195,7 +196,7 @@ bd_env(struct run *r, char *err, size_t len)
 /* Kept across the close: 0-2, the plan's list, and (close-on-exec, gone
  * at execveat) the image, the ruleset and the listener channel. */
 int
-bd_kept(struct run *r, char *err, size_t len)
+boundary_kept(struct run *r, char *err, size_t len)
 {
 	size_t i;
 
@@ -227,7 +228,7 @@ static char proxy_env[NPROXY][48];
 /* The egress broker's port: TCP connect to it, and the proxy
  * variables naming it. */
 int
-bd_egress(struct run *r, uint16_t port, char *err, size_t len)
+boundary_egress(struct run *r, uint16_t port, char *err, size_t len)
 {
 	size_t i;
 

@@ -76,6 +76,15 @@ struct probe_line {
 	int match;
 };
 
+/* The canary record at its largest (JSON escapes a field's backslashes,
+ * and esc.h's \xNN has one per 4 bytes: 5/4 of each field, plus keys)
+ * fits the source's share of the run's log. */
+_Static_assert(MAX_PROBES * (5 * (sizeof(((struct probe_line *)0)->tried) +
+    sizeof(((struct probe_line *)0)->expected) +
+    sizeof(((struct probe_line *)0)->got) +
+    sizeof(((struct probe_line *)0)->hostsaw)) / 4 + 160) + 1024 <=
+    LOG_CANARY_SHARE, "the canary record fits its share");
+
 /* The files of the outside directory: one per probe. */
 enum { F_WRITE, F_CHMOD, F_UTIMES, F_READ, F_EXEC, F_N };
 static const char *const fname[F_N] = {"write", "chmod", "utimes", "read",
@@ -99,6 +108,8 @@ static struct canary {
 	char **argv;
 	size_t argc;
 	int started, ended;	/* its "start" and "end" lines were read */
+	int judged, code;	/* canary_finish: a verdict, the exit */
+	size_t matched, bad, skipped, missing;
 } cn = {.rfd = -1, .wfd = -1, .tcpfd = -1, .absfd = -1, .target = -1,
 	.targetfd = -1, .lifefd = -1, .msqid = -1};
 
@@ -1039,27 +1050,50 @@ canary_prepare(struct run *r, char *err, size_t len)
 
 /* ---- after the run ---- */
 
+/* The answers so far, read as they come (the source): bounded; past
+ * ANSWERS_MAX they are read and dropped (the program answers far less:
+ * one short line a probe). */
+static char abuf[ANSWERS_MAX + 1];
+static size_t alen;
+
+const int *
+canary_answers_fd(void)
+{
+	return &cn.rfd;
+}
+
+void
+canary_read(void)
+{
+	char drop[512];
+	ssize_t n;
+
+	for (;;) {
+		if (alen < ANSWERS_MAX)
+			n = read(cn.rfd, abuf + alen, ANSWERS_MAX - alen);
+		else
+			n = read(cn.rfd, drop, sizeof(drop));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		if (alen < ANSWERS_MAX)
+			alen += (size_t)n;
+	}
+}
+
 static void
 answers(void)
 {
-	static char buf[ANSWERS_MAX + 1];
-	size_t got = 0, i;
+	size_t i;
 	unsigned long k;
 	char *line, *sp, *save = NULL;
-	ssize_t n;
 	int v;
 
-	while (got < ANSWERS_MAX &&
-	    (n = read(cn.rfd, buf + got, ANSWERS_MAX - got)) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
+	canary_read();
+	abuf[alen] = '\0';
 	/* The answers in argv's order: the k-th probe that ran. */
-	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	for (line = strtok_r(abuf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
 		if (strcmp(line, "start") == 0 || strcmp(line, "end") == 0) {
 			*(line[0] == 's' ? &cn.started : &cn.ended) = 1;
@@ -1314,8 +1348,7 @@ verdict(const struct probe_line *pl)
 }
 
 static json_t *
-canary_json(const struct run *r, size_t matched, size_t bad, size_t skipped,
-    size_t missing, int code)
+canary_json(const struct run *r)
 {
 	json_t *o = json_object(), *a = json_array(), *e;
 	size_t i;
@@ -1335,55 +1368,54 @@ canary_json(const struct run *r, size_t matched, size_t bad, size_t skipped,
 	json_object_set_new(o, "plan_sha256", json_string(r->plan_hex));
 	json_object_set_new(o, "probe_sha256", json_string(r->prog_hex));
 	json_object_set_new(o, "probes", a);
-	json_object_set_new(o, "matched", json_integer((json_int_t)matched));
-	json_object_set_new(o, "mismatched", json_integer((json_int_t)bad));
-	json_object_set_new(o, "not_run", json_integer((json_int_t)skipped));
-	json_object_set_new(o, "unanswered", json_integer((json_int_t)missing));
-	json_object_set_new(o, "exit", json_integer(code));
+	json_object_set_new(o, "matched", json_integer((json_int_t)cn.matched));
+	json_object_set_new(o, "mismatched", json_integer((json_int_t)cn.bad));
+	json_object_set_new(o, "not_run", json_integer((json_int_t)cn.skipped));
+	json_object_set_new(o, "unanswered",
+	    json_integer((json_int_t)cn.missing));
+	json_object_set_new(o, "exit", json_integer(cn.code));
 	return o;
 }
 
-int
-canary_end(struct run *r, int code, const siginfo_t *si, int failed)
+/* The run ended (the source's finish, before the end record): nothing
+ * when the probe program never said "start"; else every probe judged,
+ * the lines (or the object) on stdout, the mismatches on stderr, the
+ * canary record.  Judged only when it answered every probe in a run
+ * that neither timed out, was cancelled nor failed. */
+void
+canary_finish(struct run *r)
 {
-	char how[64];
-	size_t i, matched = 0, bad = 0, skipped = 0, missing = 0;
+	size_t i;
 	json_t *o;
 	char *txt;
 
-	if (si == NULL) {
-		cleanup();	/* it never ran: the run said why */
-		return code;
-	}
 	answers();
+	if (!cn.started)
+		return;
 	for (i = 0; i < cn.n; i++) {
 		struct probe_line *pl = &cn.pl[i];
 
 		pl->match = judge(pl);
 		if (pl->x == X_NOTRUN)
-			skipped++;
+			cn.skipped++;
 		else if (unanswered(pl))
-			missing++;
+			cn.missing++;
 		else if (pl->match)
-			matched++;
+			cn.matched++;
 		else
-			bad++;
+			cn.bad++;
 	}
-	code = bad > 0 ? EXIT_NO : EXIT_OK;
-	if (si->si_code == CLD_EXITED)
-		snprintf(how, sizeof(how), "exit %d", si->si_status);
-	else
-		snprintf(how, sizeof(how), "signal %d", si->si_status);
-	if (failed || missing > 0 || !cn.started || !cn.ended ||
-	    si->si_code != CLD_EXITED || si->si_status != 0) {
-		warning("canary: the probe program ended (%s) with %zu "
-		    "probe(s) unanswered: the plan is not judged", how,
-		    missing);
-		code = EXIT_FAIL;
+	cn.code = cn.bad > 0 ? EXIT_NO : EXIT_OK;
+	if (cn.missing > 0 || !cn.ended || r->failed || r->timed_out ||
+	    r->cancel[0] != '\0') {
+		warning("canary: the probe program ended with %zu probe(s) "
+		    "unanswered: the plan is not judged", cn.missing);
+		cn.code = EXIT_FAIL;
 	}
+	cn.judged = 1;
 	cleanup();
 	if (cn.json) {
-		o = canary_json(r, matched, bad, skipped, missing, code);
+		o = canary_json(r);
 		json_object_del(o, "event");
 		txt = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(o);
@@ -1398,7 +1430,7 @@ canary_end(struct run *r, int code, const siginfo_t *si, int failed)
 	}
 	if (fflush(stdout) == EOF) {
 		warning_sys("canary: standard output");
-		code = EXIT_FAIL;
+		cn.code = EXIT_FAIL;
 	}
 	for (i = 0; i < cn.n; i++)
 		if (cn.pl[i].x != X_NOTRUN && !cn.pl[i].match &&
@@ -1408,11 +1440,36 @@ canary_end(struct run *r, int code, const siginfo_t *si, int failed)
 			    cn.pl[i].got, strcmp(cn.pl[i].hostsaw, "-") ?
 			    "; host: " : "", strcmp(cn.pl[i].hostsaw, "-") ?
 			    cn.pl[i].hostsaw : "");
-	if (log_wanted(r) && r->started) {
-		o = canary_json(r, matched, bad, skipped, missing, code);
-		if (journal_events(r, &o, 1, "canary record") == -1 &&
-		    code == EXIT_OK)
-			code = EXIT_FAIL;
+	if (record_wanted(r) && r->started) {
+		o = canary_json(r);
+		if (record_events(r, &o, 1, "canary record") == -1 &&
+		    cn.code == EXIT_OK)
+			cn.code = EXIT_FAIL;
 	}
-	return code;
+}
+
+/* The end record's "canary": the counts and the exit, or null. */
+json_t *
+canary_summary(void)
+{
+	if (!cn.judged)
+		return json_null();
+	return json_pack("{s:I,s:I,s:I,s:I,s:i}", "matched",
+	    (json_int_t)cn.matched, "mismatched", (json_int_t)cn.bad,
+	    "not_run", (json_int_t)cn.skipped, "unanswered",
+	    (json_int_t)cn.missing, "exit", cn.code);
+}
+
+int
+canary_exit(int code, const siginfo_t *si)
+{
+	cleanup();
+	if (cn.judged)
+		return cn.code;
+	if (si == NULL)
+		return code;	/* it never ran: the run said why */
+	warning("canary: the probe program ended (%s %d) before its first "
+	    "probe: the plan is not judged", si->si_code == CLD_EXITED ?
+	    "exit" : "signal", si->si_status);
+	return EXIT_FAIL;
 }

@@ -23,6 +23,7 @@
 #include "observe.h"
 
 static struct notify_policy policy;
+static struct notify_stats stats;	/* what was answered */
 static int tmp_pending;	/* the view's tmpfs, added at the first call */
 
 static int
@@ -100,7 +101,7 @@ handle_notify(struct source *s, struct run *r)
 		}
 		return SRC_CONTINUE;
 	}
-	if (notify_handle(r->notifyfd, &policy, &r->notify) == -1) {
+	if (notify_handle(r->notifyfd, &policy, &stats) == -1) {
 		/* Unanswered calls would wait forever: end the run. */
 		warning_sys("seccomp notification");
 		return loop_cancel(r, "notify");
@@ -118,6 +119,28 @@ close_notify(struct source *s, struct run *r)
 	obs_end();
 }
 
+/* The end record's "notify": what was answered for the payload's
+ * notified calls. */
+static void
+report_notify(struct source *s, const struct run *r, json_t *o,
+    enum report_what what)
+{
+	json_t *n;
+
+	if (what != REPORT_END)
+		return;
+	n = json_object();
+	json_object_set_new(n, "allowed", ev_u64(stats.allowed));
+	json_object_set_new(n, "denied", ev_u64(stats.denied));
+	json_object_set_new(n, "failed", ev_u64(stats.failed));
+	json_object_set_new(n, "observed", ev_u64(stats.observed));
+	json_object_set_new(o, "notify", n);
+}
+
 const struct source_ops src_notify = {
-	"seccomp listener", open_notify, handle_notify, close_notify, NULL,
+	.name = "seccomp listener",
+	.open = open_notify,
+	.handle = handle_notify,
+	.report = report_notify,
+	.close = close_notify,
 };
