@@ -12,6 +12,8 @@
 #     scopes;
 #   - the supervisor's checks in the host's network (bind, listen,
 #     watches); the pid namespace; the descriptor check before the exec.
+#   - the cgroup kill: what a run without a pid namespace leaves behind
+#     when confexec is killed is killed by --reap, through cgroup.kill.
 # tests/mutate.sh (make mutate) breaks each of these on purpose, one at a
 # time, and expects this file to fail.
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +21,8 @@
 need_root
 need_landlock 6
 need_cmd setpriv
+need_cmd flock
+need_cgroup2
 
 CX=$BIN/confexec
 PE=$BIN/planenc
@@ -52,12 +56,32 @@ LP=$!
 at_exit "kill_ours $LP"
 wait_for test -e "$TMP/listening" || fail "the abstract listener is up"
 
+# DIR/out: outside every rule; DIR/rw: a --rw rule; DIR/ro: a --ro rule.
+D=$TMP/d
+mkdir -p "$D/out/sub" "$D/rw/a" "$D/rw/b" "$D/ro" "$D/rw/other"
+echo secret >"$D/out/f"
+printf '#!/bin/sh\nexit 0\n' >"$D/out/x"
+cp "$D/out/x" "$D/rw/x"
+chmod 755 "$D/out/x" "$D/rw/x"
+echo moved >"$D/rw/a/f"
+echo ro >"$D/ro/f"
+echo other >"$D/ro/other"
+ln -s f "$D/ro/link"
+chown 4242 "$D/ro/other" "$D/rw/other"
+chmod 600 "$D/ro/other"
+chmod 711 "$TMP"
+before=$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")
+
 # ---- the seccomp table, the pid namespace, Landlock's TCP rights -----------
 # Its own network (--unix alone): the TCP socket handed in is the host's,
 # bind and connect on it meet Landlock alone.
+# The mount view: outside the --rw rules, read-only (tests/helpers/escape).
 "$PE" --preset sys --ro /proc --rox "$HELP" $ASANOPT --unix --keep-fd 8 -- \
-	/bin/sh -c '"$0" sys; "$0" net 8 9; "$0" pid "$1"' "$BP" "$SP" \
-	>"$TMP/p.sys" || fail "planenc: the sys plan"
+	/bin/sh -c '"$0" sys; "$0" net 8 9; "$0" pid "$1"
+	for p in "unlink $3/f" "rmdir $3/sub" "mknod $3/newfifo p"; do
+		printf "view-%s " "${p%% *}"; "$2" $p; done' \
+	"$BP" "$SP" "$HELP/escape" "$D/out" >"$TMP/p.sys" ||
+	fail "planenc: the sys plan"
 t_exit 0 "a run of the sys, net and pid probes" "$BP" with-tcp 8 "$CX" \
 	<"$TMP/p.sys"
 cp "$OUT" "$TMP/sys.out"
@@ -104,25 +128,14 @@ cp "$OUT" "$TMP/sys.out"
 	words EACCES bind-inherited connect-inherited
 	# the host's process is not in the run's pid namespace
 	echo "signal-host ESRCH"
+	words EROFS view-unlink view-rmdir view-mknod
 } >"$TMP/sys.want"
 expect sys "$TMP/sys.out" <"$TMP/sys.want"
 ok "the host's process is alive" kill -0 "$SP"
+t_eq "outside the rules, nothing changed" \
+	"$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")" "$before"
 
 # ---- Landlock's file system rights, alone ----------------------------------
-D=$TMP/d
-mkdir -p "$D/out/sub" "$D/rw/a" "$D/rw/b" "$D/ro" "$D/rw/other"
-echo secret >"$D/out/f"
-printf '#!/bin/sh\nexit 0\n' >"$D/out/x"
-cp "$D/out/x" "$D/rw/x"
-chmod 755 "$D/out/x" "$D/rw/x"
-echo moved >"$D/rw/a/f"
-echo ro >"$D/ro/f"
-echo other >"$D/ro/other"
-ln -s f "$D/ro/link"
-chown 4242 "$D/ro/other" "$D/rw/other"
-chmod 600 "$D/ro/other"
-chmod 711 "$TMP"
-before=$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")
 "$PE" $SYS --degrade --rw "$D/rw" -- /bin/sh -c \
 	'"$0" fs "$1" "$2"; "$0" sysv' "$BP" "$D/out" "$D/rw" >"$TMP/p.fs" ||
 	fail "planenc: the fs plan"
@@ -192,5 +205,42 @@ t_eq "a descriptor left open: 125" "$(cat "$TMP/fd.rc")" 125
 t_grep "  named" '^confexec: child: verifying descriptors: fd [0-9]+ is still open$' \
 	"$TMP/fd.out"
 t_nogrep "  the payload never ran" '^(secret|EBADF)$' "$TMP/fd.out"
+
+# ---- the cgroup kill --------------------------------------------------------
+# A container with a cgroup namespace of its own (contained --cgroup): a
+# cgroup, no pid namespace.  confexec SIGKILLed, the payload's setsid
+# grandchild outlives it in the run's cgroup, holding a lock; --reap, from
+# the same cgroup (a directory of this file's own), kills it with
+# cgroup.kill and removes the cgroup.
+CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
+	if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo |
+	head -n 1)
+CGD=$CG2$(sed -n 's/^0:://p' /proc/self/cgroup | sed 's,/$,,')/bornetest-boundary-$$
+mkdir "$CGD" || fail "a cgroup of this file's own: $CGD"
+at_exit "for k in '$CGD'/*/cgroup.kill; do [ -e \"\$k\" ] && echo 1 >\"\$k\"; done; sleep 0.2; rmdir '$CGD'/* '$CGD' 2>/dev/null"
+# $INCG CMD...: CMD in that cgroup (the same process: its pid is CMD's).
+INCG='echo $$ >"$0/cgroup.procs" && exec "$@"'
+
+GC=$D/rw/gc.pid
+"$PE" $SYS --degrade --rw "$D/rw" -- "$HELP/escape" grandchild-sleep "$GC" \
+	>"$TMP/p.cg" || fail "planenc: the cgroup plan"
+sh -c "$INCG" "$CGD" "$C" --cgroup "$CX" --no-image-cache <"$TMP/p.cg" >/dev/null \
+	2>"$TMP/cg.err" &
+CP=$!
+if wait_for test -s "$GC"; then
+	kill -KILL "$CP"
+	wait "$CP"
+	t_eq "confexec SIGKILLed" "$?" 137
+	ok "the grandchild outlived it (its lock held)" \
+		sh -c '! flock -n "$0" true' "$GC.lock"
+	t_exit 0 "--reap from that cgroup" sh -c "$INCG" "$CGD" "$CX" --reap
+	t_grep "  reaped it, killing what was inside" \
+		"^reaped $CGD/borne-[^ ]* \\(processes killed\\)\$" "$OUT"
+	ok "  the grandchild is dead (its lock free)" \
+		wait_for flock -n "$GC.lock" true
+else
+	fail "the run's grandchild wrote its pid"
+	diag_file "$TMP/cg.err"
+fi
 
 done_testing
