@@ -8,8 +8,8 @@
 #     probe's own that answers ENOSYS in its place (never made);
 #   - Landlock's rights: in a run of tests/helpers/contained (no mount
 #     view, Landlock alone answers), each file system right; TCP bind
-#     and connect on a socket handed in; the abstract unix and signal
-#     scopes;
+#     and connect in an egress network (nothing notified); the abstract
+#     unix and signal scopes;
 #   - the supervisor's checks in the host's network (bind, listen,
 #     watches); the pid namespace; the descriptor check before the exec.
 #   - the cgroup kill: what a run without a pid namespace leaves behind
@@ -74,7 +74,7 @@ before=$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")
 
 # ---- the seccomp table, the pid namespace, Landlock's TCP rights -----------
 # Its own network (--unix alone): the TCP socket handed in is the host's,
-# bind and connect on it meet Landlock alone.
+# connect on it meets Landlock alone, bind the supervisor.
 # The mount view: outside the --rw rules, read-only (tests/helpers/escape).
 "$PE" --preset sys --ro /proc --rox "$HELP" $ASANOPT --unix --keep-fd 8 -- \
 	/bin/sh -c '"$0" sys; "$0" net 8 9; "$0" pid "$1"
@@ -124,7 +124,8 @@ cp "$OUT" "$TMP/sys.out"
 		TIOCSLCKTRMIOS TIOCSRS485 TIOCNOTTY; do
 		echo "ioctl-$n EPERM"
 	done
-	# Landlock on a TCP socket of the host's network
+	# a TCP socket of the host's network: bind checked by the
+	# supervisor, connect by Landlock
 	words EACCES bind-inherited connect-inherited
 	# the host's process is not in the run's pid namespace
 	echo "signal-host ESRCH"
@@ -135,8 +136,19 @@ ok "the host's process is alive" kill -0 "$SP"
 t_eq "outside the rules, nothing changed" \
 	"$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")" "$before"
 
+# ---- Landlock's TCP rights, alone ------------------------------------------
+# The network of the run's egress broker: the payload's own TCP socket,
+# neither bind nor connect notified (its broker reached through the one
+# port granted, none reached here).
+"$PE" --preset sys --ro /proc --rox "$HELP" $ASANOPT --egress 127.0.0.1:9 -- \
+	"$BP" tcp 9 >"$TMP/p.tcp" || fail "planenc: the tcp plan"
+t_exit 0 "a run of the tcp probes in its egress network" "$CX" <"$TMP/p.tcp"
+cp "$OUT" "$TMP/tcp.out"
+words EACCES bind-tcp connect-tcp >"$TMP/tcp.want"
+expect tcp "$TMP/tcp.out" <"$TMP/tcp.want"
+
 # ---- Landlock's file system rights, alone ----------------------------------
-"$PE" $SYS --degrade --rw "$D/rw" -- /bin/sh -c \
+"$PE" $SYS --degrade --rw "$D/rw" --ro /dev/urandom -- /bin/sh -c \
 	'"$0" fs "$1" "$2"; "$0" sysv' "$BP" "$D/out" "$D/rw" >"$TMP/p.fs" ||
 	fail "planenc: the fs plan"
 t_exit 0 "a contained run of the fs and sysv probes" ccx <"$TMP/p.fs"

@@ -20,6 +20,7 @@
  *                    --rw directory (RW/x a script, RW/a/f a file, RW/b)
  *   bprobe net FD PORT    an inherited TCP socket FD bound (to
  *                    127.0.0.1:0) and connected (to 127.0.0.1:PORT)
+ *   bprobe tcp PORT  the same on a socket of the payload's own
  *   bprobe host RO RW OUT PORT NAME PID
  *                    the supervisor's checks in the host's network and
  *                    Landlock's scopes: binds (TCP port 0, abstract, autobind,
@@ -612,6 +613,15 @@ net(const char *fd, const char *port)
 }
 
 static int
+tcp(const char *port)
+{
+	set_port(port);
+	probe("bind-tcp", p_tcp_bind, NULL);
+	probe("connect-tcp", p_tcp_connect, NULL);
+	return 0;
+}
+
+static int
 pidns(const char *pid)
 {
 	probe("signal-host", p_kill, pid);
@@ -673,14 +683,16 @@ main(int argc, char *argv[])
 		return net(argv[2], argv[3]);
 	if (strcmp(c, "host") == 0 && argc == 8)
 		return host(argv + 2);
+	if (strcmp(c, "tcp") == 0 && argc == 3)
+		return tcp(argv[2]);
 	if (strcmp(c, "pid") == 0 && argc == 3)
 		return pidns(argv[2]);
 	if (strcmp(c, "abstract-listen") == 0 && argc == 4)
 		return abstract_listen(argv[2], argv[3]);
 	if (strcmp(c, "with-tcp") == 0 && argc >= 4)
 		return with_tcp(argv[2], argv + 3);
-	fprintf(stderr, "usage: bprobe sys | sysv | fs FD RW | net FD PORT | "
-	    "host RO RW OUT PORT NAME PID | pid PID |\n"
+	fprintf(stderr, "usage: bprobe sys | sysv | fs DIR RW | net FD PORT | "
+	    "tcp PORT |\n       host RO RW OUT PORT NAME PID | pid PID |\n"
 	    "       abstract-listen NAME READY | with-tcp FD PROG [ARG...]\n");
 	return 2;
 }
