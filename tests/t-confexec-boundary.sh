@@ -11,7 +11,10 @@
 #     and connect in an egress network (nothing notified); the abstract
 #     unix and signal scopes;
 #   - the supervisor's checks in the host's network (bind, listen,
-#     watches); the pid namespace; the descriptor check before the exec.
+#     watches); the pid namespace; the descriptor check before the exec;
+#   - the mount view (read-only outside the --rw rules), and beneath a
+#     --rw rule what a caller without capabilities may not change
+#     (owner, trusted. xattrs, inode flags, links, sticky);
 #   - the cgroup kill: what a run without a pid namespace leaves behind
 #     when confexec is killed is killed by --reap, through cgroup.kill.
 # tests/mutate.sh (make mutate) breaks each of these on purpose, one at a
@@ -69,18 +72,29 @@ echo other >"$D/ro/other"
 ln -s f "$D/ro/link"
 chown 4242 "$D/ro/other" "$D/rw/other"
 chmod 600 "$D/ro/other"
+# DIR/rw/meta: a --rw rule of the sys run, with another's files.
+M=$D/rw/meta
+mkdir -p "$M/sticky"
+echo mine >"$M/mine"
+echo other >"$M/other"
+echo theirs >"$M/sticky/theirs"
+chown 4242 "$M/other" "$M/sticky" "$M/sticky/theirs"
+chmod 600 "$M/other"
+chmod 1777 "$M/sticky"
 chmod 711 "$TMP"
+metabefore=$(ls -lRn --time-style=+%s.%N "$M"; lsattr -R "$M" 2>&1)
 before=$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")
 
 # ---- the seccomp table, the pid namespace, Landlock's TCP rights -----------
 # Its own network (--unix alone): the TCP socket handed in is the host's,
 # connect on it meets Landlock alone, bind the supervisor.
 # The mount view: outside the --rw rules, read-only (tests/helpers/escape).
-"$PE" --preset sys --ro /proc --rox "$HELP" $ASANOPT --unix --keep-fd 8 -- \
-	/bin/sh -c '"$0" sys; "$0" net 8 9; "$0" pid "$1"
+"$PE" --preset sys --ro /proc --rox "$HELP" $ASANOPT --unix --keep-fd 8 \
+	--rw "$M" -- /bin/sh -c '"$0" sys; "$0" net 8 9; "$0" pid "$1"
+	"$0" meta "$4"
 	for p in "unlink $3/f" "rmdir $3/sub" "mknod $3/newfifo p"; do
 		printf "view-%s " "${p%% *}"; "$2" $p; done' \
-	"$BP" "$SP" "$HELP/escape" "$D/out" >"$TMP/p.sys" ||
+	"$BP" "$SP" "$HELP/escape" "$D/out" "$M" >"$TMP/p.sys" ||
 	fail "planenc: the sys plan"
 t_exit 0 "a run of the sys, net and pid probes" "$BP" with-tcp 8 "$CX" \
 	<"$TMP/p.sys"
@@ -129,10 +143,18 @@ cp "$OUT" "$TMP/sys.out"
 	words EACCES bind-inherited connect-inherited
 	# the host's process is not in the run's pid namespace
 	echo "signal-host ESRCH"
+	# beneath the --rw rule, without capabilities: one's own files only,
+	# no other owner or group, no trusted. xattr, no inode flag, no
+	# setuid bit (the filter), no link to another's file, no unlink of
+	# another's file in another's sticky directory
+	words EPERM chown chgrp xattr-trusted immutable append-only \
+		setuid-mode hardlink-other sticky-unlink
 	words EROFS view-unlink view-rmdir view-mknod
 } >"$TMP/sys.want"
 expect sys "$TMP/sys.out" <"$TMP/sys.want"
 ok "the host's process is alive" kill -0 "$SP"
+t_eq "beneath the --rw rule, no owner, mode, flag or link changed" \
+	"$(ls -lRn --time-style=+%s.%N "$M"; lsattr -R "$M" 2>&1)" "$metabefore"
 t_eq "outside the rules, nothing changed" \
 	"$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")" "$before"
 

@@ -21,6 +21,12 @@
  *   bprobe net FD PORT    an inherited TCP socket FD bound (to
  *                    127.0.0.1:0) and connected (to 127.0.0.1:PORT)
  *   bprobe tcp PORT  the same on a socket of the payload's own
+ *   bprobe meta RW   metadata beneath a --rw rule, what the kernel leaves
+ *                    a caller without capabilities: RW/mine its own file
+ *                    (chown, chgrp to another id, a trusted. xattr, the
+ *                    immutable and append-only flags, a setuid mode), RW/other another's (a hard link),
+ *                    RW/sticky/theirs another's in another's sticky
+ *                    directory (unlink)
  *   bprobe host RO RW OUT PORT NAME PID
  *                    the supervisor's checks in the host's network and
  *                    Landlock's scopes: binds (TCP port 0, abstract, autobind,
@@ -55,6 +61,7 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <termios.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -612,6 +619,52 @@ net(const char *fd, const char *port)
 	return 0;
 }
 
+static const char *meta_;
+
+static char *cat(const char *a, const char *b);
+
+static long
+p_meta(const void *a)
+{
+	const char *what = a;
+	char *mine = cat(meta_, "/mine");
+	int fd, fl;
+
+	if (strcmp(what, "chown") == 0)
+		return chown(mine, 4242, (gid_t)-1);
+	if (strcmp(what, "chgrp") == 0)
+		return chown(mine, (uid_t)-1, 4242);
+	if (strcmp(what, "xattr-trusted") == 0)
+		return setxattr(mine, "trusted.borne", "1", 1, 0);
+	if (strcmp(what, "setuid-mode") == 0)
+		return chmod(mine, 04755);
+	if (strcmp(what, "hardlink-other") == 0)
+		return link(cat(meta_, "/other"), cat(meta_, "/newlink"));
+	if (strcmp(what, "sticky-unlink") == 0)
+		return unlink(cat(meta_, "/sticky/theirs"));
+	if ((fd = open(mine, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == -1)
+		return -1;
+	fl |= strcmp(what, "immutable") == 0 ? FS_IMMUTABLE_FL :
+	    FS_APPEND_FL;
+	return ioctl(fd, FS_IOC_SETFLAGS, &fl);
+}
+
+static int
+meta(const char *rw)
+{
+	static const char *const what[] = {"chown", "chgrp",
+	    "xattr-trusted", "immutable", "append-only", "setuid-mode",
+	    "hardlink-other", "sticky-unlink"};
+	size_t i;
+
+	meta_ = rw;
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++)
+		probe(what[i], p_meta, what[i]);
+	return 0;
+}
+
 static int
 tcp(const char *port)
 {
@@ -683,6 +736,8 @@ main(int argc, char *argv[])
 		return net(argv[2], argv[3]);
 	if (strcmp(c, "host") == 0 && argc == 8)
 		return host(argv + 2);
+	if (strcmp(c, "meta") == 0 && argc == 3)
+		return meta(argv[2]);
 	if (strcmp(c, "tcp") == 0 && argc == 3)
 		return tcp(argv[2]);
 	if (strcmp(c, "pid") == 0 && argc == 3)
@@ -692,7 +747,7 @@ main(int argc, char *argv[])
 	if (strcmp(c, "with-tcp") == 0 && argc >= 4)
 		return with_tcp(argv[2], argv + 3);
 	fprintf(stderr, "usage: bprobe sys | sysv | fs DIR RW | net FD PORT | "
-	    "tcp PORT |\n       host RO RW OUT PORT NAME PID | pid PID |\n"
+	    "tcp PORT | meta RW |\n       host RO RW OUT PORT NAME PID | pid PID |\n"
 	    "       abstract-listen NAME READY | with-tcp FD PROG [ARG...]\n");
 	return 2;
 }
