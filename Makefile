@@ -179,6 +179,12 @@ check: deps
 # line: those alone).
 STATIC_TESTS ?= $(if $(filter command line,$(origin TESTS)),$(TESTS),$(ALL_TESTS))
 
+# Each boundary broken on purpose, one break at a time (tests/mutate.list),
+# in a copy of the tree under .build/mutate: every break must make an
+# end-to-end test file fail.  Not part of check (README.md, Tests).
+mutate:
+	@MAKE="$(MAKE)" sh tests/mutate.sh
+
 # ---- static (musl) ----
 $(MUSL_PREFIX)/.done: contrib/build-static-deps.sh
 	sh contrib/build-static-deps.sh $(CURDIR)/.build/musl
@@ -307,7 +313,7 @@ distclean: clean
 format:
 	clang-format -i cmd/*/*.c common/*.[ch] tests/helpers/*.c tests/unit/*.c
 
-.PHONY: all helpers units deps test check check-vm static fuzzers fuzz-smoke bench \
+.PHONY: all helpers units deps test check mutate check-vm static fuzzers fuzz-smoke bench \
 	demo install install-profiles uninstall clean distclean format FORCE
 
 # No object is an intermediate file to delete after a link: the next make

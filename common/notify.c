@@ -271,28 +271,6 @@ nt_beneath(int fd, char *const *rules, const int *rfd,
 	return 0;
 }
 
-/* Beneath a --rw rule, and not another name of a file elsewhere. */
-int
-nt_check_rw(const struct call *c, int fd, struct stat *st, struct answer *a)
-{
-	if (fstat(fd, st) == -1) {
-		nt_fail(a, errno);
-		return -1;
-	}
-	if ((!S_ISDIR(st->st_mode) && st->st_nlink > 1) ||
-	    !nt_beneath(fd, c->np->rw, c->np->rwfd, NULL, c->np->nrw)) {
-		nt_deny(a, EACCES);
-		return -1;
-	}
-	/* A device node is the host's even when a rule names it (--rw
-	 * /dev/null): its mode or owner is no build's business. */
-	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
-		nt_deny(a, EPERM);
-		return -1;
-	}
-	return 0;
-}
-
 int
 nt_in_groups(const struct notify_policy *np, gid_t g)
 {
@@ -317,17 +295,6 @@ nt_dac_allows(const struct notify_policy *np, const struct stat *st,
 	if (nt_in_groups(np, st->st_gid))
 		return (st->st_mode & (other << 3)) != 0;
 	return (st->st_mode & other) != 0;
-}
-
-/* Owner-only changes (CAP_FOWNER is what the caller lacks). */
-int
-nt_check_owner(const struct call *c, const struct stat *st, struct answer *a)
-{
-	if (st->st_uid != c->np->uid) {
-		nt_deny(a, EPERM);
-		return -1;
-	}
-	return 0;
 }
 
 /* Last check before acting: the caller is still waiting on this id. */

@@ -14,28 +14,11 @@
  * and structs are copied from its memory once (process_vm_readv); the
  * id is checked again before acting.
  *
- * Metadata (chmod, chown, xattr and times families, file_setattr, ioctl
- * FS_IOC_SETFLAGS/FSSETXATTR): the target is resolved by the supervisor
- * (the caller's descriptor through pidfd_getfd, its cwd through
- * /proc/PID/cwd, openat2 with RESOLVE_NO_MAGICLINKS and O_NOFOLLOW for
- * the l* and AT_SYMLINK_NOFOLLOW forms) into one descriptor; the change
- * is made only when that inode lies beneath a --rw rule: the kernel's
- * path of the descriptor (/proc/self/fd/N, the path Landlock also walks:
- * same mounts, same dentries) equals a rw rule's path or lies below it,
- * and that path, opened again beneath the rule's own descriptor
- * (RESOLVE_BENEATH, no symlinks), is the same inode (so a descriptor
- * from another mount namespace whose path merely looks alike fails).
- * A non-directory with more than one link is refused (a host file
- * hard-linked into the work tree; Landlock's REFER keeps the payload
- * from making one), and so is a device node (EPERM: --rw /dev/null
- * grants writing to it, not its mode).  Then what a capability-less caller could do itself:
- * mode and times (other than "now") and flags by the owner only, no
- * setuid or setgid bit (a planted setuid file is itself the hazard),
- * no mode change or chgrp of a sticky directory (a shared /tmp),
- * chown to no other uid and to the caller's groups only, xattrs in the
- * user. and system.posix_acl_* namespaces by the owner only, no
- * immutable or append-only flag, no project id change.  Refused:
- * EACCES outside the rules, EPERM for what the owner rule forbids.
+ * Metadata (chmod, chown, xattr and times families, inode flags) is
+ * not notified: the run's mount view refuses it outside the --rw rules
+ * (EROFS) and, inside them, the kernel leaves a capability-less caller
+ * its own files only (sysfilter.c); the setuid and setgid bits are
+ * refused by the filter itself.
  *
  * inotify_add_watch: the watched inode must lie beneath any rule of the
  * plan and be readable by the caller's credentials (mode bits).
