@@ -53,6 +53,17 @@
  * autobind an ephemeral port on every address) is refused with EACCES;
  * otherwise listen() is performed on the fetched socket.
  *
+ * connect (only with a handoff hook, in runs granting AF_UNIX): judged
+ * by nothing here.  The caller's socket is fetched (pidfd_getfd, between
+ * two SECCOMP_IOCTL_NOTIF_ID_VALID), and when the kernel says it is an
+ * AF_UNIX one (SO_DOMAIN) the duplicate is given to the hook, which
+ * keeps it to read the peer once connected (handoff.h); then the call
+ * continues as the payload made it (SECCOMP_USER_NOTIF_FLAG_CONTINUE):
+ * the supervisor never connects for it, the kernel performs and checks
+ * the payload's own call.  A unix socket that cannot be fetched (the
+ * supervisor out of descriptors) is not continued: the caller gets the
+ * errno, so no connection goes unrecorded for want of a descriptor.
+ *
  * The supervisor must be single-threaded while notify_handle runs (a
  * unix bind changes the cwd for an instant). */
 #ifndef BORNE_NOTIFY_H
@@ -98,6 +109,13 @@ struct notify_policy {
 	 * for them.  NULL: the filter notifies none of them. */
 	void (*observe)(void *arg, const struct obs_seen *seen);
 	void *observe_arg;
+	/* With a handoff hook: each connect on an AF_UNIX socket gives
+	 * handoff(handoff_arg, pid, fd) the caller's thread id (the
+	 * notification's) and a duplicate of its socket, which the hook
+	 * owns (and closes), before the call continues.  NULL: the filter
+	 * notifies no connect. */
+	void (*handoff)(void *arg, pid_t pid, int fd);
+	void *handoff_arg;
 };
 
 /* What the supervisor did, for the run's end record. */
@@ -106,7 +124,8 @@ struct notify_stats {
 	uint64_t denied;	/* refused by the policy (EACCES, EPERM) */
 	uint64_t failed;	/* could not resolve or act (the caller gets
 				 * the errno, e.g. ENOENT, EFAULT) */
-	uint64_t observed;	/* seen and continued (an observer) */
+	uint64_t observed;	/* seen and continued (an observer, a
+				 * connect) */
 };
 
 /* The policy for plan p run as uid/gid; groups: the caller's own when

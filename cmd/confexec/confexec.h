@@ -135,8 +135,9 @@ enum run_state { ST_STARTING, ST_RUNNING, ST_ENDING, ST_ENDED };
  * those of a journal of its own, built in memory from seq 1).  Sized from
  * the bounds on what a run records, so that it holds every record through
  * the end record: the start record (JOURNAL_RECORD_MAX at most), at most
- * EGRESS_EVENTS_LOGGED egress records (broker.h) and CTL_REFUSALS_LOGGED
- * refusals (control.h) of their largest size, and LOG_END_RESERVE, kept
+ * EGRESS_EVENTS_LOGGED egress records (broker.h), CTL_REFUSALS_LOGGED
+ * refusals (control.h) and HANDOFF_EVENTS_LOGGED handoff records of
+ * their largest size, and LOG_END_RESERVE, kept
  * for the end record (checked in events.c). */
 #define LOG_EGRESS_RECORD_MAX 3072	/* an egress record's line */
 #define LOG_REFUSED_RECORD_MAX 512	/* a control_refused record's */
@@ -312,6 +313,9 @@ json_t *ev_end(const struct run *r, const struct outcome *o);
 json_t *ev_reaped(const struct cg_reaped *rp);
 json_t *ev_control_refused(uid_t uid, pid_t pid, const char *why);
 json_t *layers_json(const struct run *r, enum verdict v);
+/* A string that may not be UTF-8 (a path): itself, or {"escaped": ...}
+ * in common/esc's lossless form. */
+json_t *str_or_escaped(const char *s);
 int journal_events(struct run *r, json_t **ev, size_t n, const char *what);
 int log_wanted(const struct run *r);
 void log_add(struct run *r, const char *buf, size_t len);
@@ -370,6 +374,21 @@ void egress_end(struct run *r);
  * live, for inspect: also its port and the connections open), or JSON
  * null for a plan without egress. */
 json_t *egress_json(const struct run *r, int live);
+
+/* src_handoff.c: the trust handoff.  handoff_wanted: the run records
+ * the payload's connections to privileged daemons' sockets (it grants
+ * AF_UNIX and has a seccomp listener); handoff_end, before the end
+ * record: the connections not yet read are read a last time;
+ * handoff_json: what was recorded (end record; live: for inspect), or
+ * JSON null for a run that records none.  At most HANDOFF_EVENTS_LOGGED
+ * "handoff" events are journaled, the rest counted. */
+#define HANDOFF_EVENTS_LOGGED 256
+#define LOG_HANDOFF_RECORD_MAX 8192	/* a handoff record's line */
+#define HANDOFF_EXE_SHOWN 512	/* bytes shown of a path in it */
+int handoff_wanted(const struct run *r);
+void handoff_seen(void *run, pid_t tid, int fd);
+void handoff_end(struct run *r);
+json_t *handoff_json(const struct run *r, int live);
 
 /* say.c: lines on stderr from the loop, never waiting on it.
  * say_open before the clone (where stderr is reopened non-blocking);

@@ -336,6 +336,7 @@ inspect(struct run *r)
 	    limit_json(r->p.timeout_ms != 0, r->p.timeout_ms));
 	json_object_set_new(o, "limits", lim);
 	json_object_set_new(o, "egress", egress_json(r, 1));
+	json_object_set_new(o, "handoff", handoff_json(r, 1));
 	json_object_set_new(o, "timeout_left_ms", r->p.timeout_ms == 0 ?
 	    json_null() : json_integer((json_int_t)(el >= r->p.timeout_ms ?
 	    0 : r->p.timeout_ms - el)));

@@ -273,6 +273,7 @@ journal_end(struct run *r, struct outcome *o)
 	tmp_end(r);	/* the payload's tree is gone */
 	mv_end(&r->mv);
 	egress_end(r);
+	handoff_end(r);
 	denials_say(r);
 	if (!log_wanted(r) || !r->started)
 		return o->code;

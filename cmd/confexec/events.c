@@ -38,7 +38,7 @@ layers_json(const struct run *r, enum verdict v)
 
 /* A string that may not be UTF-8 (a path, an argument): itself, or
  * {"escaped": ...} in common/esc's lossless \xNN form. */
-static json_t *
+json_t *
 str_or_escaped(const char *s)
 {
 	json_t *j = json_string(s), *e;
@@ -244,6 +244,7 @@ ev_end(const struct run *r, const struct outcome *o)
 	json_object_set_new(ev, "notify", notify_json(&r->notify));
 	json_object_set_new(ev, "denials", denials_json(r));
 	json_object_set_new(ev, "egress", egress_json(r, 0));
+	json_object_set_new(ev, "handoff", handoff_json(r, 0));
 	if (o->refused != NULL)
 		json_object_set_new(ev, "refused", json_string(o->refused));
 	json_object_set_new(ev, "time_ns", u64_string(now_ns(CLOCK_REALTIME)));
@@ -289,7 +290,7 @@ log_add(struct run *r, const char *buf, size_t len)
 
 _Static_assert(LOG_MAX >= JOURNAL_RECORD_MAX + EGRESS_EVENTS_LOGGED *
     LOG_EGRESS_RECORD_MAX + CTL_REFUSALS_LOGGED * LOG_REFUSED_RECORD_MAX +
-    LOG_END_RESERVE, "the run's log cannot hold every record");
+    HANDOFF_EVENTS_LOGGED * LOG_HANDOFF_RECORD_MAX + LOG_END_RESERVE, "the run's log cannot hold every record");
 
 /* Whether the run's log has room for a record of len bytes (envelopes
  * counted at their largest): every record but the end record leaves

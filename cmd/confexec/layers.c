@@ -279,6 +279,12 @@ check_daemons(struct run *r)
 	size_t i, j, n;
 	int acked;
 
+	/* Strict mode refuses a run without its listener (a soft layer);
+	 * degraded, the handoff records are missing, and said. */
+	if (r->layers[L_LISTENER].v == V_DEGRADE)
+		loud(r, "no seccomp listener: the payload's connections to "
+			"privileged daemons' sockets are not recorded (no "
+			"handoff records)");
 	if (probe_daemons(r->final_uid, r->final_gid, hits, 16, &n) == -1) {
 		refusal(r, "daemon inventory: %s", strerror(errno));
 		return;

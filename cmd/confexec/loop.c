@@ -18,6 +18,7 @@ static const struct source_ops *const table[] = {
 	&src_parent,
 	&src_control,
 	&src_notify,
+	&src_handoff,	/* the connections src_notify gave it */
 	&src_egress,
 	&src_journal,
 };

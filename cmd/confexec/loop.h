@@ -43,7 +43,8 @@ struct source {
 
 /* The sources, one per file. */
 extern const struct source_ops src_pidfd, src_signal, src_timer, src_parent,
-    src_control, src_notify, src_egress, src_journal, src_orphans;
+    src_control, src_notify, src_handoff, src_egress, src_journal,
+    src_orphans;
 
 /* A source's extra descriptors, at most LOOP_EXTRA in all: poll fd for
  * events (EPOLLIN, EPOLLOUT), dispatched to s's extra with tag; again

@@ -43,6 +43,10 @@ open_notify(struct source *s, struct run *r)
 		policy.observe = denials_seen;
 		policy.observe_arg = r;
 	}
+	if (handoff_wanted(r)) {	/* connect (src_handoff.c) */
+		policy.handoff = handoff_seen;
+		policy.handoff_arg = r;
+	}
 	if (!r->want_notify)	/* the filter notifies nothing */
 		return 0;
 	s->watch = &r->notifyfd;	/* received after the clone */

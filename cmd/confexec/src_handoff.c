@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: ISC */
+/* source: the trust handoff (confexec(1), HANDOFF RECORDS).  In a run
+ * that grants AF_UNIX and has a seccomp listener, the payload's
+ * connect() is notified; src_notify gives this source a duplicate of
+ * each unix socket connected (handoff_seen, notify.h) and the call
+ * continues, performed and checked by the kernel alone.  The duplicates
+ * wait here, at most HANDOFF_PENDING, until the kernel shows them
+ * connected: a timer polls them while any waits (never blocking), and
+ * handoff_end reads them a last time before the end record.  A connected
+ * one is read on that same socket (common/handoff.c: SO_PEERCRED, the
+ * address, /proc/PID/exe, the listener's file) and closed; a connection
+ * to a daemon of the inventory is one "handoff" event (at most
+ * HANDOFF_EVENTS_LOGGED, then counted), and the end record counts them
+ * per daemon, with the connections to other peers and those never seen
+ * connected. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "handoff.h"
+#include "loop.h"
+
+#define HANDOFF_PENDING 64	/* duplicates held at once */
+#define TICK_MS 10		/* while a young one waits */
+#define SLOW_MS 200		/* while only old ones (> 1 s) wait */
+
+struct pending {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	pid_t tid;	/* the calling thread, as the notification gave it */
+	uint64_t t0;	/* ms */
+};
+
+static struct {
+	int on;
+	struct run *r;
+	struct source *s;
+	struct pending p[HANDOFF_PENDING];
+	size_t np;
+	struct handoff_inv inv;
+	/* what the end record says */
+	uint64_t connects, other, unresolved, unlogged, events;
+	size_t nd;
+	struct {
+		const char *name;
+		uint64_t n;
+	} d[HANDOFF_INV_MAX];
+	int said;
+} ho;
+
+static uint64_t
+ms_now(void)
+{
+	return now_ns(CLOCK_MONOTONIC) / 1000000;
+}
+
+int
+handoff_wanted(const struct run *r)
+{
+	return (r->p.sock & PLAN_SOCK_UNIX) != 0 && layer_on(r, L_LISTENER);
+}
+
+static void
+arm(unsigned ms)
+{
+	struct itimerspec it;
+
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = ms / 1000;
+	it.it_value.tv_nsec = (long)(ms % 1000) * 1000000;
+	if (ho.s != NULL && ho.s->fd != -1)
+		(void)timerfd_settime(ho.s->fd, 0, &it, NULL);
+}
+
+static const char *
+type_name(int t)
+{
+	return t == SOCK_STREAM ? "stream" : t == SOCK_SEQPACKET ?
+	    "seqpacket" : t == SOCK_DGRAM ? "dgram" : "other";
+}
+
+/* The event: the daemon as the kernel reported it. */
+static void
+event(const struct handoff_peer *pe, pid_t tid)
+{
+	struct run *r = ho.r;
+	char exe[HANDOFF_EXE_SHOWN + 1], sock[HANDOFF_EXE_SHOWN + 1];
+	json_t *ev;
+
+	if (!log_wanted(r) || !r->started)
+		return;
+	if (ho.events >= HANDOFF_EVENTS_LOGGED) {
+		ho.unlogged++;
+		return;
+	}
+	ho.events++;
+	/* Paths cut at HANDOFF_EXE_SHOWN bytes: the record's size is
+	 * bounded (LOG_HANDOFF_RECORD_MAX). */
+	snprintf(exe, sizeof(exe), "%.*s", HANDOFF_EXE_SHOWN, pe->exe);
+	snprintf(sock, sizeof(sock), "%.*s", HANDOFF_EXE_SHOWN, pe->socket);
+	ev = json_object();
+	json_object_set_new(ev, "event", json_string("handoff"));
+	json_object_set_new(ev, "plan", json_string(r->plan_hex));
+	json_object_set_new(ev, "daemon", json_string(pe->daemon));
+	json_object_set_new(ev, "socket", str_or_escaped(sock));
+	json_object_set_new(ev, "address", str_or_escaped(pe->address));
+	json_object_set_new(ev, "type", json_string(type_name(pe->type)));
+	json_object_set_new(ev, "pid", json_integer(pe->pid));
+	json_object_set_new(ev, "uid", json_integer(pe->uid));
+	json_object_set_new(ev, "gid", json_integer(pe->gid));
+	json_object_set_new(ev, "exe", exe[0] ? str_or_escaped(exe) :
+	    json_null());
+	if (strlen(pe->exe) > HANDOFF_EXE_SHOWN)
+		json_object_set_new(ev, "exe_cut", json_true());
+	json_object_set_new(ev, "payload_pid", json_integer(tid));
+	journal_events(r, &ev, 1, "handoff record");
+}
+
+static void
+count(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ho.nd; i++)
+		if (strcmp(ho.d[i].name, name) == 0)
+			break;
+	if (i == ho.nd) {
+		if (ho.nd >= HANDOFF_INV_MAX)
+			return;	/* more names than the inventory has */
+		ho.d[ho.nd].name = name;
+		ho.d[ho.nd++].n = 0;
+	}
+	ho.d[i].n++;
+}
+
+static void
+drop(size_t i)
+{
+	close(ho.p[i].fd);
+	ho.p[i] = ho.p[--ho.np];
+}
+
+static int
+connected(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+
+	return getpeername(fd, (struct sockaddr *)&ss, &l) == 0;
+}
+
+/* Read every duplicate the kernel shows connected (the inventory once
+ * per batch) and forget it; the others wait. */
+static void
+check_all(void)
+{
+	struct handoff_peer pe;
+	size_t i = 0;
+	int loaded = 0, k;
+
+	while (i < ho.np) {
+		if (!connected(ho.p[i].fd)) {
+			i++;
+			continue;
+		}
+		if (!loaded++ && handoff_inventory(&ho.inv, ho.r->final_uid,
+		    ho.r->final_gid) == -1) {
+			ho.inv.n = 0;
+			if (!ho.said++)
+				say_line("handoff: the daemons' listening "
+				    "sockets cannot be read (%s): connections "
+				    "are counted as unresolved",
+				    strerror(errno));
+			ho.unresolved++;
+			drop(i);
+			loaded = 0;	/* tried again for the next */
+			continue;
+		}
+		k = handoff_peer(ho.p[i].fd, &ho.inv, &pe);
+		if (k == 1 && pe.daemon != NULL) {
+			count(pe.daemon);
+			event(&pe, ho.p[i].tid);
+		} else if (k == 1)
+			ho.other++;
+		else
+			ho.unresolved++;
+		drop(i);
+	}
+}
+
+/* The oldest duplicate's age decides the next poll. */
+static void
+rearm(void)
+{
+	uint64_t now = ms_now(), oldest = now;
+	size_t i;
+
+	for (i = 0; i < ho.np; i++)
+		if (ho.p[i].t0 < oldest)
+			oldest = ho.p[i].t0;
+	arm(ho.np == 0 ? 0 : now - oldest < 1000 ? TICK_MS : SLOW_MS);
+}
+
+/* From src_notify (notify.h): the caller's unix socket, before its
+ * connect continues. */
+void
+handoff_seen(void *arg, pid_t tid, int fd)
+{
+	struct stat st;
+	size_t i, old;
+	int type = 0;
+	socklen_t tl = sizeof(type);
+
+	ho.connects++;
+	if (!ho.on || fstat(fd, &st) == -1) {
+		ho.unresolved++;
+		close(fd);
+		return;
+	}
+	check_all();
+	/* The same socket still waiting: that connect never connected it
+	 * (it failed, or another thread put another socket under the
+	 * descriptor's number in between). */
+	for (i = 0; i < ho.np; i++)
+		if (ho.p[i].ino == st.st_ino && ho.p[i].dev == st.st_dev) {
+			ho.unresolved++;
+			drop(i);
+			break;
+		}
+	/* Connected already (a stream socket): this connect fails
+	 * (EISCONN); its connection was read when it was made. */
+	if (connected(fd) && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type,
+	    &tl) == 0 && type != SOCK_DGRAM) {
+		close(fd);
+		return;
+	}
+	if (ho.np == HANDOFF_PENDING) {
+		for (old = 0, i = 1; i < ho.np; i++)
+			if (ho.p[i].t0 < ho.p[old].t0)
+				old = i;
+		ho.unresolved++;
+		drop(old);
+	}
+	ho.p[ho.np].fd = fd;
+	ho.p[ho.np].dev = st.st_dev;
+	ho.p[ho.np].ino = st.st_ino;
+	ho.p[ho.np].tid = tid;
+	ho.p[ho.np++].t0 = ms_now();
+	rearm();
+}
+
+static int
+handoff_open(struct source *s, struct run *r)
+{
+	memset(&ho, 0, sizeof(ho));
+	if (!handoff_wanted(r))
+		return 0;
+	s->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->fd == -1)
+		return -1;
+	s->watch = &s->fd;
+	ho.on = 1;
+	ho.r = r;
+	ho.s = s;
+	return 0;
+}
+
+static enum src_ret
+handoff_handle(struct source *s, struct run *r)
+{
+	uint64_t ticks;
+
+	if (read(s->fd, &ticks, sizeof(ticks)) == -1 && errno != EAGAIN)
+		return SRC_CONTINUE;
+	check_all();
+	rearm();
+	return SRC_CONTINUE;
+}
+
+void
+handoff_end(struct run *r)
+{
+	if (!ho.on || ho.r != r)
+		return;
+	check_all();
+	ho.unresolved += ho.np;
+	while (ho.np > 0)
+		drop(0);
+	arm(0);
+}
+
+static void
+handoff_close(struct source *s, struct run *r)
+{
+	handoff_end(r);
+	if (s->fd != -1)
+		close(s->fd);
+	s->fd = -1;
+	ho.s = NULL;
+}
+
+json_t *
+handoff_json(const struct run *r, int live)
+{
+	json_t *o, *d;
+	size_t i;
+
+	if (!ho.on || ho.r != r)
+		return json_null();
+	d = json_object();
+	for (i = 0; i < ho.nd; i++)
+		json_object_set_new(d, ho.d[i].name,
+		    json_integer((json_int_t)ho.d[i].n));
+	o = json_pack("{s:I,s:o,s:I,s:I,s:I}", "connects",
+	    (json_int_t)ho.connects, "daemons", d, "other",
+	    (json_int_t)ho.other, "unresolved", (json_int_t)ho.unresolved,
+	    "unlogged", (json_int_t)ho.unlogged);
+	if (live && o != NULL)
+		json_object_set_new(o, "pending", json_integer(
+		    (json_int_t)ho.np));
+	return o != NULL ? o : json_null();
+}
+
+const struct source_ops src_handoff = {
+	.name = "handoff",
+	.open = handoff_open,
+	.handle = handoff_handle,
+	.close = handoff_close,
+};
