@@ -402,10 +402,11 @@ caller_pidfd(const struct seccomp_notif *n)
 	return fd;
 }
 
-/* A connect (notify.h): the caller's unix socket to the handoff hook,
- * then the call continues; a unix socket that could not be fetched is
- * answered with the errno instead.  Other sockets, and descriptors the
- * kernel will refuse itself (EBADF, ENOTSOCK), continue. */
+/* A connect (notify.h): the caller's socket to the handoff hook, then
+ * the call continues.  A descriptor that is no socket, or none, is
+ * answered with the kernel's errno (ENOTSOCK, EBADF) and not continued:
+ * another thread could put a socket under its number before the call
+ * ran; so is any failure to fetch it. */
 static int
 connect_seen(int listenfd, const struct notify_policy *np,
     struct notify_stats *st, const struct seccomp_notif *n)
@@ -418,29 +419,26 @@ connect_seen(int listenfd, const struct notify_policy *np,
 	memset(&resp, 0, sizeof(resp));
 	resp.id = n->id;
 	if ((c.pidfd = caller_pidfd(n)) == -1)
-		e = errno == ESRCH ? 0 : errno;
+		e = errno;
 	else if (!id_valid(&c))
-		e = 0;	/* gone: the answer is lost anyway */
+		e = ENOENT;	/* gone: the answer is lost anyway */
 	else if ((fd = nt_fetch_fd(&c, IARG(&c, 0))) == -1)
-		e = errno == EBADF ? 0 : errno;
+		e = errno;
 	else if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == -1)
-		e = errno == ENOTSOCK ? 0 : errno;
-	else if (dom == AF_UNIX && !id_valid(&c))
-		dom = -1;
+		e = errno;
+	else if (!id_valid(&c))
+		e = ENOENT;
 	if (c.pidfd != -1)
 		close(c.pidfd);
-	if (dom == AF_UNIX) {
-		np->handoff(np->handoff_arg, (pid_t)n->pid, fd);
-		fd = -1;
-	}
-	if (fd != -1)
-		close(fd);
-	if (e != 0) {
-		st->failed++;
-		resp.error = -e;
-	} else {
+	if (e == 0) {
+		np->handoff(np->handoff_arg, (pid_t)n->pid, fd, dom);
 		st->observed++;
 		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	} else {
+		if (fd != -1)
+			close(fd);
+		st->failed++;
+		resp.error = -e;
 	}
 	if (ioctl(listenfd, SECCOMP_IOCTL_NOTIF_SEND, &resp) == -1 &&
 	    errno != ENOENT)

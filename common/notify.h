@@ -55,14 +55,14 @@
  *
  * connect (only with a handoff hook, in runs granting AF_UNIX): judged
  * by nothing here.  The caller's socket is fetched (pidfd_getfd, between
- * two SECCOMP_IOCTL_NOTIF_ID_VALID), and when the kernel says it is an
- * AF_UNIX one (SO_DOMAIN) the duplicate is given to the hook, which
- * keeps it to read the peer once connected (handoff.h); then the call
- * continues as the payload made it (SECCOMP_USER_NOTIF_FLAG_CONTINUE):
+ * two SECCOMP_IOCTL_NOTIF_ID_VALID) and the duplicate given to the hook,
+ * which keeps it to read the peer once connected (handoff.h); then the
+ * call continues as the payload made it (SECCOMP_USER_NOTIF_FLAG_CONTINUE):
  * the supervisor never connects for it, the kernel performs and checks
- * the payload's own call.  A unix socket that cannot be fetched (the
- * supervisor out of descriptors) is not continued: the caller gets the
- * errno, so no connection goes unrecorded for want of a descriptor.
+ * the payload's own call.  A descriptor that is no socket or none, and
+ * one that cannot be fetched (the supervisor out of descriptors), is
+ * answered with the errno and not continued: no call goes on without
+ * the hook holding the socket its descriptor named.
  *
  * The supervisor must be single-threaded while notify_handle runs (a
  * unix bind changes the cwd for an instant). */
@@ -109,12 +109,12 @@ struct notify_policy {
 	 * for them.  NULL: the filter notifies none of them. */
 	void (*observe)(void *arg, const struct obs_seen *seen);
 	void *observe_arg;
-	/* With a handoff hook: each connect on an AF_UNIX socket gives
-	 * handoff(handoff_arg, pid, fd) the caller's thread id (the
-	 * notification's) and a duplicate of its socket, which the hook
-	 * owns (and closes), before the call continues.  NULL: the filter
-	 * notifies no connect. */
-	void (*handoff)(void *arg, pid_t pid, int fd);
+	/* With a handoff hook: each connect gives handoff(handoff_arg,
+	 * pid, fd, domain) the caller's thread id (the notification's), a
+	 * duplicate of its socket, which the hook owns (and closes), and
+	 * the socket's domain (SO_DOMAIN), before the call continues.
+	 * NULL: the filter notifies no connect. */
+	void (*handoff)(void *arg, pid_t pid, int fd, int domain);
 	void *handoff_arg;
 };
 

@@ -110,6 +110,24 @@ t_eq "refused connect: the kernel's errno" "$(cat "$OUT")" EPROTOTYPE
 t_eq "refused connect: no event, counted unresolved" "$(events)$(endh)" \
     '{"connects":1,"daemons":{},"other":0,"unlogged":0,"unresolved":1}'
 
+n0=$(accepted docker)
+# A descriptor that is no socket, or none: the kernel's errno, given by
+# the supervisor without the call going on (another thread could have
+# put a socket under that number meanwhile).
+for how in notsock:ENOTSOCK badfd:EBADF; do
+	run -- "$H" connect "${how%:*}" /run/docker.sock >"$OUT" 2>"$ERR"
+	t_eq "${how%:*}: ${how#*:}, nothing connected" \
+	    "$(cat "$OUT"):$(endh):$(show | jq -r 'select(.event.event == "end")
+	    | .event.notify.failed')" \
+	    "${how#*:}:"'{"connects":0,"daemons":{},"other":0,"unlogged":0,"unresolved":0}:1'
+done
+# A socket connected already (a socketpair's end): EISCONN, and the call
+# cannot be told from one on another socket: unresolved.
+run -- "$H" connect pair /run/docker.sock >"$OUT" 2>"$ERR"
+t_eq "connected already: EISCONN, counted unresolved" "$(cat "$OUT")$(endh)" \
+    'EISCONN{"connects":1,"daemons":{},"other":0,"unlogged":0,"unresolved":1}'
+t_eq "connected already: the daemon saw nothing" "$(accepted docker)" "$n0"
+
 # A flood: 300 connections, 256 events, the rest counted (not hidden).
 n0=$(accepted docker)
 run -- "$H" connect plain /run/docker.sock 300 >"$OUT" 2>"$ERR"

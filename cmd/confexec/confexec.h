@@ -386,7 +386,7 @@ json_t *egress_json(const struct run *r, int live);
 #define LOG_HANDOFF_RECORD_MAX 8192	/* a handoff record's line */
 #define HANDOFF_EXE_SHOWN 512	/* bytes shown of a path in it */
 int handoff_wanted(const struct run *r);
-void handoff_seen(void *run, pid_t tid, int fd);
+void handoff_seen(void *run, pid_t tid, int fd, int domain);
 void handoff_end(struct run *r);
 json_t *handoff_json(const struct run *r, int live);
 

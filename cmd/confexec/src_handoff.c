@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: ISC */
 /* source: the trust handoff (confexec(1), HANDOFF RECORDS).  In a run
  * that grants AF_UNIX and has a seccomp listener, the payload's
- * connect() is notified; src_notify gives this source a duplicate of
- * each unix socket connected (handoff_seen, notify.h) and the call
- * continues, performed and checked by the kernel alone.  The duplicates
- * wait here, at most HANDOFF_PENDING, until the kernel shows them
- * connected: a timer polls them while any waits (never blocking), and
- * handoff_end reads them a last time before the end record.  A connected
- * one is read on that same socket (common/handoff.c: SO_PEERCRED, the
- * address, /proc/PID/exe, the listener's file) and closed; a connection
- * to a daemon of the inventory is one "handoff" event (at most
+ * connect() is notified; src_notify gives this source a duplicate of the
+ * socket each one names (handoff_seen, notify.h) and the call continues,
+ * performed and checked by the kernel alone.  The duplicates wait here,
+ * at most HANDOFF_PENDING, until the kernel shows them connected: a
+ * timer polls them while any waits (never blocking), and handoff_end
+ * reads them a last time before the end record.  A connected one is
+ * read on that same socket (common/handoff.c: SO_PEERCRED, the address,
+ * /proc/PID/exe, the listener's file) and closed; a connection to a
+ * daemon of the inventory is one "handoff" event (at most
  * HANDOFF_EVENTS_LOGGED, then counted), and the end record counts them
- * per daemon, with the connections to other peers and those never seen
- * connected. */
+ * per daemon, with the connections to other peers and the connects not
+ * seen to connect the socket they named (unresolved). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,10 +27,12 @@
 
 #define HANDOFF_PENDING 64	/* duplicates held at once */
 #define TICK_MS 10		/* while a young one waits */
-#define SLOW_MS 200		/* while only old ones (> 1 s) wait */
+#define SLOW_MS 200		/* while only old ones (> 1 s) wait: a
+				 * connect that failed stays until the end */
 
 struct pending {
 	int fd;
+	int is_unix;	/* AF_UNIX (else a TCP socket: no daemon's) */
 	dev_t dev;
 	ino_t ino;
 	pid_t tid;	/* the calling thread, as the notification gave it */
@@ -169,6 +171,11 @@ check_all(void)
 			i++;
 			continue;
 		}
+		if (!ho.p[i].is_unix) {
+			ho.other++;
+			drop(i);
+			continue;
+		}
 		if (!loaded++ && handoff_inventory(&ho.inv, ho.r->final_uid,
 		    ho.r->final_gid) == -1) {
 			ho.inv.n = 0;
@@ -194,28 +201,31 @@ check_all(void)
 	}
 }
 
-/* The oldest duplicate's age decides the next poll. */
+/* The youngest duplicate's age decides the next poll: one made a
+ * moment ago is read within TICK_MS of its connection. */
 static void
 rearm(void)
 {
-	uint64_t now = ms_now(), oldest = now;
+	uint64_t now = ms_now(), young = 0;
 	size_t i;
 
 	for (i = 0; i < ho.np; i++)
-		if (ho.p[i].t0 < oldest)
-			oldest = ho.p[i].t0;
-	arm(ho.np == 0 ? 0 : now - oldest < 1000 ? TICK_MS : SLOW_MS);
+		if (ho.p[i].t0 > young)
+			young = ho.p[i].t0;
+	arm(ho.np == 0 ? 0 : now - young < 1000 ? TICK_MS : SLOW_MS);
 }
 
-/* From src_notify (notify.h): the caller's unix socket, before its
- * connect continues. */
+/* From src_notify (notify.h): the caller's socket, before its connect
+ * continues.  A connect that is not seen to connect the socket it named
+ * is unresolved: it failed, or it was repeated on a socket, or another
+ * thread of the payload put another socket under the descriptor's
+ * number before the kernel's call (that socket's connection is then
+ * not read: the count says so). */
 void
-handoff_seen(void *arg, pid_t tid, int fd)
+handoff_seen(void *arg, pid_t tid, int fd, int domain)
 {
 	struct stat st;
 	size_t i, old;
-	int type = 0;
-	socklen_t tl = sizeof(type);
 
 	ho.connects++;
 	if (!ho.on || fstat(fd, &st) == -1) {
@@ -224,19 +234,18 @@ handoff_seen(void *arg, pid_t tid, int fd)
 		return;
 	}
 	check_all();
-	/* The same socket still waiting: that connect never connected it
-	 * (it failed, or another thread put another socket under the
-	 * descriptor's number in between). */
+	/* The same socket still waiting: that connect never connected it. */
 	for (i = 0; i < ho.np; i++)
 		if (ho.p[i].ino == st.st_ino && ho.p[i].dev == st.st_dev) {
 			ho.unresolved++;
 			drop(i);
 			break;
 		}
-	/* Connected already (a stream socket): this connect fails
-	 * (EISCONN); its connection was read when it was made. */
-	if (connected(fd) && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type,
-	    &tl) == 0 && type != SOCK_DGRAM) {
+	/* Connected already: this call cannot be told from one on another
+	 * socket (it fails with EISCONN, or a datagram socket keeps a peer
+	 * it had). */
+	if (connected(fd)) {
+		ho.unresolved++;
 		close(fd);
 		return;
 	}
@@ -248,6 +257,7 @@ handoff_seen(void *arg, pid_t tid, int fd)
 		drop(old);
 	}
 	ho.p[ho.np].fd = fd;
+	ho.p[ho.np].is_unix = domain == AF_UNIX;
 	ho.p[ho.np].dev = st.st_dev;
 	ho.p[ho.np].ino = st.st_ino;
 	ho.p[ho.np].tid = tid;

@@ -13,8 +13,11 @@
  *                                   read until the peer closes, close;
  *                                   HOW: plain, seqpacket, fork (from a
  *                                   child), thread (from a second
- *                                   thread); prints OK, or the first
- *                                   failure's errno name
+ *                                   thread), notsock (on /dev/null's
+ *                                   descriptor), badfd (on a closed
+ *                                   one), pair (on a socketpair's end,
+ *                                   connected already); prints OK, or
+ *                                   the first failure's errno name
  *   handoff own DIR                 the payload's own listener at
  *                                   DIR/docker.sock, connected to;
  *                                   prints OK or the errno name */
@@ -140,6 +143,19 @@ main(int argc, char *argv[])
 				pthread_join(t, NULL);
 				e = te;
 			}
+		} else if (strcmp(argv[2], "notsock") == 0 ||
+		    strcmp(argv[2], "badfd") == 0 ||
+		    strcmp(argv[2], "pair") == 0) {
+			int fd = 999, sv[2];
+
+			if (strcmp(argv[2], "notsock") == 0)
+				fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			else if (strcmp(argv[2], "pair") == 0)
+				fd = socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ==
+				    -1 ? -1 : sv[0];
+			if (fd == -1 || connect(fd, (struct sockaddr *)&sa,
+			    sizeof(sa)) == -1)
+				e = errno;
 		} else
 			e = connect_n();
 		printf("%s\n", e == 0 ? "OK" : ename(e));
@@ -164,7 +180,8 @@ main(int argc, char *argv[])
 	}
 	fprintf(stderr, "usage: handoff serve stream|seqpacket PATH READY "
 	    "LOG\n"
-	    "       handoff connect plain|seqpacket|fork|thread PATH [N]\n"
+	    "       handoff connect plain|seqpacket|fork|thread|notsock|"
+	    "badfd|pair PATH [N]\n"
 	    "       handoff own DIR\n");
 	return 2;
 }
