@@ -18,6 +18,11 @@
  *                                   one), pair (on a socketpair's end,
  *                                   connected already); prints OK, or
  *                                   the first failure's errno name
+ *   handoff swap PATH N             the payload racing the record: N
+ *                                   times, a connect on a descriptor
+ *                                   number a second thread keeps
+ *                                   pointing at one socket, then at
+ *                                   another (dup2); prints OK
  *   handoff own DIR                 the payload's own listener at
  *                                   DIR/docker.sock, connected to;
  *                                   prints OK or the errno name */
@@ -70,6 +75,56 @@ connect_n(void)
 		while (drain && read(s, buf, sizeof(buf)) > 0)
 			;
 		close(s);
+	}
+	return 0;
+}
+
+#define SWAP_FD 100
+static int swap_s[2];
+static volatile int swap_stop;
+
+static void *
+swapper(void *arg)
+{
+	while (!swap_stop) {
+		dup2(swap_s[1], SWAP_FD);
+		dup2(swap_s[0], SWAP_FD);
+	}
+	return NULL;
+}
+
+/* Whatever the race gives: the sockets are closed after each round
+ * (a connected one read until the daemon closes). */
+static int
+swap_rounds(void)
+{
+	pthread_t t;
+	char buf[64];
+	int i, k;
+
+	for (i = 0; i < times; i++) {
+		for (k = 0; k < 2; k++)
+			if ((swap_s[k] = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
+				return errno;
+		if (dup2(swap_s[0], SWAP_FD) == -1)
+			return errno;
+		swap_stop = 0;
+		if ((errno = pthread_create(&t, NULL, swapper, NULL)) != 0)
+			return errno;
+		(void)connect(SWAP_FD, (struct sockaddr *)&sa, sizeof(sa));
+		swap_stop = 1;
+		pthread_join(t, NULL);
+		for (k = 0; k < 2; k++) {
+			struct sockaddr_un peer;
+			socklen_t l = sizeof(peer);
+
+			if (getpeername(swap_s[k], (struct sockaddr *)&peer,
+			    &l) == 0)
+				while (read(swap_s[k], buf, sizeof(buf)) > 0)
+					;
+			close(swap_s[k]);
+		}
+		close(SWAP_FD);
 	}
 	return 0;
 }
@@ -161,6 +216,14 @@ main(int argc, char *argv[])
 		printf("%s\n", e == 0 ? "OK" : ename(e));
 		return e == 0 ? 0 : 1;
 	}
+	if (argc == 4 && strcmp(argv[1], "swap") == 0) {
+		if (set_path(argv[2]) == -1)
+			return 2;
+		times = atoi(argv[3]);
+		e = swap_rounds();
+		printf("%s\n", e == 0 ? "OK" : ename(e));
+		return e == 0 ? 0 : 1;
+	}
 	if (argc == 3 && strcmp(argv[1], "own") == 0) {
 		char path[sizeof(sa.sun_path)];
 		int s;
@@ -182,6 +245,7 @@ main(int argc, char *argv[])
 	    "LOG\n"
 	    "       handoff connect plain|seqpacket|fork|thread|notsock|"
 	    "badfd|pair PATH [N]\n"
+	    "       handoff swap PATH N\n"
 	    "       handoff own DIR\n");
 	return 2;
 }
