@@ -215,8 +215,11 @@ handoff_peer(int sock, const struct handoff_inv *inv,
 	/* The listener's process, pinned while /proc/PID is read: a pid
 	 * reused meanwhile is found dead through the pidfd. */
 	cl = sizeof(pidfd);
-	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &cl) == -1)
-		pidfd = -1;
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &cl) == -1) {
+		if (errno != ENOPROTOOPT)
+			return 1;	/* gone (ESRCH): no daemon read */
+		pidfd = -1;	/* before Linux 6.5: the pid as it is */
+	}
 	snprintf(link, sizeof(link), "/proc/%ld/exe", (long)cr.pid);
 	n = readlink(link, p->exe, sizeof(p->exe) - 1);
 	p->exe[n > 0 ? n : 0] = '\0';

@@ -57,7 +57,8 @@ struct handoff_peer {
 int handoff_inventory(struct handoff_inv *inv, uid_t uid, gid_t gid);
 
 /* The peer of sock (AF_UNIX) checked against inv.  Returns 1 connected
- * (p filled), 0 not connected (yet), -1 with errno. */
+ * (p filled; p->daemon NULL when the peer is no daemon of inv, or its
+ * process is gone), 0 not connected (yet), -1 with errno. */
 int handoff_peer(int sock, const struct handoff_inv *inv,
     struct handoff_peer *p);
 
