@@ -35,12 +35,13 @@ DP=$SP DEXE=$SEXE
 serve containerd seqpacket /run/containerd/containerd.sock
 CP=$SP
 
-# run [PLANENC-OPTION...] -- PROGRAM [ARG...]: one run, journaled in $J.
+# run [PLANENC-OPTION...] -- PROGRAM [ARG...]: one run, journaled in $J
+# (/proc: what a sanitized helper reads at its exit).
 run() {
 	rm -f "$J"
 	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
 	    --ack-daemon containerd --rw "$TMP/w" \
-	    --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 "$@" \
+	    --ro /proc --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 "$@" \
 	    >"$TMP/plan" &&
 	"$BIN/confexec" --journal "$J" <"$TMP/plan"
 }
@@ -156,7 +157,8 @@ t_eq "swap: each event names the daemon" "$(events | cut -f1,2 | sort -u)" \
 
 # A plan without AF_UNIX: no connect is notified, nothing recorded.
 rm -f "$J"
-"$BIN/planenc" --preset sys --rw "$TMP/w" -- "$H" connect plain \
+"$BIN/planenc" --preset sys --rw "$TMP/w" --ro /proc \
+    --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 -- "$H" connect plain \
     /run/docker.sock >"$TMP/plan" &&
     "$BIN/confexec" --journal "$J" <"$TMP/plan" >"$OUT" 2>"$ERR"
 t_eq "no --unix: the socket is refused (EPERM)" "$(cat "$OUT")" EPERM
@@ -170,9 +172,9 @@ t_eq "no --unix: no handoff object, no connect notified" \
 nested() {
 	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
 	    --ack-daemon containerd --rw "$TMP/w" \
-	    --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 "$@" -- \
+	    --ro /proc --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 "$@" -- \
 	    "$H" connect plain /run/docker.sock >"$TMP/inner" &&
-	run --rox "$BIN" --ro "$HELP" --ro /proc --prompt-file "$TMP/inner" -- "$BIN/confexec" \
+	run --rox "$BIN" --ro "$HELP" --prompt-file "$TMP/inner" -- "$BIN/confexec" \
 	    --no-image-cache --journal "$TMP/w/inner.j"
 }
 rm -f "$TMP/w/inner.j"
