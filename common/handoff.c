@@ -129,6 +129,7 @@ handoff_inventory(struct handoff_inv *inv, uid_t uid, gid_t gid)
 	size_t nhits;
 
 	inv->n = 0;
+	inv->payload_uid = uid;
 	/* E2BIG: the first ones found are looked at. */
 	if (probe_daemons(uid, gid, hits, HANDOFF_INV_MAX, &nhits) == -1 &&
 	    errno != E2BIG)
@@ -138,7 +139,9 @@ handoff_inventory(struct handoff_inv *inv, uid_t uid, gid_t gid)
 	return dump_listeners(inv, hits, nhits);
 }
 
-/* 1 when process pid has a descriptor on socket inode ino. */
+/* 1 when process pid has a descriptor on socket inode ino, 0 when not,
+ * -1 when its descriptors cannot be read (EACCES: another uid's, for a
+ * confexec that is not root). */
 static int
 holds_socket(pid_t pid, ino_t ino)
 {
@@ -151,7 +154,7 @@ holds_socket(pid_t pid, ino_t ino)
 	snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)pid);
 	snprintf(want, sizeof(want), "socket:[%lu]", (unsigned long)ino);
 	if ((dp = opendir(dir)) == NULL)
-		return 0;
+		return errno == EACCES ? -1 : 0;
 	while (!found && (d = readdir(dp)) != NULL) {
 		if (d->d_name[0] == '.')
 			continue;
@@ -166,10 +169,56 @@ holds_socket(pid_t pid, ino_t ino)
 	return found;
 }
 
+/* The number of pid namespaces pid is in (its NSpid line's pids), or
+ * 0 when unknown; 0 for pid 0: this process. */
+static int
+pidns_depth(pid_t pid)
+{
+	char path[64], line[256];
+	int n = 0;
+	FILE *f;
+
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/status");
+	else
+		snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			for (char *c = line + 6; *c != '\0'; c++)
+				if (*c >= '0' && *c <= '9' && (c[1] < '0' ||
+				    c[1] > '9'))
+					n++;	/* the last digit of a pid */
+			break;
+		}
+	fclose(f);
+	return n;
+}
+
+/* Whether the process pid (credentials uid) holds the inventory's
+ * listener i.  A process whose descriptors cannot be read (another
+ * uid's, confexec not root) is taken at the name it bound when it can
+ * be no process of the run: not the payload's uid, and in confexec's
+ * pid namespace, not one below it. */
+static int
+holds_listener(const struct handoff_inv *inv, size_t i, pid_t pid,
+    uid_t uid)
+{
+	int h = holds_socket(pid, inv->l[i].sock), d;
+
+	if (h >= 0)
+		return h;
+	if (uid == inv->payload_uid)
+		return 0;
+	d = pidns_depth(pid);
+	return d > 0 && d <= pidns_depth(0);
+}
+
 /* The inventory listener whose name the peer bound and that the peer's
  * process holds, or -1. */
 static int
-which_listener(const struct handoff_inv *inv, pid_t pid,
+which_listener(const struct handoff_inv *inv, const struct ucred *cr,
     const struct sockaddr_un *sa, socklen_t salen)
 {
 	size_t i, len;
@@ -179,7 +228,8 @@ which_listener(const struct handoff_inv *inv, pid_t pid,
 	len = salen - offsetof(struct sockaddr_un, sun_path);
 	for (i = 0; i < inv->n; i++)
 		if (inv->l[i].addrlen == len && memcmp(inv->l[i].addr,
-		    sa->sun_path, len) == 0 && holds_socket(pid, inv->l[i].sock))
+		    sa->sun_path, len) == 0 && holds_listener(inv, i,
+		    cr->pid, cr->uid) == 1)
 			return (int)i;
 	return -1;
 }
@@ -223,9 +273,11 @@ handoff_peer(int sock, const struct handoff_inv *inv,
 	snprintf(link, sizeof(link), "/proc/%ld/exe", (long)cr.pid);
 	n = readlink(link, p->exe, sizeof(p->exe) - 1);
 	p->exe[n > 0 ? n : 0] = '\0';
-	k = which_listener(inv, cr.pid, &sa, sl);
+	k = which_listener(inv, &cr, &sa, sl);
 	if (pidfd != -1) {
-		if (syscall(__NR_pidfd_send_signal, pidfd, 0, NULL, 0) == -1) {
+		/* ESRCH: gone (EPERM: alive, another uid's). */
+		if (syscall(__NR_pidfd_send_signal, pidfd, 0, NULL, 0) == -1 &&
+		    errno == ESRCH) {
 			p->exe[0] = '\0';	/* gone: nothing read holds */
 			k = -1;
 		}

@@ -15,7 +15,10 @@
  * address: however the payload reached the file (a hard link, a
  * symlink, /proc/self/root, a bind mount), the daemon is named by the
  * file it listens on, and a listener of the payload's own at a path
- * named like docker.sock is no daemon's.  Nothing here blocks or
+ * named like docker.sock is no daemon's.  A confexec that is not root
+ * cannot read the descriptors of another uid's daemon: such a process
+ * is taken at the name it bound, when it can be no process of the run
+ * (its uid not the payload's, its pid namespace confexec's).  Nothing here blocks or
  * prints. */
 #ifndef BORNE_HANDOFF_H
 #define BORNE_HANDOFF_H
@@ -28,6 +31,7 @@
 
 /* The inventory's listening sockets, read once per batch of checks. */
 struct handoff_inv {
+	uid_t payload_uid;	/* the uid it was read for */
 	size_t n;
 	struct {
 		const char *name;	/* "docker", ... (probe.h) */

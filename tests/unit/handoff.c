@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "handoff.h"
@@ -50,7 +51,8 @@ main(void)
 	struct handoff_peer p;
 	char self[PATH_MAX];
 	ssize_t n;
-	int l, l2, c, r, sv[2];
+	int l, l2, c, r, st, sv[2];
+	pid_t pid;
 
 	if (geteuid() != 0 || unshare(CLONE_NEWNS) == -1 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
@@ -126,6 +128,33 @@ main(void)
 	    strcmp(p.daemon, "containerd") == 0 && p.type == SOCK_SEQPACKET,
 	    "seqpacket: containerd");
 	close(c);
+
+	/* Read by a process that is not root (uid 65534): our descriptors
+	 * are not its to read; the name the listener bound decides, unless
+	 * the listener has the payload's uid. */
+	chmod("/run/docker.sock", 0666);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		int got = 0;
+
+		if (setgid(65534) == -1 || setuid(65534) == -1)
+			_exit(100);
+		c = client("/run/docker.sock", SOCK_STREAM);
+		if (handoff_inventory(&inv, 65534, 65534) == 0 &&
+		    handoff_peer(c, &inv, &p) == 1 && p.daemon != NULL &&
+		    strcmp(p.daemon, "docker") == 0 && p.pid == getppid())
+			got |= 1;
+		if (handoff_inventory(&inv, 0, 0) == 0 &&
+		    handoff_peer(c, &inv, &p) == 1 && p.daemon == NULL)
+			got |= 2;
+		_exit(got);
+	}
+	r = pid == -1 || waitpid(pid, &st, 0) == -1 || !WIFEXITED(st) ? -1 :
+	    WEXITSTATUS(st);
+	ok(r != -1 && r != 100, "a reader of uid 65534 ran (%d)", r);
+	ok(r != -1 && (r & 1), "not root: root's listener named by its name");
+	ok(r != -1 && (r & 2), "not root: a listener of the payload's uid "
+	    "is not taken at its name");
 
 	/* The listener closed: its file stays, nobody listens. */
 	c = client("/run/docker.sock", SOCK_STREAM);
