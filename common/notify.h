@@ -4,9 +4,10 @@
  * supervisor performs each call itself, on the inode or socket it
  * checked, and answers with the result; it never lets the payload's own
  * call continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which another thread
- * could race, for a call it judges.  The one exception judges nothing:
+ * could race, for a call it judges.  Two exceptions judge nothing:
  * with an observer (observe.h) the path calls are only named for a
- * report, then continue, enforced by the kernel alone.
+ * report, and with a handoff hook connect's socket is only taken for a
+ * record (below); then they continue, enforced by the kernel alone.
  *
  * For each notification: a pidfd of the calling thread (its pid comes
  * in the notification), then SECCOMP_IOCTL_NOTIF_ID_VALID, so that the
