@@ -139,9 +139,11 @@ handoff_inventory(struct handoff_inv *inv, uid_t uid, gid_t gid)
 	return dump_listeners(inv, hits, nhits);
 }
 
-/* 1 when process pid has a descriptor on socket inode ino, 0 when not,
- * -1 when its descriptors cannot be read (EACCES: another uid's, for a
- * confexec that is not root). */
+/* 1 when process pid has a descriptor on socket inode ino among its
+ * first HANDOFF_FD_SCAN, 0 when not, -1 when its descriptors cannot be
+ * read (EACCES: another uid's, for a confexec that is not root).  The
+ * bound keeps a peer with a million descriptors (the payload's own
+ * listener, named like a daemon's) from holding the loop. */
 static int
 holds_socket(pid_t pid, ino_t ino)
 {
@@ -149,13 +151,14 @@ holds_socket(pid_t pid, ino_t ino)
 	struct dirent *d;
 	ssize_t n;
 	DIR *dp;
-	int found = 0;
+	int found = 0, seen = 0;
 
 	snprintf(dir, sizeof(dir), "/proc/%ld/fd", (long)pid);
 	snprintf(want, sizeof(want), "socket:[%lu]", (unsigned long)ino);
 	if ((dp = opendir(dir)) == NULL)
 		return errno == EACCES ? -1 : 0;
-	while (!found && (d = readdir(dp)) != NULL) {
+	while (!found && seen++ < HANDOFF_FD_SCAN &&
+	    (d = readdir(dp)) != NULL) {
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, d->d_name);

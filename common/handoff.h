@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #define HANDOFF_INV_MAX 32	/* inventory listeners looked at */
+#define HANDOFF_FD_SCAN 65536	/* a listener's descriptors looked at */
 
 /* The inventory's listening sockets, read once per batch of checks. */
 struct handoff_inv {
