@@ -75,13 +75,14 @@ $(B)/cmd/%.o: cmd/%.c
 	$(CC) $(ALL_CFLAGS) -DBORNE_VERSION='"$(BORNE_VERSION)"' \
 	    -DBORNE_PROFILE_DIR='"$(PROFILEDIR)"' -c -o $@ $<
 
-$(B)/libcommon.a: $(COMMON_OBJ)
+# The source directories too: a file removed there relinks without it.
+$(B)/libcommon.a: $(COMMON_OBJ) common
 	@mkdir -p $(@D)
 	rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
 
 .SECONDEXPANSION:
-$(B)/bin/%: $$(addprefix $(B)/,$$(addsuffix .o,$$(basename $$(wildcard cmd/$$*/*.c)))) $(B)/libcommon.a
+$(B)/bin/%: $$(addprefix $(B)/,$$(addsuffix .o,$$(basename $$(wildcard cmd/$$*/*.c)))) $(B)/libcommon.a cmd/$$*
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(B)/libcommon.a $(LIBS) -pthread
 

@@ -131,19 +131,26 @@ mem_str(const struct ctx *c, uint64_t addr, char *buf, size_t size)
 	return -1;
 }
 
+/* The absolute path the magic link p names, in buf: 0, or -1 (none). */
+static int
+link_path(const char *p, char *buf, size_t size)
+{
+	ssize_t k = readlink(p, buf, size - 1);
+
+	if (k <= 0 || buf[0] != '/')
+		return -1;
+	buf[k] = '\0';
+	return 0;
+}
+
 /* The kernel's name of the caller's "cwd", "root" or "fd/N". */
 static int
 caller_link(const struct ctx *c, const char *which, char *buf, size_t size)
 {
 	char p[64];
-	ssize_t k;
 
 	snprintf(p, sizeof(p), "/proc/%u/%s", c->n->pid, which);
-	k = readlink(p, buf, size - 1);
-	if (k <= 0 || buf[0] != '/')
-		return -1;
-	buf[k] = '\0';
-	return 0;
+	return link_path(p, buf, size);
 }
 
 /* The absolute name of path for dirfd dfd (-1 in the table: AT_FDCWD),
@@ -210,14 +217,9 @@ static int
 fd_name(int fd, char *buf, size_t size)
 {
 	char p[64];
-	ssize_t k;
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	k = readlink(p, buf, size - 1);
-	if (k <= 0 || buf[0] != '/')
-		return -1;
-	buf[k] = '\0';
-	return 0;
+	return link_path(p, buf, size);
 }
 
 /* One path seen, with access a: the existing target's name. */

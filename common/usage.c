@@ -142,3 +142,28 @@ die_getopt(int code, const struct usage_opt *tab, int c, char *const argv[])
 		die_usage_hint(code, "unknown option: -%c", optopt);
 	die_usage_hint(code, "unknown or ambiguous option: %s", e);
 }
+
+void
+usage_other(int c, const char *usage, const struct usage_opt *tab,
+    int version_opt, const char *version, int code, char *const argv[])
+{
+	if (c == 'h') {
+		usage_help(usage, tab);
+		exit(EXIT_OK);
+	}
+	if (c == version_opt) {
+		version_print(version);
+		exit(EXIT_OK);
+	}
+	if (c == ':' || c == '?')
+		die_getopt(code, tab, c, argv);
+}
+
+void
+usage_getopt_init(const struct usage_opt *tab, struct option *longopts,
+    size_t n, const char *prefix, char *shorts, size_t size)
+{
+	if (usage_longopts(tab, longopts, n) == -1 ||
+	    usage_optstring(tab, prefix, shorts, size) == -1)
+		abort();
+}

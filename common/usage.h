@@ -57,4 +57,18 @@ _Noreturn void die_usage_hint(int code, const char *fmt, ...)
 _Noreturn void die_getopt(int code, const struct usage_opt *tab, int c,
     char *const argv[]);
 
+/* usage_longopts and usage_optstring at once (a table that does not
+ * fit its arrays is a bug: abort). */
+void usage_getopt_init(const struct usage_opt *tab, struct option *longopts,
+    size_t n, const char *prefix, char *shorts, size_t size);
+
+/* The options every tool's getopt loop has, for its default case: 'h'
+ * (--help: usage_help, exit 0), version_opt (--version: version_print,
+ * exit 0), ':' and '?' (die_getopt with code); any other c returns.
+ * usage_other: the same with the version given. */
+void usage_other(int c, const char *usage, const struct usage_opt *tab,
+    int version_opt, const char *version, int code, char *const argv[]);
+#define usage_std(c, usage, tab, version_opt, code, argv) \
+	usage_other(c, usage, tab, version_opt, BORNE_VERSION, code, argv)
+
 #endif

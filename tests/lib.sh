@@ -141,6 +141,13 @@ t_grep() {
 		fail "$1"; diag "no line matches /$2/ in:"; diag_file "$3"; fi
 }
 
+# t_grep_soon: t_grep on a file another process is still writing (a
+# journal the run appends to without blocking): polled first, bounded.
+t_grep_soon() {
+	wait_for grep -Eq -- "$2" "$3" || :
+	t_grep "$@"
+}
+
 t_nogrep() {
 	if grep -Eq -- "$2" "$3"; then
 		fail "$1"; diag "unexpected match of /$2/ in:"; diag_file "$3"

@@ -40,10 +40,15 @@ mkdir -p "$W"
 cx() {
 	cxd=$1; shift
 	(cd "$cxd" && "$PE" "$@" >"$TMP/.plan") || return 2
-	(cd "$cxd" && exec "$CX" --journal "$TMP/runs.jnl" <"$TMP/.plan")
+	(cd "$cxd" && TMPDIR=$TB exec "$CX" --journal "$TMP/runs.jnl" \
+	    <"$TMP/.plan")
 }
-# The private directories confexec made: a list before and after a run.
-tmps() { ls -1d "${TMPDIR:-/tmp}"/borne-tmp-* 2>/dev/null | sort; }
+# The private directories confexec made: a list before and after a run,
+# under a base of this file's own (other files' runs make theirs in /tmp
+# at the same time).
+TB=$W/tmpbase
+mkdir -m 755 "$TB"
+tmps() { ls -1d "$TB"/borne-tmp-* 2>/dev/null | sort; }
 tmps >"$TMP/tmps.before"
 # last_start KEY: KEY of the journal's last start record (jq filter).
 last_start() {
@@ -89,7 +94,7 @@ t_eq "  the program built and ran (host side)" "$(cat "$C/out.txt" 2>/dev/null)"
 ok "  the binary is on the host" test -x "$C/hello"
 ctmp=$(sed -n 's/^tmp=//p' "$C/configure.tmpdir" 2>/dev/null)
 t_grep "  TMPDIR was the run's private directory" \
-	"^tmp=${TMPDIR:-/tmp}/borne-tmp-[0-9a-f]{32}\$" "$C/configure.tmpdir"
+	"^tmp=$TB/borne-tmp-[0-9a-f]{32}\$" "$C/configure.tmpdir"
 ok "  and it is gone after the run" test ! -e "${ctmp:-/nonexistent}"
 
 # ---- a C build with only --preset sys --tmp --rwx: the preset's PATH ----

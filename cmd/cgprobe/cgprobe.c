@@ -328,10 +328,8 @@ parse(struct cmdline *cl, int argc, char *argv[])
 	const char *operand = NULL;
 	int c;
 
-	if (usage_longopts(options, longopts, sizeof(options) /
-	    sizeof(options[0])) == -1 ||
-	    usage_optstring(options, "-", shorts, sizeof(shorts)) == -1)
-		abort();
+	usage_getopt_init(options, longopts, sizeof(options) /
+	    sizeof(options[0]), "-", shorts, sizeof(shorts));
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 1:
@@ -347,16 +345,9 @@ parse(struct cmdline *cl, int argc, char *argv[])
 				    "twice");
 			cl->req = optarg;
 			break;
-		case 'h':
-			usage_help(USAGE, options);
-			exit(EXIT_OK);
-		case OPT_VERSION:
-			print_version();
-			exit(EXIT_OK);
-		case ':':
-		case '?':
-			die_getopt(EXIT_USAGE, options, c, argv);
 		default:
+			usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE,
+			    argv);
 			abort();	/* every option of the table is handled */
 		}
 	}

@@ -30,7 +30,7 @@
  * is of the host's network, so bind and listen stay the supervisor's
  * (r->host_sock). */
 int
-bd_inherited(struct run *r, char *err, size_t len)
+boundary_inherited(struct run *r, char *err, size_t len)
 {
 	struct stat st;
 	size_t i;
@@ -57,7 +57,7 @@ bd_inherited(struct run *r, char *err, size_t len)
 
 /* The Landlock ruleset, every rule path resolved (r->real). */
 int
-bd_rules(struct run *r, char *err, size_t len)
+boundary_rules(struct run *r, char *err, size_t len)
 {
 	return ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real, err,
 	    len);
@@ -66,7 +66,7 @@ bd_rules(struct run *r, char *err, size_t len)
 /* The private tmp and TMPDIR.  With the mount view its rule is added by
  * the payload, on the tmpfs (mountview.h); without, on the directory. */
 int
-bd_tmp(struct run *r, char *err, size_t len)
+boundary_tmp(struct run *r, char *err, size_t len)
 {
 	if (tmp_make(r, err, len) == -1)
 		return -1;
@@ -80,7 +80,7 @@ bd_tmp(struct run *r, char *err, size_t len)
  * network of the run's own, or a socket of the host's inherited).  Every
  * variant notifies some call: the filter is loaded with a listener. */
 int
-bd_filter(struct run *r, char *err, size_t len)
+boundary_filter(struct run *r, char *err, size_t len)
 {
 	unsigned v = sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
 	    !layer_on(r, L_NETNS) || r->host_sock);
@@ -101,7 +101,7 @@ bd_filter(struct run *r, char *err, size_t len)
 		    "no path is denied by the rules, none is named");
 		r->explain = 0;
 	}
-	if (r->explain || handoff_wanted(r)) {
+	if (r->explain || layers_handoff(r)) {
 		int nrs[64];
 		size_t n = 0, i;
 
@@ -110,7 +110,7 @@ bd_filter(struct run *r, char *err, size_t len)
 			    obs_ncalls);
 		for (i = 0; r->explain && i < obs_ncalls; i++)
 			nrs[n++] = obs_calls[i];
-		if (handoff_wanted(r))	/* the trust handoff (src_handoff.c) */
+		if (layers_handoff(r))	/* the trust handoff (handoffs.h) */
 			nrs[n++] = __NR_connect;
 		if (sf_observe(&r->filter, nrs, n) == -1)
 			return err_set_sys(err, len, "seccomp: notifying %s",
@@ -125,7 +125,7 @@ bd_filter(struct run *r, char *err, size_t len)
 
 /* A cached image is a file: Landlock sees its execveat. */
 int
-bd_image(struct run *r, char *err, size_t len)
+boundary_image(struct run *r, char *err, size_t len)
 {
 	if (r->rulesetfd != -1 && imgcache_is_file(r->imgfd) == 1 &&
 	    imgcache_grant(r->rulesetfd, r->imgfd) == -1)
@@ -154,7 +154,7 @@ tmp_bytes(const struct run *r)
  * in reopened off the host's mounts (a payload of a caller that is not
  * root has the caller's uid: what it owns there, the caller owns). */
 int
-bd_view(struct run *r, char *err, size_t len)
+boundary_view(struct run *r, char *err, size_t len)
 {
 	int fds[MV_HAND_MAX];
 	size_t i, n = 0;
@@ -181,14 +181,15 @@ bd_view(struct run *r, char *err, size_t len)
 		return 0;
 	if (r->p.mode != PLAN_DEGRADE)
 		return -1;
-	loud(r, "running with a descriptor of the host's mount: %s", err);
+	layers_loud(r, "running with a descriptor of the host's mount: %s",
+	    err);
 	return 0;
 }
 
 /* The environment: the plan's, then TMPDIR (the plan has none of its
  * own then), room for the egress variables. */
 int
-bd_env(struct run *r, char *err, size_t len)
+boundary_env(struct run *r, char *err, size_t len)
 {
 	size_t i;
 
@@ -206,7 +207,7 @@ bd_env(struct run *r, char *err, size_t len)
 /* Kept across the close: 0-2, the plan's list, and (close-on-exec, gone
  * at execveat) the image, the ruleset and the listener channel. */
 int
-bd_kept(struct run *r, char *err, size_t len)
+boundary_kept(struct run *r, char *err, size_t len)
 {
 	size_t i;
 
@@ -238,7 +239,7 @@ static char proxy_env[NPROXY][48];
 /* The egress broker's port: TCP connect to it, and the proxy
  * variables naming it. */
 int
-bd_egress(struct run *r, uint16_t port, char *err, size_t len)
+boundary_egress(struct run *r, uint16_t port, char *err, size_t len)
 {
 	size_t i;
 

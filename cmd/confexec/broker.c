@@ -34,6 +34,70 @@
 static const char ESTABLISHED[] = "HTTP/1.1 200 Connection established\r\n"
 				  "\r\n";
 
+uint64_t
+broker_ms(void)
+{
+	return now_ns(CLOCK_MONOTONIC) / 1000000u;
+}
+
+static const char *const verdict_name[] = { "refused", "allowed",
+	"refused", "failed" };
+
+/* The payload's egress event for c, or for a connection turned away
+ * (c NULL: no request was read). */
+static void
+event(struct broker *b, const struct conn *c, int status, const char *why)
+{
+	struct run *r = b->r;
+	int rq = c != NULL && c->have_rq;
+	json_t *ev;
+
+	if (!record_wanted(r) || !r->started)
+		return;
+	if (b->events >= EGRESS_EVENTS_LOGGED) {
+		b->st.unlogged++;
+		return;
+	}
+	b->events++;
+	ev = json_object();
+	json_object_set_new(ev, "event", json_string("egress"));
+	json_object_set_new(ev, "plan", json_string(r->plan_hex));
+	json_object_set_new(ev, "host", rq ?
+	    json_string(c->rq.host) : json_null());
+	json_object_set_new(ev, "port", rq ?
+	    json_integer(c->rq.port) : json_null());
+	json_object_set_new(ev, "kind", !rq ? json_null() :
+	    json_string(c->rq.kind == EGRESS_CONNECT ? "connect" : "http"));
+	json_object_set_new(ev, "address", c != NULL && c->address[0] &&
+	    c->verdict == CV_ALLOWED ? json_string(c->address) :
+	    json_null());
+	json_object_set_new(ev, "verdict", json_string(c != NULL ?
+	    verdict_name[c->verdict] : "refused"));
+	json_object_set_new(ev, "status", status ?
+	    json_integer(status) : json_null());
+	json_object_set_new(ev, "reason", why[0] ?
+	    json_string(why) : json_null());
+	json_object_set_new(ev, "bytes_sent", json_integer(c != NULL ?
+	    (json_int_t)c->up.bytes : 0));
+	json_object_set_new(ev, "bytes_received", json_integer(c != NULL ?
+	    (json_int_t)c->down.bytes : 0));
+	json_object_set_new(ev, "duration_ms", json_integer(c != NULL ?
+	    (json_int_t)(broker_ms() - c->t0) : 0));
+	record_events(r, &ev, 1, "egress record");
+}
+
+static void
+broker_event(struct broker *b, const struct conn *c)
+{
+	event(b, c, c->status, c->why);
+}
+
+void
+broker_event_away(struct broker *b, int status, const char *why)
+{
+	event(b, NULL, status, why);
+}
+
 static const char *
 reason_phrase(int status)
 {
@@ -93,7 +157,8 @@ close_up(struct broker *b, size_t i)
 
 /* A refused destination on stderr, once: its reason and the --egress
  * that would allow it.  At most EGRESS_SAID destinations; refusals on
- * others are counted (egress_end says how many).  Never waits (say.c). */
+ * others are counted (the source's finish says how many).  Never waits
+ * (say.c). */
 static void
 say_refused(struct broker *b, const struct conn *c)
 {
@@ -108,15 +173,15 @@ say_refused(struct broker *b, const struct conn *c)
 		if (strcmp(said[k], dest) == 0)
 			return;		/* said already; each is journaled */
 	if (nsaid == EGRESS_SAID) {
-		b->r->egress.unsaid++;
+		b->st.unsaid++;
 		return;
 	}
 	memcpy(said[nsaid++], dest, sizeof(dest));
 	if (say_line("egress: refused: %s (%s%s)", c->why, c->grant[0] ?
 	    "allow it with " : "no --egress allows it", c->grant) == 0)
-		b->r->egress.said++;
+		b->st.said++;
 	else
-		b->r->egress.unsaid++;
+		b->st.unsaid++;
 }
 
 /* The --egress that would allow host:port (an IPv6 literal bracketed). */
@@ -128,7 +193,7 @@ grant_of(struct conn *c, const char *host, unsigned port)
 }
 
 void
-conn_end(struct broker *b, size_t i, const char *why)
+broker_end(struct broker *b, size_t i, const char *why)
 {
 	struct conn *c = b->conn[i];
 
@@ -147,9 +212,9 @@ conn_end(struct broker *b, size_t i, const char *why)
 	/* Counted in the end record, and an event: after the closes, so
 	 * that a confexec out of descriptors can still open its journal. */
 	if (c->verdict == CV_ALLOWED)
-		b->r->egress.allowed++;
+		b->st.allowed++;
 	else
-		b->r->egress.refused++;
+		b->st.refused++;
 	if (c->verdict == CV_REFUSED && c->have_rq)
 		say_refused(b, c);
 	broker_event(b, c);
@@ -212,11 +277,11 @@ refuse_write(struct broker *b, size_t i)
 		c->down.off += (size_t)n;
 	}
 	shutdown(c->cfd, SHUT_WR);
-	conn_end(b, i, NULL);
+	broker_end(b, i, NULL);
 }
 
 void
-conn_accept(struct broker *b, int fd)
+broker_accept(struct broker *b, int fd)
 {
 	struct conn *c;
 	size_t i;
@@ -231,7 +296,7 @@ conn_accept(struct broker *b, int fd)
 		/* Counted, and an event like every connection. */
 		(void)!write(fd, busy, sizeof(busy) - 1);
 		close(fd);
-		b->r->egress.refused++;
+		b->st.refused++;
 		broker_event_away(b, 503, "more than " BROKER_MAXCONN_TEXT
 		    " connections at once");
 		return;
@@ -383,7 +448,7 @@ connected(struct broker *b, size_t i)
  * only when the list names that IP literal on this port.  Refuse with
  * what was dropped when none is left. */
 void
-conn_resolved(struct broker *b, size_t i, int gai,
+broker_resolved(struct broker *b, size_t i, int gai,
     const struct sockaddr_storage *a, size_t n)
 {
 	struct conn *c = b->conn[i];
@@ -512,7 +577,7 @@ read_head(struct broker *b, size_t i)
 		return;
 	if (n <= 0) {
 		c->verdict = CV_REFUSED;
-		conn_end(b, i, n == 0 ? "closed before a request" :
+		broker_end(b, i, n == 0 ? "closed before a request" :
 		    strerror(errno));
 		return;
 	}
@@ -637,7 +702,7 @@ relay(struct broker *b, size_t i)
 		if (c->why[0] == '\0')
 			snprintf(c->why, sizeof(c->why), "relaying from the "
 			    "destination: %s", strerror(errno));
-		conn_end(b, i, NULL);
+		broker_end(b, i, NULL);
 		return;
 	}
 	/* Done both ways; or, for a plain HTTP request (Connection:
@@ -649,7 +714,7 @@ relay(struct broker *b, size_t i)
 			snprintf(c->why, sizeof(c->why), "relaying to the "
 			    "destination: it answered and closed before the "
 			    "request was through");
-		conn_end(b, i, NULL);
+		broker_end(b, i, NULL);
 		return;
 	}
 	/* Level-triggered: a source left ready (bit 4) fires again. */
@@ -658,7 +723,7 @@ relay(struct broker *b, size_t i)
 }
 
 void
-conn_io(struct broker *b, size_t i, int up, uint32_t events)
+broker_io(struct broker *b, size_t i, int up, uint32_t events)
 {
 	struct conn *c = b->conn[i];
 
@@ -688,7 +753,7 @@ conn_io(struct broker *b, size_t i, int up, uint32_t events)
 }
 
 void
-conn_tick(struct broker *b, size_t i, uint64_t now)
+broker_tick(struct broker *b, size_t i, uint64_t now)
 {
 	struct conn *c = b->conn[i];
 
@@ -709,11 +774,11 @@ conn_tick(struct broker *b, size_t i, uint64_t now)
 		break;
 	case C_RELAY:
 		if (now - c->last >= BROKER_IDLE_MS)
-			conn_end(b, i, "idle");
+			broker_end(b, i, "idle");
 		break;
 	case C_REFUSE:
 		if (now - c->last >= BROKER_HEAD_MS)
-			conn_end(b, i, NULL);
+			broker_end(b, i, NULL);
 		break;
 	default:
 		break;

@@ -3,9 +3,10 @@
  * source src_egress.c.
  *
  *   src_egress.c  the run's network (netns_child), the listener, the
- *                 loop entry points, timeouts, the journal events
+ *                 loop entry points, the report
  *   broker.c      one payload connection: its request, the decision,
- *                 the upstream connect, the relay (splice)
+ *                 the upstream connect, the relay (splice), timeouts,
+ *                 its journal event
  *   resolver.c    names resolved by a helper process, never by the
  *                 payload and never blocking the loop
  *   hostroute.c   whether a resolved address is this host's: its route
@@ -62,6 +63,8 @@ _Static_assert(2 * 2 * BROKER_BUF_PAYLOAD + 2 * 2 * BROKER_BUF_DEST +
     2 * BROKER_PIPE + 4 * BROKER_SEGMENT <= BROKER_MEM / BROKER_MAXCONN,
     "the broker's buffers are past its memory bound");
 #define EGRESS_EVENTS_LOGGED 4096	/* events per run; then counted */
+_Static_assert(EGRESS_EVENTS_LOGGED * LOG_EGRESS_RECORD_MAX <=
+    LOG_EGRESS_SHARE, "the egress events fit the broker's share");
 /* Refused destinations said on stderr (say.c), one line each, the first
  * time each is refused; refusals on further destinations are counted and
  * said in one line at the end. */
@@ -71,6 +74,16 @@ _Static_assert(2 * 2 * BROKER_BUF_PAYLOAD + 2 * 2 * BROKER_BUF_DEST +
 #define TAG_TICK	0xffffu
 #define TAG_RESOLVER	0xfffeu
 #define TAG_CONN(i, up)	((uint32_t)(i) << 1 | (up))
+
+/* What the egress broker did in the run (end record). */
+struct egress_stats {
+	uint64_t allowed, refused;	/* connections */
+	uint64_t unlogged;		/* events past EGRESS_EVENTS_LOGGED */
+	uint64_t said;			/* refusals said on stderr */
+	uint64_t unsaid;		/* refused destinations past
+					 * EGRESS_SAID, or lines stderr did
+					 * not take at once */
+};
 
 enum cstate { C_FREE, C_HEAD, C_RESOLVE, C_CONNECT, C_REFUSE, C_RELAY };
 enum cverdict { CV_NONE, CV_ALLOWED, CV_REFUSED, CV_FAILED };
@@ -119,6 +132,8 @@ struct conn {
 struct broker {
 	struct run *r;
 	struct source *s;
+	uint16_t port;		/* the listener's, in the run's network */
+	struct egress_stats st;	/* what it did (end record, inspect) */
 	struct conn *conn[BROKER_MAXCONN];
 	size_t nconn;
 	uint32_t gen;
@@ -144,16 +159,14 @@ uint64_t broker_ms(void);
 int broker_bufs(int fd, int size);
 
 /* broker.c */
-void conn_accept(struct broker *b, int fd);
-void conn_io(struct broker *b, size_t i, int up, uint32_t events);
-void conn_tick(struct broker *b, size_t i, uint64_t now);
-#define RES_LOST INT32_MIN	/* conn_resolved's gai: no resolver */
-void conn_resolved(struct broker *b, size_t i, int gai,
+void broker_accept(struct broker *b, int fd);
+void broker_io(struct broker *b, size_t i, int up, uint32_t events);
+void broker_tick(struct broker *b, size_t i, uint64_t now);
+#define RES_LOST INT32_MIN	/* broker_resolved's gai: no resolver */
+void broker_resolved(struct broker *b, size_t i, int gai,
     const struct sockaddr_storage *a, size_t n);
-void conn_end(struct broker *b, size_t i, const char *why);
+void broker_end(struct broker *b, size_t i, const char *why);
 
-/* src_egress.c: the connection's event, once, when it ends. */
-void broker_event(struct broker *b, const struct conn *c);
 /* The event of a connection turned away before it had a slot (status
  * 503 when too many are open; 0 when out of descriptors). */
 void broker_event_away(struct broker *b, int status, const char *why);
@@ -164,7 +177,7 @@ int hostroute_open(struct broker *b);
 void hostroute_close(struct broker *b);
 
 /* resolver.c: ask for c's name (0, or -1: the resolver cannot be
- * reached); read answers (each given to conn_resolved); stop it. */
+ * reached); read answers (each given to broker_resolved); stop it. */
 int resolver_ask(struct broker *b, size_t i);
 void resolver_read(struct broker *b);
 void resolver_stop(struct broker *b);

@@ -35,15 +35,6 @@ static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "       confexec [--journal FILE] --reap\n"
 			    "       confexec --help | --version";
 
-uint64_t
-now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A refusal after the plan decoded: journaled, cgroup removed, 125. */
 _Noreturn static void
 refuse(struct run *r, const char *fmt, ...)
@@ -95,7 +86,7 @@ probe(struct run *r)
 		    PROBE_CONTROLLERS : 0)) == -1)
 		refuse(r, "probing the host: %s", strerror(errno));
 	layers_init(r);
-	select_layers(r);
+	layers_select(r);
 }
 
 /* Strict refuses before anything is created; degrade says what it
@@ -106,9 +97,9 @@ decide(struct run *r)
 	char msg[REFUSAL_LEN];
 	size_t i;
 
-	if (any_refused(r, msg, sizeof(msg)))
+	if (layers_refused(r, msg, sizeof(msg)))
 		refuse(r, "%s", msg);
-	warn_degraded(r);
+	layers_warn_degraded(r);
 	for (i = 0; i < r->nwarnings; i++)
 		warning("WARNING: %s", r->warnings[i]);
 }
@@ -132,10 +123,10 @@ prepare_layers(struct run *r)
 		clone3_off();
 	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
-	if (bd_inherited(r, err, sizeof(err)) == -1 ||
-	    bd_rules(r, err, sizeof(err)) == -1 ||
-	    bd_tmp(r, err, sizeof(err)) == -1 ||
-	    bd_filter(r, err, sizeof(err)) == -1)
+	if (boundary_inherited(r, err, sizeof(err)) == -1 ||
+	    boundary_rules(r, err, sizeof(err)) == -1 ||
+	    boundary_tmp(r, err, sizeof(err)) == -1 ||
+	    boundary_filter(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 }
 
@@ -155,7 +146,7 @@ reaped(void *arg, const struct cg_reaped *rp)
 		    strerror(rp->err));
 	if (r->journal != NULL) {
 		ev = ev_reaped(rp);
-		journal_events(r, &ev, 1, "reaped record");
+		record_events(r, &ev, 1, "reaped record");
 	}
 }
 
@@ -227,8 +218,8 @@ seal_image(struct run *r)
 	if (ie != IMAGE_OK)
 		refuse(r, "%s", err);
 	sha256_hex(r->prog_digest, r->prog_hex);
-	exec_interp(r);
-	if (bd_image(r, err, sizeof(err)) == -1)
+	explain_interp(r);
+	if (boundary_image(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 }
 
@@ -279,9 +270,9 @@ prepare_child(struct run *r)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		r->sock) == -1)
 		refuse(r, "listener channel: %s", strerror(errno));
-	if (bd_view(r, err, sizeof(err)) == -1 ||
-	    bd_env(r, err, sizeof(err)) == -1 ||
-	    bd_kept(r, err, sizeof(err)) == -1)
+	if (boundary_view(r, err, sizeof(err)) == -1 ||
+	    boundary_env(r, err, sizeof(err)) == -1 ||
+	    boundary_kept(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 }
 
@@ -296,33 +287,35 @@ start(struct run *r)
 	int failed;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
-	r->host_oom0 = host_oom_kills();
+	r->host_oom0 = end_host_oom_kills();
 	r->start_real_ns = now_ns(CLOCK_REALTIME);
 	r->state = ST_STARTING;
 	if (loop_open(r, err, sizeof(err)) == -1)
 		refuse(r, "supervisor: %s", err);
-	if (log_wanted(r)) {
+	if (record_wanted(r)) {
 		r->log.on = 1;
 		ev = ev_start(r);
+		loop_report(r, ev, REPORT_START);
 		/* The one wait on the journal before the payload runs:
-		 * bounded (src_journal.c). */
-		jw_hold(1);	/* a failure is said once, below */
-		failed = journal_events(r, &ev, 1, "start record") == -1 ||
-		    jw_wait(r, JOURNAL_WAIT_MS, "before the payload runs") ==
-		    -1;
-		jw_hold(0);
+		 * bounded (record.c). */
+		record_hold(1);	/* a failure is said once, below */
+		failed = record_events(r, &ev, 1, "start record") == -1 ||
+		    record_wait(r, JOURNAL_WAIT_MS,
+		    "before the payload runs") == -1;
+		record_hold(0);
 		if (failed) {
 			r->jnone = 1;
 			if (r->journal == NULL)
 				refuse(r, "the control socket's log cannot be "
 				    "kept");
 			if (r->p.mode != PLAN_DEGRADE)
-				refuse(r, "%s%s", jw_held()[0] ? jw_held() :
+				refuse(r, "%s%s", record_held()[0] ?
+				    record_held() :
 				    "the journal cannot be written",
-				    jw_given_up() ? " (no record of this run "
-				    "is written)" : "");
-			if (jw_held()[0])
-				warning("%s", jw_held());
+				    record_given_up() ? " (no record of this "
+				    "run is written)" : "");
+			if (record_held()[0])
+				warning("%s", record_held());
 			r->jfailed = 0;	/* degrade: said, the run goes on */
 		} else
 			r->started = 1;
@@ -374,6 +367,21 @@ init_failed(struct run *r, struct report *rep)
 	return 1;
 }
 
+/* After the payload's clone (e: its errno): refused when it failed;
+ * else the payload's end of the channel closed. */
+static void
+spawned(struct run *r, int e)
+{
+	if (r->pid == -1) {
+		if (r->have_cg)
+			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
+			    strerror(e));
+		refuse(r, "%s: %s", clone_name(), strerror(e));
+	}
+	close(r->sock[1]);
+	r->sock[1] = -1;
+}
+
 /* Step 8 without a pid namespace (degrade mode, layers.c): the payload
  * is our child, cloned into the cgroup if there is one, and we become a
  * child subreaper, so that every orphan of its tree (a setsid daemon
@@ -405,14 +413,7 @@ spawn_flat(struct run *r)
 	fflush(NULL);
 	r->pid = (pid_t)clone3_run(&ca, payload, r);
 	e = errno;
-	if (r->pid == -1) {
-		if (r->have_cg)
-			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
-			    strerror(e));
-		refuse(r, "%s: %s", clone_name(), strerror(e));
-	}
-	close(r->sock[1]);
-	r->sock[1] = -1;
+	spawned(r, e);
 }
 
 /* Step 8: init, pid 1 of a new pid namespace, sharing our memory on its
@@ -492,13 +493,8 @@ spawn(struct run *r)
 		if (init_failed(r, &rep))
 			exit(end_child_failed(r, &rep));
 		end_kill(r);
-		if (r->have_cg)
-			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
-			    strerror(e));
-		refuse(r, "%s: %s", clone_name(), strerror(e));
 	}
-	close(r->sock[1]);
-	r->sock[1] = -1;
+	spawned(r, e);
 }
 
 /* One message of the listener channel: 1 read (a listener kept in
@@ -603,7 +599,6 @@ run(struct run *r, int dry)
 	}
 	/* Step 10: supervision, until a source ends the run. */
 	r->state = ST_RUNNING;
-	control_running(r);
 	if (loop_run(r) == -1)
 		r->failed = 1;
 	r->state = ST_ENDING;
@@ -629,8 +624,8 @@ reap(struct run *r)
 		die_sys(EXIT_FAIL, "writing the list");
 	if (n == -1)
 		die_sys(EXIT_FAIL, "reap: %s", r->pr.cg2_dir);
-	return jw_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ? EXIT_OK :
-	    EXIT_FAIL;
+	return record_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ?
+	    EXIT_OK : EXIT_FAIL;
 }
 
 enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
@@ -682,10 +677,8 @@ main(int argc, char *argv[])
 	 * disposition back to its default before execveat. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_sys(EXIT_FAIL, "SIGPIPE");
-	if (usage_longopts(options, longopts, sizeof(options) /
-	    sizeof(options[0])) == -1 ||
-	    usage_optstring(options, "+", shorts, sizeof(shorts)) == -1)
-		abort();
+	usage_getopt_init(options, longopts, sizeof(options) /
+	    sizeof(options[0]), "+", shorts, sizeof(shorts));
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -712,16 +705,9 @@ main(int argc, char *argv[])
 		case 'r':
 			reap_only = 1;
 			break;
-		case 'h':
-			usage_help(USAGE, options);
-			return EXIT_OK;
-		case OPT_VERSION:
-			print_version();
-			return EXIT_OK;
-		case ':':
-		case '?':
-			die_getopt(EXIT_FAIL, options, c, argv);
 		default:
+			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL,
+			    argv);
 			abort();	/* every option of the table is handled */
 		}
 	}
@@ -744,7 +730,6 @@ main(int argc, char *argv[])
 	r.journal = journal;
 	r.imgcache = imgcache;
 	r.control = dry ? NULL : control;
-	r.caller_uid = getuid();
 	r.imgfd = r.scriptfd = r.stdinfd = r.rulesetfd = r.pidfd =
 	    r.notifyfd = -1;
 	r.netnsfd = -1;

@@ -1,30 +1,39 @@
 /* SPDX-License-Identifier: ISC */
 /* confexec's internal contract: the run (everything prepared in the
  * parent), the layers, the child's report, and the modules that share
- * them.  Not a common/ module: only cmd/confexec/ includes it.
+ * them.  Not a common/ module: only cmd/confexec/ includes it.  Each
+ * file exports names with its own prefix (src_NAME.c: src_NAME only).
  *
- *   confexec.c  main(), options, run(): the narrowing steps in SPEC order
- *   layers.c    what the plan asks for against what the host can enforce
- *               (verdicts only: run() refuses and journals)
- *   boundary.c  the boundary's contents, assembled before the clone
- *               (rules, tmp, filter, mount view, environment, kept fds)
- *   child.c     init and the payload between clone3 and execveat (no
- *               allocation)
- *   events.c    one builder per journal event type, and the append
- *   end.c       ending the run: kill, reap, drain, remove, end record
- *   loop.c      the supervisor's event loop over its sources (loop.h)
- *   src_*.c     one source each: pidfd, signals, timer, parent, the
- *               run's orphans without a pid namespace (src_orphans.c), the
- *               control socket (src_control.c, confexec-control(5)), the
- *               journal's writer (src_journal.c)
- *   control.c   the control socket's clients: requests and answers
- *               (control.h)
- *   tmp.c       the run's private temporary directory (plan tmp)
- *   explain.c   an execveat failure said in full (program, interpreter,
- *               the flag that would grant it)
- *   say.c       lines on stderr from the loop, never blocking on it
- *   denials.c   --explain-denials: the path calls the rules deny, named
- *               after the run with the flag that would grant them */
+ *   confexec.c     main(), options, run(): the narrowing steps in SPEC order
+ *   layers.c       what the plan asks for against what the host can enforce
+ *   dry.c          --dry-run: the layers and what a real run would meet
+ *   boundary.c     the boundary's contents, assembled before the clone
+ *   child.c        init and the payload between clone3 and execveat
+ *   explain.c      an execveat failure said in full
+ *   tmp.c          the run's private temporary directory (plan tmp)
+ *   events.c       the start, end and reaped records' builders
+ *   record.c       the records' append: the journal's writer, the run's log
+ *   end.c          ending the run: kill, reap, drain, remove, end record
+ *   children.c     confexec's children, as /proc lists them
+ *   say.c          lines on stderr from the loop, never blocking on it
+ *   denials.c      --explain-denials: path calls the rules deny
+ *   loop.c         the event loop and its table of sources (loop.h)
+ *   src_pidfd.c    source: the payload's exit
+ *   src_signal.c   source: signals to confexec
+ *   src_orphans.c  source: the run's orphans without a pid namespace
+ *   src_timer.c    source: the plan's timeout
+ *   src_parent.c   source: the caller's death
+ *   src_control.c  source: the control socket, its peers (confexec-control(5))
+ *   ctl.c          the control socket's clients: requests, answers (ctl.h)
+ *   src_notify.c   source: seccomp user notifications (common/notify.c)
+ *   handoffs.c     the trust handoff records of the payload's connects
+ *                  (handoffs.h)
+ *   src_egress.c   source: the egress broker's network and listener
+ *   broker.c       the broker's connections and their events (broker.h)
+ *   resolver.c     the broker's names, resolved by a helper process
+ *   hostroute.c    the broker's check that an address is not this host's
+ *   src_journal.c  source: the journal's writer's eventfd (record.c)
+ */
 #ifndef CONFEXEC_H
 #define CONFEXEC_H
 
@@ -38,6 +47,7 @@
 
 #include "caps.h"
 #include "cgroup.h"
+#include "clock.h"
 #include "fd.h"
 #include "hash.h"
 #include "journal.h"
@@ -103,16 +113,6 @@ struct report {
 
 /* ---- the run ---- */
 
-/* What the egress broker did in the run (end record). */
-struct egress_stats {
-	uint64_t allowed, refused;	/* connections */
-	uint64_t unlogged;		/* events past EGRESS_EVENTS_LOGGED */
-	uint64_t said;			/* refusals said on stderr */
-	uint64_t unsaid;		/* refused destinations past
-					 * EGRESS_SAID, or lines stderr did
-					 * not take at once */
-};
-
 /* The environment entries confexec may add to the plan's: TMPDIR and
  * the five proxy variables of an egress run (and all_proxy). */
 #define ENV_EXTRA 8
@@ -135,14 +135,19 @@ enum run_state { ST_STARTING, ST_RUNNING, ST_ENDING, ST_ENDED };
  * those of a journal of its own, built in memory from seq 1).  Sized from
  * the bounds on what a run records, so that it holds every record through
  * the end record: the start record (JOURNAL_RECORD_MAX at most), at most
- * EGRESS_EVENTS_LOGGED egress records (broker.h), CTL_REFUSALS_LOGGED
- * refusals (control.h) and HANDOFF_EVENTS_LOGGED handoff records of
- * their largest size, and LOG_END_RESERVE, kept
- * for the end record (checked in events.c). */
+ * EGRESS_EVENTS_LOGGED egress records (broker.h) and CTL_REFUSALS_LOGGED
+ * refusals (ctl.h) of their largest size, and LOG_END_RESERVE, kept
+ * for the end record (checked in record.c). */
 #define LOG_EGRESS_RECORD_MAX 3072	/* an egress record's line */
 #define LOG_REFUSED_RECORD_MAX 512	/* a control_refused record's */
 #define LOG_END_RESERVE (128u << 10)	/* the end record's */
 #define LOG_MAX (16u << 20)
+/* Each source's share of LOG_MAX for the records it adds while the run
+ * runs, asserted in its file against its own bound (record.c asserts
+ * the shares' sum). */
+#define LOG_EGRESS_SHARE (12u << 20)
+#define LOG_CONTROL_SHARE (32u << 10)
+#define LOG_HANDOFF_SHARE (2u << 20)
 struct runlog {
 	char *buf;
 	size_t len, cap;
@@ -212,7 +217,6 @@ struct run {
 	int explain;		/* --explain-denials: path calls observed */
 	int host_sock;		/* the run inherits a socket (the host's) */
 	int notifyfd;		/* the listener, received from the payload */
-	struct notify_stats notify;	/* what src_notify answered */
 	uid_t final_uid;
 	gid_t final_gid;
 	pid_t parent;
@@ -238,23 +242,15 @@ struct run {
 	enum run_state state;
 	uint64_t start_real_ns;	/* CLOCK_REALTIME at r->t0 */
 	struct runlog log;
-	uid_t caller_uid;	/* served, with root */
-	/* egress (src_egress.c): the broker's port in the run's network,
-	 * that network's namespace (the payload joins it), what the broker
-	 * did. */
-	uint16_t egress_port;
+	/* egress (src_egress.c): the run's network namespace, which the
+	 * payload joins, or -1. */
 	int netnsfd;
-	struct egress_stats egress;
 	/* The run's namespaces besides the pid namespace (layers.c decides,
 	 * the payload's clone3 makes them): its mount view (mountview.h),
 	 * IPC, and a network with only loopback (no host TCP right, no
 	 * egress broker: the broker's network is joined instead). */
 	struct mountview mv;
 	int newnet;		/* CLONE_NEWNET for the payload */
-	int have_pidns;		/* the run's pid namespace: 1 recorded, 0
-				 * not yet (never ran), -1 unknown */
-	dev_t pidns_dev;
-	ino_t pidns_ino;
 };
 
 /* What the end record says. */
@@ -276,77 +272,81 @@ struct outcome {
 
 /* end.c: the host's OOM kills so far (/proc/vmstat oom_kill), -1 when
  * unknown. */
-int64_t host_oom_kills(void);
-
-uint64_t now_ns(clockid_t c);
+int64_t end_host_oom_kills(void);
 
 /* layers.c */
 void layers_init(struct run *r);
-void select_layers(struct run *r);
-int any_refused(const struct run *r, char *msg, size_t len);
-void loud(struct run *r, const char *fmt, ...)
+void layers_select(struct run *r);
+int layers_refused(const struct run *r, char *msg, size_t len);
+void layers_loud(struct run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-void warn_degraded(struct run *r);
+void layers_warn_degraded(struct run *r);
 int layer_on(const struct run *r, int i);
-int dry_run(struct run *r);
+/* The run records the payload's connections to privileged daemons'
+ * sockets (confexec(1), Handoff records): it grants AF_UNIX and has a
+ * seccomp listener. */
+int layers_handoff(const struct run *r);
 
 /* boundary.c: the boundary's contents, in run()'s order; each 0, or -1
- * with err set.  bd_egress: the broker's port, from its source. */
-int bd_inherited(struct run *r, char *err, size_t len);
-int bd_rules(struct run *r, char *err, size_t len);
-int bd_tmp(struct run *r, char *err, size_t len);
-int bd_filter(struct run *r, char *err, size_t len);
-int bd_image(struct run *r, char *err, size_t len);
-int bd_view(struct run *r, char *err, size_t len);
-int bd_env(struct run *r, char *err, size_t len);
-int bd_kept(struct run *r, char *err, size_t len);
-int bd_egress(struct run *r, uint16_t port, char *err, size_t len);
+ * with err set.  boundary_egress: the broker's port, from its source. */
+int boundary_inherited(struct run *r, char *err, size_t len);
+int boundary_rules(struct run *r, char *err, size_t len);
+int boundary_tmp(struct run *r, char *err, size_t len);
+int boundary_filter(struct run *r, char *err, size_t len);
+int boundary_image(struct run *r, char *err, size_t len);
+int boundary_view(struct run *r, char *err, size_t len);
+int boundary_env(struct run *r, char *err, size_t len);
+int boundary_kept(struct run *r, char *err, size_t len);
+int boundary_egress(struct run *r, uint16_t port, char *err, size_t len);
 
-/* dry.c: past the layers, what a real run would meet before it creates
- * anything; 0, or its exit status (125, 126, 127) with why said. */
+/* dry.c: --dry-run, the layers' verdicts and what a real run would
+ * meet, said; its exit status.  dry_checks: past the layers, what a real
+ * run would meet before it creates anything; 0, or its exit status (125,
+ * 126, 127) with why said. */
+int dry_run(struct run *r);
 int dry_checks(struct run *r, char *why, size_t len);
 
-/* events.c */
+/* events.c: the records' builders.  Each source adds its keys to the
+ * start and end records (loop_report, loop.h): the callers do. */
 json_t *ev_start(const struct run *r);
 json_t *ev_start_refused(const struct run *r);
 json_t *ev_end(const struct run *r, const struct outcome *o);
 json_t *ev_reaped(const struct cg_reaped *rp);
-json_t *ev_control_refused(uid_t uid, pid_t pid, const char *why);
-json_t *layers_json(const struct run *r, enum verdict v);
+json_t *ev_layers(const struct run *r, enum verdict v);
+/* v as a decimal string (a journal's 64-bit counts). */
+json_t *ev_u64(uint64_t v);
 /* A string that may not be UTF-8 (a path): itself, or {"escaped": ...}
  * in common/esc's lossless form. */
-json_t *str_or_escaped(const char *s);
-int journal_events(struct run *r, json_t **ev, size_t n, const char *what);
-int log_wanted(const struct run *r);
-void log_add(struct run *r, const char *buf, size_t len);
+json_t *ev_str(const char *s);
 
-/* src_journal.c: the journal's writer, a thread of its own.  jw_submit
- * queues n canonical events (consumed: ev[i] set to NULL) as one batch,
- * what naming it in messages, keep: to the run's log once written;
- * returns 0, or -1 said (or, once the records were given up, not said).
- * jw_wait waits until every record queued is written, ms at most (when
- * says from what, in the message: "before the payload runs"); past it
- * what waits is given up, said in one line, and nothing more is written;
- * returns 0, or -1 when a record was not written (said; r->jfailed).
- * jw_collect: what was written so far, to the run's log, without
- * waiting.  jw_given_up: the records were given up. */
+/* record.c: the run's records.  record_wanted: records are built for
+ * this run (--journal or --control).  record_events appends n events
+ * (consumed, at most 2) in one write: to the journal, and with --control
+ * to the run's log (the exact bytes written, or without --journal
+ * records built in memory); with --journal they are queued for the
+ * journal's writer, a thread of its own, never written on the caller's
+ * thread: a caller that must know they are written waits
+ * (record_wait).  Returns 0, or -1 with the reason said (one line,
+ * naming what: "end record").
+ * record_wait waits until every record queued is written, ms at most
+ * (when says from what, in the message: "before the payload runs"); past
+ * it what waits is given up, said in one line, and nothing more is
+ * written; returns 0, or -1 when a record was not written (said;
+ * r->jfailed).  record_collect: what was written so far, to the run's
+ * log, without waiting.  record_given_up: the records were given up.
+ * record_eventfd: what src_journal.c polls (records written), or NULL. */
 #define JOURNAL_WAIT_MS 5000
-int jw_submit(struct run *r, char **ev, const size_t *lens, size_t n,
-    const char *what, int keep);
-int jw_wait(struct run *r, unsigned ms, const char *when);
-void jw_collect(struct run *r);
-int jw_given_up(void);
-/* jw_hold(1): a failure is kept, not said, until jw_hold(0); jw_held:
- * the first one kept ("journal FILE: start record: cannot open ..."),
- * or "" (run() says it in its one line). */
-void jw_hold(int on);
-const char *jw_held(void);
-
-/* src_control.c: the run's pid namespace, recorded once init runs (its
- * processes are never served). */
-void control_running(struct run *r);
-/* After a record is added to the run's log (journal_events). */
-void control_log_grew(struct run *r);
+int record_wanted(const struct run *r);
+int record_events(struct run *r, json_t **ev, size_t n, const char *what);
+int record_wait(struct run *r, unsigned ms, const char *when);
+void record_collect(struct run *r);
+int record_given_up(void);
+const int *record_eventfd(struct run *r);
+/* record_hold(1): a failure is kept, not said, until record_hold(0);
+ * record_held: the first one kept ("journal FILE: start record: cannot
+ * open ..."), or "" (run() says it in its one line). */
+void record_hold(int on);
+const char *record_held(void);
 
 /* child.c */
 #define CHILD_STACK (1u << 20)
@@ -361,34 +361,15 @@ _Noreturn void init(void *arg);
 _Noreturn void payload(void *arg);
 _Noreturn void netns_child(void *arg);
 
+/* children.c: fn(pid, arg) for every child of ours until fn returns
+ * nonzero, without allocation; how many were given to fn, -1 when /proc
+ * lists none. */
+int children_each(int (*fn)(pid_t, void *), void *arg);
+
 /* tmp.c: make the private tmp and TMPDIR; remove it once the payload's
  * tree is gone (any end). */
 int tmp_make(struct run *r, char *err, size_t errlen);
 void tmp_end(struct run *r);
-
-/* src_egress.c: before the end record, the broker's connections end
- * (an event each) and its listener closes. */
-void egress_end(struct run *r);
-
-/* What the broker did so far (end record: allowed, refused, unlogged;
- * live, for inspect: also its port and the connections open), or JSON
- * null for a plan without egress. */
-json_t *egress_json(const struct run *r, int live);
-
-/* src_handoff.c: the trust handoff.  handoff_wanted: the run records
- * the payload's connections to privileged daemons' sockets (it grants
- * AF_UNIX and has a seccomp listener); handoff_end, before the end
- * record: the connections not yet read are read a last time;
- * handoff_json: what was recorded (end record; live: for inspect), or
- * JSON null for a run that records none.  At most HANDOFF_EVENTS_LOGGED
- * "handoff" events are journaled, the rest counted. */
-#define HANDOFF_EVENTS_LOGGED 256
-#define LOG_HANDOFF_RECORD_MAX 8192	/* a handoff record's line */
-#define HANDOFF_EXE_SHOWN 512	/* bytes shown of a path in it */
-int handoff_wanted(const struct run *r);
-void handoff_seen(void *run, pid_t tid, int fd, int domain);
-void handoff_end(struct run *r);
-json_t *handoff_json(const struct run *r, int live);
 
 /* say.c: lines on stderr from the loop, never waiting on it.
  * say_open before the clone (where stderr is reopened non-blocking);
@@ -417,11 +398,10 @@ void denials_say(const struct run *r);
 
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */
-void exec_interp(struct run *r);
-void exec_why(const struct run *r, int e, char *why, size_t size);
+void explain_interp(struct run *r);
+void explain_why(const struct run *r, int e, char *why, size_t size);
 
 /* end.c */
-int children_each(int (*fn)(pid_t, void *), void *arg);
 void end_kill(struct run *r);
 int end_run(struct run *r);
 int end_child_failed(struct run *r, const struct report *rep);

@@ -53,7 +53,7 @@ granted(const struct run *r, const char *path, enum obs_access a)
 
 	if (ll_granted(&r->p, r->real, path, need) >= 0)
 		return 1;
-	/* The private tmp: a rw rule of its own (bd_tmp, mountview.h). */
+	/* The private tmp: a rw rule of its own (boundary_tmp, mountview.h). */
 	return r->have_tmp && need != PLAN_ROX &&
 	    plan_path_within(path, r->tmpdir);
 }

@@ -44,17 +44,17 @@ interp_check(struct run *r, char *why, size_t len)
 {
 	char real[PATH_MAX], hint[PATH_MAX + 64];
 
-	exec_interp(r);
+	explain_interp(r);
 	if (r->interp[0] == '\0' || r->abi < 1)
 		return 0;
 	if (realpath(r->interp, real) == NULL) {
-		exec_why(r, ENOENT, why, len);
+		explain_why(r, ENOENT, why, len);
 		return EXIT_NOEXEC;
 	}
 	if (ll_grant_hint(&r->p, r->real, real, PLAN_ROX, hint,
 		sizeof(hint)) == 1)
 		return 0;
-	exec_why(r, EACCES, why, len);
+	explain_why(r, EACCES, why, len);
 	return EXIT_NOEXEC;
 }
 
@@ -66,8 +66,8 @@ dry_checks(struct run *r, char *why, size_t len)
 	int code = 0;
 
 	r->abi = r->pr.landlock_abi;
-	if (bd_inherited(r, why, len) == -1 ||
-	    (r->abi >= 1 && bd_rules(r, why, len) == -1))
+	if (boundary_inherited(r, why, len) == -1 ||
+	    (r->abi >= 1 && boundary_rules(r, why, len) == -1))
 		return EXIT_FAIL;
 	ie = image_seal(r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL,
 	    &r->imgfd, r->prog_digest, err, sizeof(err));
@@ -101,5 +101,62 @@ dry_checks(struct run *r, char *why, size_t len)
 	if (r->rulesetfd != -1)
 		close(r->rulesetfd);
 	r->imgfd = r->rulesetfd = -1;
+	return code;
+}
+
+/* Step 6: the plan and the verdicts on stdout; nothing created, nothing
+ * journaled.  125 when strict mode would refuse. */
+int
+dry_run(struct run *r)
+{
+	const char *vs[] = {"enforce", "degrade", "refuse"};
+	json_t *o, *a, *l;
+	char msg[REFUSAL_LEN];
+	size_t i;
+	int refused, code;
+
+	o = json_object();
+	json_object_set_new(o, "plan", plan_to_json(&r->p));
+	a = json_array();
+	for (i = 0; i < L_NLAYERS; i++) {
+		if (!r->layers[i].wanted)
+			continue;
+		l = json_object();
+		json_object_set_new(l, "layer",
+		    json_string(r->layers[i].name));
+		json_object_set_new(l, "verdict",
+		    json_string(vs[r->layers[i].v]));
+		if (r->layers[i].v != V_ENFORCE)
+			json_object_set_new(l, "why",
+			    json_string(r->layers[i].why));
+		json_array_append_new(a, l);
+	}
+	json_object_set_new(o, "layers", a);
+	refused = layers_refused(r, msg, sizeof(msg));
+	/* Past the layers, what the run would meet before it creates
+	 * anything (dry.c): the same verdict, the same status. */
+	code = refused ? EXIT_FAIL : dry_checks(r, msg, sizeof(msg));
+	json_object_set_new(o, "would_run", json_boolean(code == 0));
+	if (code != 0)
+		json_object_set_new(o, "exit", json_integer(code));
+	if (code != 0 && !refused)
+		json_object_set_new(o, "why", json_string(msg));
+	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) == -1 ||
+	    putchar('\n') == EOF || fflush(stdout) == EOF)
+		die_sys(EXIT_FAIL, "writing the dry run");
+	json_decref(o);
+	for (i = 0; i < r->nwarnings; i++)
+		warning("WARNING: %s", r->warnings[i]);
+	if (refused)
+		for (char *line = msg, *nl; line != NULL; line = nl) {
+			nl = strchr(line, '\n');
+			if (nl != NULL)
+				*nl++ = '\0';
+			warning("strict mode would refuse: %s", line);
+		}
+	else if (code != 0)
+		warning("the run would %s: %s", code == EXIT_FAIL ? "refuse" :
+		    code == EXIT_NOTFOUND ? "not find the program" :
+		    "not execute the program", msg);
 	return code;
 }

@@ -30,64 +30,6 @@
 #define TREE_MS DRAIN_MS
 #define TREE_BATCH 256
 
-/* fn(pid, arg) for every child of ours, as the children files of
- * /proc/self/task list them (Linux 3.5, CONFIG_PROC_CHILDREN; one read
- * of a page each, the rest at the next call), until fn returns nonzero.
- * No allocation (getdents64, not opendir).  Returns how many were
- * given to fn, -1 when no children file could be read. */
-int
-children_each(int (*fn)(pid_t, void *), void *arg)
-{
-	char path[64], buf[4096], tbuf[4096], *p, *end;
-	int n = 0, listed = 0, fd, tfd, stop = 0;
-	long pid, tid, bpos, off;
-	ssize_t k;
-
-	tfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (tfd == -1)
-		return -1;
-	while (!stop && (bpos = syscall(SYS_getdents64, tfd, tbuf,
-	    sizeof(tbuf))) > 0) {
-		for (off = 0; !stop && off < bpos;) {
-			struct {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *d = (void *)(tbuf + off);
-
-			off += d->reclen;
-			tid = strtol(d->name, &end, 10);
-			if (d->name[0] < '0' || d->name[0] > '9' || *end)
-				continue;
-			snprintf(path, sizeof(path), "/proc/self/task/%ld/"
-			    "children", tid);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd == -1)
-				continue;
-			k = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (k < 0)
-				continue;
-			listed = 1;
-			buf[k] = '\0';
-			for (p = buf; !stop && *p;) {
-				pid = strtol(p, &end, 10);
-				if (end == p)
-					break;
-				p = end;
-				if (pid <= 0)
-					continue;
-				n++;
-				stop = fn((pid_t)pid, arg);
-			}
-		}
-	}
-	close(tfd);
-	return listed ? n : -1;
-}
-
 /* SIGKILL to one child of ours (the payload, or an orphan of its tree
  * reparented to us), through a pidfd: an unreaped child's pid is its
  * own, so the signal cannot reach a reused pid (a pid that is not ours
@@ -252,7 +194,7 @@ drain(struct run *r, struct outcome *o)
 	/* cpu.stat: only the journal's end record reports it.  OOM kills
 	 * are read before the cgroup goes (unreadable without the memory
 	 * controller). */
-	if (log_wanted(r) && cg_cpu_usec(&r->cg, &o->cpu_usec) == -1)
+	if (record_wanted(r) && cg_cpu_usec(&r->cg, &o->cpu_usec) == -1)
 		o->cpu_usec = 0;
 	o->have_oom = cg_oom_kills(&r->cg, &o->oom) == 0;
 	if (cg_remove(&r->cg) == -1) {
@@ -272,18 +214,18 @@ journal_end(struct run *r, struct outcome *o)
 
 	tmp_end(r);	/* the payload's tree is gone */
 	mv_end(&r->mv);
-	egress_end(r);
-	handoff_end(r);
+	loop_finish(r);	/* the sources' last events */
 	denials_say(r);
-	if (!log_wanted(r) || !r->started)
+	if (!record_wanted(r) || !r->started)
 		return o->code;
 	/* A record of the run that failed already fails its exit. */
-	jw_collect(r);
+	record_collect(r);
 	if (r->jfailed && o->code == EXIT_OK)
 		o->code = EXIT_FAIL;
 	ev = ev_end(r, o);
-	if (journal_events(r, &ev, 1, "end record") == 0 &&
-	    jw_wait(r, JOURNAL_WAIT_MS, "of the run's end") == 0 &&
+	loop_report(r, ev, REPORT_END);
+	if (record_events(r, &ev, 1, "end record") == 0 &&
+	    record_wait(r, JOURNAL_WAIT_MS, "of the run's end") == 0 &&
 	    !r->jfailed)
 		return o->code;
 	return o->code == EXIT_OK ? EXIT_FAIL : o->code;
@@ -320,7 +262,7 @@ say_oom(const struct run *r, const struct outcome *o)
 }
 
 int64_t
-host_oom_kills(void)
+end_host_oom_kills(void)
 {
 	char buf[8192], *p;
 	uint64_t n;
@@ -397,7 +339,7 @@ say_signal(const struct run *r, struct outcome *o)
 		return;
 	init = o->init_killed ? " (its init, pid 1 of the run's namespace, "
 	    "was killed first)" : "";
-	host = r->host_oom0 < 0 ? -1 : host_oom_kills();
+	host = r->host_oom0 < 0 ? -1 : end_host_oom_kills();
 	if (o->have_oom || host == r->host_oom0)
 		warning("killed by SIGKILL from outside confexec: not a "
 			"timeout, cancel or OOM kill%s", init);
@@ -490,7 +432,7 @@ end_child_failed(struct run *r, const struct report *rep)
 		snprintf(why, sizeof(why), "child: init ended without a "
 		    "report");
 	else if (rep->stage == S_EXEC)
-		exec_why(r, rep->err, why, sizeof(why));
+		explain_why(r, rep->err, why, sizeof(why));
 	else if (rep->stage == S_MOUNT && r->mv.failed != NULL)
 		snprintf(why, sizeof(why), "child: mount view: %s %s: %s",
 		    r->mv.failed, r->mv.failed_path != NULL ?
@@ -535,17 +477,20 @@ end_early(struct run *r, int code, const char *msg)
 	}
 	o.code = code;
 	o.refused = msg;
-	if (log_wanted(r) && !r->jnone) {
+	if (record_wanted(r) && !r->jnone) {
 		if (!r->started)
 			ev[n++] = ev_start_refused(r);
 		ev[n++] = ev_end(r, &o);
-		if (!jw_given_up())
-			(void)journal_events(r, ev, n, n == 2 ?
+		loop_report(r, ev[0], n == 2 ? REPORT_START : REPORT_END);
+		if (n == 2)
+			loop_report(r, ev[1], REPORT_END);
+		if (!record_given_up())
+			(void)record_events(r, ev, n, n == 2 ?
 			    "start and end records" : "end record");
 		else
 			while (n > 0)
 				json_decref(ev[--n]);
-		(void)jw_wait(r, JOURNAL_WAIT_MS, "of the run's end");
+		(void)record_wait(r, JOURNAL_WAIT_MS, "of the run's end");
 	}
 	/* The control socket (if made) serves its last answers and goes. */
 	r->state = ST_ENDED;

@@ -16,7 +16,7 @@
 #include "landlock.h"
 
 void
-exec_interp(struct run *r)
+explain_interp(struct run *r)
 {
 	r->interp[0] = '\0';
 	if (elf_interp(r->imgfd, r->interp, sizeof(r->interp)) != 1)
@@ -24,7 +24,7 @@ exec_interp(struct run *r)
 }
 
 void
-exec_why(const struct run *r, int e, char *why, size_t size)
+explain_why(const struct run *r, int e, char *why, size_t size)
 {
 	char real[PATH_MAX], hint[PATH_MAX + 64];
 	const char *ip = r->interp;

@@ -68,7 +68,7 @@ layer_on(const struct run *r, int i)
 
 /* Record a degrade-mode warning (printed and journaled by run()). */
 void
-loud(struct run *r, const char *fmt, ...)
+layers_loud(struct run *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -257,8 +257,8 @@ judge_cgroup_owner(struct run *r)
 	if (i == 2)
 		return;
 	if (r->p.mode == PLAN_DEGRADE)
-		loud(r, "%s is writable by uid %lu%s: that user can move the "
-			"payload out of the run's cgroup", path,
+		layers_loud(r, "%s is writable by uid %lu%s: that user can "
+			"move the payload out of the run's cgroup", path,
 		    (unsigned long)st.st_uid,
 		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
 	else
@@ -267,6 +267,12 @@ judge_cgroup_owner(struct run *r)
 			   "owner, or use --degrade)", path,
 		    (unsigned long)st.st_uid,
 		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
+}
+
+int
+layers_handoff(const struct run *r)
+{
+	return (r->p.sock & PLAN_SOCK_UNIX) != 0 && layer_on(r, L_LISTENER);
 }
 
 /* Trust handoff (seeds/003): Landlock up to ABI 7 cannot stop connect()
@@ -282,9 +288,9 @@ check_daemons(struct run *r)
 	/* Strict mode refuses a run without its listener (a soft layer);
 	 * degraded, the handoff records are missing, and said. */
 	if (r->layers[L_LISTENER].v == V_DEGRADE)
-		loud(r, "no seccomp listener: the payload's connections to "
-			"privileged daemons' sockets are not recorded (no "
-			"handoff records)");
+		layers_loud(r, "no seccomp listener: the payload's "
+		    "connections to privileged daemons' sockets are not "
+		    "recorded (no handoff records)");
 	if (probe_daemons(r->final_uid, r->final_gid, hits, 16, &n) == -1) {
 		refusal(r, "daemon inventory: %s", strerror(errno));
 		return;
@@ -304,9 +310,9 @@ check_daemons(struct run *r)
 			    hits[i].name, hits[i].path,
 			    (unsigned long)r->final_uid, hits[i].name);
 		else
-			loud(r, "plan grants AF_UNIX and the %s socket %s is "
-				"connectable: the payload can talk to that "
-				"privileged daemon",
+			layers_loud(r, "plan grants AF_UNIX and the %s socket "
+				"%s is connectable: the payload can talk to "
+				"that privileged daemon",
 			    hits[i].name, hits[i].path);
 	}
 }
@@ -314,7 +320,7 @@ check_daemons(struct run *r)
 /* Step 2: every layer's verdict, the final credentials, and r->refusal
  * for a refusal that is not a missing layer. */
 void
-select_layers(struct run *r)
+layers_select(struct run *r)
 {
 	const struct plan *p = &r->p;
 
@@ -362,7 +368,7 @@ layer_what(size_t i)
  * layer ("name: why", the last line saying whether --degrade would run
  * without them).  Returns how many. */
 int
-any_refused(const struct run *r, char *msg, size_t len)
+layers_refused(const struct run *r, char *msg, size_t len)
 {
 	size_t i, o = 0;
 	int n = 0, hard = 0;
@@ -398,7 +404,7 @@ any_refused(const struct run *r, char *msg, size_t len)
 
 /* One warning per degraded layer, after the plan-level ones. */
 void
-warn_degraded(struct run *r)
+layers_warn_degraded(struct run *r)
 {
 	size_t i;
 
@@ -408,74 +414,17 @@ warn_degraded(struct run *r)
 		if ((i == L_KILL || i == L_INTO) &&
 		    r->layers[L_CGROUP].v == V_DEGRADE)
 			continue;	/* said with the cgroup */
-		loud(r, "running without %s: %s", r->layers[i].name,
+		layers_loud(r, "running without %s: %s", r->layers[i].name,
 		    r->layers[i].why);
 	}
 	if (r->layers[L_CGROUP].v == V_DEGRADE &&
 	    r->layers[L_PIDNS].v == V_ENFORCE)
-		loud(r, "no cgroup: the run's tree ends with its pid "
+		layers_loud(r, "no cgroup: the run's tree ends with its pid "
 			"namespace; no memory, pids or cpu limit applies");
 	else if (r->layers[L_CGROUP].v == V_DEGRADE)
-		loud(r, "no cgroup and no pid namespace: confexec, a child "
-			"subreaper, kills and reaps every descendant at the "
-			"end; a descendant that outlives a SIGKILLed confexec "
-			"escapes (confexec(1)); no memory, pids or cpu limit "
-			"applies");
-}
-
-/* Step 6: the plan and the verdicts on stdout; nothing created, nothing
- * journaled.  125 when strict mode would refuse. */
-int
-dry_run(struct run *r)
-{
-	const char *vs[] = {"enforce", "degrade", "refuse"};
-	json_t *o, *a, *l;
-	char msg[REFUSAL_LEN];
-	size_t i;
-	int refused, code;
-
-	o = json_object();
-	json_object_set_new(o, "plan", plan_to_json(&r->p));
-	a = json_array();
-	for (i = 0; i < L_NLAYERS; i++) {
-		if (!r->layers[i].wanted)
-			continue;
-		l = json_object();
-		json_object_set_new(l, "layer",
-		    json_string(r->layers[i].name));
-		json_object_set_new(l, "verdict",
-		    json_string(vs[r->layers[i].v]));
-		if (r->layers[i].v != V_ENFORCE)
-			json_object_set_new(l, "why",
-			    json_string(r->layers[i].why));
-		json_array_append_new(a, l);
-	}
-	json_object_set_new(o, "layers", a);
-	refused = any_refused(r, msg, sizeof(msg));
-	/* Past the layers, what the run would meet before it creates
-	 * anything (dry.c): the same verdict, the same status. */
-	code = refused ? EXIT_FAIL : dry_checks(r, msg, sizeof(msg));
-	json_object_set_new(o, "would_run", json_boolean(code == 0));
-	if (code != 0)
-		json_object_set_new(o, "exit", json_integer(code));
-	if (code != 0 && !refused)
-		json_object_set_new(o, "why", json_string(msg));
-	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) == -1 ||
-	    putchar('\n') == EOF || fflush(stdout) == EOF)
-		die_sys(EXIT_FAIL, "writing the dry run");
-	json_decref(o);
-	for (i = 0; i < r->nwarnings; i++)
-		warning("WARNING: %s", r->warnings[i]);
-	if (refused)
-		for (char *line = msg, *nl; line != NULL; line = nl) {
-			nl = strchr(line, '\n');
-			if (nl != NULL)
-				*nl++ = '\0';
-			warning("strict mode would refuse: %s", line);
-		}
-	else if (code != 0)
-		warning("the run would %s: %s", code == EXIT_FAIL ? "refuse" :
-		    code == EXIT_NOTFOUND ? "not find the program" :
-		    "not execute the program", msg);
-	return code;
+		layers_loud(r, "no cgroup and no pid namespace: confexec, a "
+			"child subreaper, kills and reaps every descendant at "
+			"the end; a descendant that outlives a SIGKILLed "
+			"confexec escapes (confexec(1)); no memory, pids or "
+			"cpu limit applies");
 }

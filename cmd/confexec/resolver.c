@@ -159,7 +159,7 @@ lost(struct broker *b)
 	resolver_stop(b);
 	for (i = 0; i < BROKER_MAXCONN; i++)
 		if (b->conn[i] != NULL && b->conn[i]->st == C_RESOLVE)
-			conn_resolved(b, i, RES_LOST, NULL, 0);
+			broker_resolved(b, i, RES_LOST, NULL, 0);
 }
 
 void
@@ -200,7 +200,7 @@ resolver_read(struct broker *b)
 				memcpy(&s6->sin6_addr, a.a[k].addr, 16);
 			}
 		}
-		conn_resolved(b, a.slot, a.gai, ss, a.n);
+		broker_resolved(b, a.slot, a.gai, ss, a.n);
 	}
 }
 

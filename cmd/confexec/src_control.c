@@ -32,7 +32,7 @@
 
 #include <linux/nsfs.h>
 
-#include "control.h"
+#include "ctl.h"
 #include "err.h"
 #include "loop.h"
 #include "uapi.h"
@@ -226,6 +226,7 @@ open_control(struct source *s, struct run *r)
 		return 0;
 	ctl.r = r;
 	ctl.src = s;
+	ctl.caller_uid = getuid();	/* served, with root */
 	/* In its own user namespace (a caller that is not root) confexec
 	 * cannot judge a peer: root's uid is unmapped there, and a peer's
 	 * pid namespace out of reach; every one would be refused. */
@@ -275,8 +276,10 @@ open_control(struct source *s, struct run *r)
 
 /* ---- peers ---- */
 
-void
-control_running(struct run *r)
+/* The payload runs: the run's pid namespace, recorded once init runs
+ * (its processes are never served). */
+static void
+running_control(struct source *s, struct run *r)
 {
 	char p[64];
 	struct stat st;
@@ -289,7 +292,7 @@ control_running(struct run *r)
 	if (!layer_on(r, L_PIDNS)) {
 		warning("control: the run has no pid namespace of its own; "
 			"every peer will be refused");
-		r->have_pidns = -1;
+		ctl.have_pidns = -1;
 		return;
 	}
 	/* Through init's pidfd (Linux 6.11), else /proc: init is our
@@ -304,13 +307,13 @@ control_running(struct run *r)
 		rc = stat(p, &st);
 	}
 	if (rc == 0) {
-		r->pidns_dev = st.st_dev;
-		r->pidns_ino = st.st_ino;
-		r->have_pidns = 1;
+		ctl.pidns_dev = st.st_dev;
+		ctl.pidns_ino = st.st_ino;
+		ctl.have_pidns = 1;
 	} else {
 		warning("control: the run's pid namespace: %s; every peer "
 			"will be refused", strerror(errno));
-		r->have_pidns = -1;
+		ctl.have_pidns = -1;
 	}
 }
 
@@ -353,9 +356,9 @@ peer_in_run(const struct run *r, int fd, pid_t pid)
 	struct stat st;
 	int ns, up, depth;
 
-	if (r->have_pidns == 0)
+	if (ctl.have_pidns == 0)
 		return 0;	/* the payload never ran */
-	if (r->have_pidns < 0)
+	if (ctl.have_pidns < 0)
 		return errno = EIO, -1;
 	ns = peer_pidns(fd, pid);
 	if (ns == -1)
@@ -363,7 +366,7 @@ peer_in_run(const struct run *r, int fd, pid_t pid)
 	for (depth = 0; depth < 40; depth++) {
 		if (fstat(ns, &st) == -1)
 			break;
-		if (st.st_dev == r->pidns_dev && st.st_ino == r->pidns_ino) {
+		if (st.st_dev == ctl.pidns_dev && st.st_ino == ctl.pidns_ino) {
 			close(ns);
 			return 1;
 		}
@@ -375,6 +378,21 @@ peer_in_run(const struct run *r, int fd, pid_t pid)
 	}
 	close(ns);
 	return errno = ELOOP, -1;
+}
+
+/* "control_refused": a peer of the control socket closed unread (not
+ * root nor the caller, or one of the run's own processes). */
+static json_t *
+refused_event(uid_t uid, pid_t pid, const char *why)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "event", json_string("control_refused"));
+	json_object_set_new(o, "uid", ev_u64(uid));
+	json_object_set_new(o, "pid", ev_u64((uint64_t)pid));
+	json_object_set_new(o, "reason", json_string(why));
+	json_object_set_new(o, "time_ns", ev_u64(now_ns(CLOCK_REALTIME)));
+	return o;
 }
 
 /* Before any read: 0 served, -1 refused (closed, journaled). */
@@ -390,7 +408,7 @@ authenticate(struct run *r, int fd)
 		uc.uid = (uid_t)-1;
 		uc.pid = 0;
 		why = "credentials";
-	} else if (uc.uid != 0 && uc.uid != r->caller_uid)
+	} else if (uc.uid != 0 && uc.uid != ctl.caller_uid)
 		why = "uid";
 	else {
 		switch (peer_in_run(r, fd, uc.pid)) {
@@ -408,8 +426,8 @@ authenticate(struct run *r, int fd)
 	close(fd);
 	/* Recorded until the end record, never after it (the linger). */
 	if (ctl.refused++ < CTL_REFUSALS_LOGGED && r->state != ST_ENDED) {
-		ev = ev_control_refused(uc.uid, uc.pid, why);
-		journal_events(r, &ev, 1, "control_refused record");
+		ev = refused_event(uc.uid, uc.pid, why);
+		record_events(r, &ev, 1, "control_refused record");
 	}
 	return -1;
 }
@@ -442,8 +460,8 @@ accept_all(void)
 /* A record was added to the run's log: followers get it now, while the
  * run runs (from its end on, the linger sends the last pages, the end
  * record's with "end":true). */
-void
-control_log_grew(struct run *r)
+static void
+logged_control(struct source *s, struct run *r)
 {
 	if (ctl.r == r && ctl.fd != -1 && r->state == ST_RUNNING)
 		ctl_push_all(&ctl);
@@ -465,14 +483,20 @@ extra_control(struct source *s, struct run *r, uint32_t tag,
 	return ctl_client_ready(&ctl, tag, events);
 }
 
-/* The end: the end record is in the log; serve until quiet, then close
- * every client and remove the socket. */
+/* After the end record: served until quiet (ctl_linger_ms). */
+static int
+linger_control(struct source *s, struct run *r)
+{
+	if (ctl.fd == -1 || !ctl.made || s->watch == NULL ||
+	    r->state != ST_ENDED)
+		return 0;
+	return ctl_linger_ms(&ctl);
+}
+
+/* The end: every client closed, the socket removed. */
 static void
 close_control(struct source *s, struct run *r)
 {
-	if (ctl.fd != -1 && ctl.made && s->watch != NULL &&
-	    r->state == ST_ENDED)
-		ctl_linger(&ctl, accept_all);
 	ctl_client_close_all(&ctl);
 	remove_socket();
 	if (s->fd != -1)
@@ -481,9 +505,17 @@ close_control(struct source *s, struct run *r)
 	if (ctl.dirfd != -1)
 		close(ctl.dirfd);
 	ctl.dirfd = -1;
+	ctl.lingering = 0;
 }
 
 const struct source_ops src_control = {
-	"control", open_control, handle_control, close_control,
-	extra_control,
+	.name = "control",
+	.extra_max = CTL_CLIENTS,
+	.open = open_control,
+	.running = running_control,
+	.handle = handle_control,
+	.extra = extra_control,
+	.logged = logged_control,
+	.linger = linger_control,
+	.close = close_control,
 };

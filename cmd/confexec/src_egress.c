@@ -7,8 +7,9 @@
  * the payload joins it (stage "network namespace") and has nothing else
  * there: no route out, no other run's broker, no host service.  Its
  * boundary gets TCP connect to that one port and the proxy variables
- * naming it (bd_egress in boundary.c).  The broker's own connections leave from
- * confexec's network, to the plan's destinations only (broker.c).
+ * naming it (boundary_egress in boundary.c).  The broker's own
+ * connections leave from confexec's network, to the plan's destinations
+ * only (broker.c).
  *
  * Each payload connection is one "egress" event in the journal and the
  * run's log (EGRESS_EVENTS_LOGGED at most, then counted); the end
@@ -27,22 +28,10 @@
 #include <unistd.h>
 
 #include "broker.h"
-#include "control.h"
 #include "err.h"
-
-/* Every extra descriptor the loop may poll at once: control clients,
- * two per connection, the tick and the resolver. */
-_Static_assert(LOOP_EXTRA >= CTL_CLIENTS + 2 * BROKER_MAXCONN + 2,
-    "the loop's budget of extra descriptors is too small");
 
 static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1,
     .rtfd = -1};
-
-uint64_t
-broker_ms(void)
-{
-	return now_ns(CLOCK_MONOTONIC) / 1000000u;
-}
 
 static int
 fail(struct source *s, int e, const char *what)
@@ -82,7 +71,7 @@ make_netns(struct source *s, struct run *r)
 	}
 	s->fd = m.listenfd;
 	r->netnsfd = m.nsfd;
-	r->egress_port = m.port;
+	br.port = m.port;
 	return 0;
 }
 
@@ -105,7 +94,7 @@ egress_open(struct source *s, struct run *r)
 	/* Before any client: each accepted socket gets the sizes. */
 	if (broker_bufs(s->fd, BROKER_BUF_PAYLOAD) == -1)
 		return fail(s, errno, "the listener's buffer sizes");
-	if (bd_egress(r, r->egress_port, err, sizeof(err)) == -1) {
+	if (boundary_egress(r, br.port, err, sizeof(err)) == -1) {
 		snprintf(s->why, sizeof(s->why), "%s", err);
 		return -1;
 	}
@@ -136,7 +125,7 @@ shed(struct source *s, struct run *r)
 	fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd != -1) {
 		close(fd);
-		r->egress.refused++;
+		br.st.refused++;
 		broker_event_away(&br, 0, "confexec is out of descriptors");
 	}
 	br.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -154,7 +143,7 @@ egress_handle(struct source *s, struct run *r)
 				shed(s, r);
 			break;
 		}
-		conn_accept(&br, fd);
+		broker_accept(&br, fd);
 	}
 	return SRC_CONTINUE;
 }
@@ -171,31 +160,31 @@ egress_extra(struct source *s, struct run *r, uint32_t tag, uint32_t events)
 		(void)!read(br.tickfd, &ticks, sizeof(ticks));
 		now = broker_ms();
 		for (i = 0; i < BROKER_MAXCONN; i++)
-			conn_tick(&br, i, now);
+			broker_tick(&br, i, now);
 	} else if (tag == TAG_RESOLVER)
 		resolver_read(&br);
 	else if ((tag >> 1) < BROKER_MAXCONN)
-		conn_io(&br, tag >> 1, (int)(tag & 1), events);
+		broker_io(&br, tag >> 1, (int)(tag & 1), events);
 	return SRC_CONTINUE;
 }
 
 /* Before the end record: every connection still open ends (an event
  * each), the listener closes. */
-void
-egress_end(struct run *r)
+static void
+egress_finish(struct source *s, struct run *r)
 {
 	size_t i;
 
 	if (br.r != r)
 		return;
 	for (i = 0; i < BROKER_MAXCONN; i++)
-		conn_end(&br, i, "the run ended");
+		broker_end(&br, i, "the run ended");
 	resolver_stop(&br);
 	/* What stderr was not given: said once, as the rest was. */
-	if (!br.said_rest && r->egress.unsaid > 0 && say_line("egress: %llu "
+	if (!br.said_rest && br.st.unsaid > 0 && say_line("egress: %llu "
 	    "more refusals not said here (at most %u destinations are, "
 	    "each once; the journal has every refusal)",
-	    (unsigned long long)r->egress.unsaid, (unsigned)EGRESS_SAID) == 0)
+	    (unsigned long long)br.st.unsaid, (unsigned)EGRESS_SAID) == 0)
 		br.said_rest = 1;
 	say_close();
 	if (br.s != NULL && br.s->fd != -1) {
@@ -208,7 +197,7 @@ egress_end(struct run *r)
 static void
 egress_close(struct source *s, struct run *r)
 {
-	egress_end(r);
+	egress_finish(s, r);
 	if (br.tickfd != -1) {
 		loop_unwatch(br.tickfd);
 		close(br.tickfd);
@@ -227,89 +216,47 @@ egress_close(struct source *s, struct run *r)
 	br.r = NULL;
 }
 
-json_t *
-egress_json(const struct run *r, int live)
+/* "egress": in the start record the broker's port and the number of
+ * destinations; in the end record what it did (allowed, refused,
+ * unlogged, said, unsaid); for inspect also its port and the
+ * connections open.  null for a plan without egress. */
+static void
+egress_report(struct source *s, const struct run *r, json_t *o,
+    enum report_what what)
 {
-	json_t *o;
+	json_t *e;
 
-	if (r->p.negress == 0)
-		return json_null();
-	o = json_pack("{s:I,s:I,s:I,s:I,s:I}", "allowed",
-	    (json_int_t)r->egress.allowed, "refused",
-	    (json_int_t)r->egress.refused, "unlogged",
-	    (json_int_t)r->egress.unlogged, "said",
-	    (json_int_t)r->egress.said, "unsaid",
-	    (json_int_t)r->egress.unsaid);
-	if (live && o != NULL) {
-		json_object_set_new(o, "port", json_integer(r->egress_port));
-		json_object_set_new(o, "open", json_integer(br.r == r ?
+	if (r->p.negress == 0) {
+		json_object_set_new(o, "egress", json_null());
+		return;
+	}
+	if (what == REPORT_START) {
+		json_object_set_new(o, "egress", json_pack("{s:i,s:I}", "port",
+		    (int)br.port, "destinations", (json_int_t)r->p.negress));
+		return;
+	}
+	e = json_pack("{s:I,s:I,s:I,s:I,s:I}", "allowed",
+	    (json_int_t)br.st.allowed, "refused",
+	    (json_int_t)br.st.refused, "unlogged",
+	    (json_int_t)br.st.unlogged, "said",
+	    (json_int_t)br.st.said, "unsaid",
+	    (json_int_t)br.st.unsaid);
+	if (what == REPORT_INSPECT && e != NULL) {
+		json_object_set_new(e, "port", json_integer(br.port));
+		json_object_set_new(e, "open", json_integer(br.r == r ?
 		    (json_int_t)br.nconn : 0));
 	}
-	return o != NULL ? o : json_null();
-}
-
-static const char *const verdict_name[] = { "refused", "allowed",
-	"refused", "failed" };
-
-/* The payload's egress event for c, or for a connection turned away
- * (c NULL: no request was read). */
-static void
-event(struct broker *b, const struct conn *c, int status, const char *why)
-{
-	struct run *r = b->r;
-	int rq = c != NULL && c->have_rq;
-	json_t *ev;
-
-	if (!log_wanted(r) || !r->started)
-		return;
-	if (b->events >= EGRESS_EVENTS_LOGGED) {
-		r->egress.unlogged++;
-		return;
-	}
-	b->events++;
-	ev = json_object();
-	json_object_set_new(ev, "event", json_string("egress"));
-	json_object_set_new(ev, "plan", json_string(r->plan_hex));
-	json_object_set_new(ev, "host", rq ?
-	    json_string(c->rq.host) : json_null());
-	json_object_set_new(ev, "port", rq ?
-	    json_integer(c->rq.port) : json_null());
-	json_object_set_new(ev, "kind", !rq ? json_null() :
-	    json_string(c->rq.kind == EGRESS_CONNECT ? "connect" : "http"));
-	json_object_set_new(ev, "address", c != NULL && c->address[0] &&
-	    c->verdict == CV_ALLOWED ? json_string(c->address) :
-	    json_null());
-	json_object_set_new(ev, "verdict", json_string(c != NULL ?
-	    verdict_name[c->verdict] : "refused"));
-	json_object_set_new(ev, "status", status ?
-	    json_integer(status) : json_null());
-	json_object_set_new(ev, "reason", why[0] ?
-	    json_string(why) : json_null());
-	json_object_set_new(ev, "bytes_sent", json_integer(c != NULL ?
-	    (json_int_t)c->up.bytes : 0));
-	json_object_set_new(ev, "bytes_received", json_integer(c != NULL ?
-	    (json_int_t)c->down.bytes : 0));
-	json_object_set_new(ev, "duration_ms", json_integer(c != NULL ?
-	    (json_int_t)(broker_ms() - c->t0) : 0));
-	journal_events(r, &ev, 1, "egress record");
-}
-
-void
-broker_event(struct broker *b, const struct conn *c)
-{
-	event(b, c, c->status, c->why);
-}
-
-void
-broker_event_away(struct broker *b, int status, const char *why)
-{
-	event(b, NULL, status, why);
+	json_object_set_new(o, "egress", e != NULL ? e : json_null());
 }
 
 const struct source_ops src_egress = {
 	.name = "egress",
+	/* two per connection, the tick and the resolver */
+	.extra_max = 2 * BROKER_MAXCONN + 2,
 	.open = egress_open,
 	.handle = egress_handle,
-	.close = egress_close,
 	.extra = egress_extra,
+	.report = egress_report,
+	.finish = egress_finish,
+	.close = egress_close,
 };

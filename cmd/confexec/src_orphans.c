@@ -60,14 +60,8 @@ handle_orphans(struct source *s, struct run *r)
 	return SRC_CONTINUE;
 }
 
-static void
-close_orphans(struct source *s, struct run *r)
-{
-	if (s->fd != -1)
-		close(s->fd);
-	s->fd = -1;
-}
-
 const struct source_ops src_orphans = {
-	"orphans", open_orphans, handle_orphans, close_orphans, NULL,
+	.name = "orphans",
+	.open = open_orphans,
+	.handle = handle_orphans,
 };

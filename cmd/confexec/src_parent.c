@@ -46,14 +46,8 @@ handle_parent(struct source *s, struct run *r)
 	return loop_cancel(r, "parent");
 }
 
-static void
-close_parent(struct source *s, struct run *r)
-{
-	if (s->fd != -1)
-		close(s->fd);
-	s->fd = -1;
-}
-
 const struct source_ops src_parent = {
-	"parent", open_parent, handle_parent, close_parent, NULL,
+	.name = "parent",
+	.open = open_parent,
+	.handle = handle_parent,
 };

@@ -17,11 +17,8 @@ handle_pidfd(struct source *s, struct run *r)
 	return SRC_END;
 }
 
-static void
-close_pidfd(struct source *s, struct run *r)
-{
-}
-
 const struct source_ops src_pidfd = {
-	"pidfd", open_pidfd, handle_pidfd, close_pidfd, NULL,
+	.name = "pidfd",
+	.open = open_pidfd,
+	.handle = handle_pidfd,
 };

@@ -44,14 +44,8 @@ handle_signal(struct source *s, struct run *r)
 	return loop_cancel(r, why);
 }
 
-static void
-close_signal(struct source *s, struct run *r)
-{
-	if (s->fd != -1)
-		close(s->fd);
-	s->fd = -1;
-}
-
 const struct source_ops src_signal = {
-	"signalfd", open_signal, handle_signal, close_signal, NULL,
+	.name = "signalfd",
+	.open = open_signal,
+	.handle = handle_signal,
 };

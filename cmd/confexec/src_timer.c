@@ -41,14 +41,8 @@ handle_timer(struct source *s, struct run *r)
 	return SRC_END;
 }
 
-static void
-close_timer(struct source *s, struct run *r)
-{
-	if (s->fd != -1)
-		close(s->fd);
-	s->fd = -1;
-}
-
 const struct source_ops src_timer = {
-	"timerfd", open_timer, handle_timer, close_timer, NULL,
+	.name = "timerfd",
+	.open = open_timer,
+	.handle = handle_timer,
 };

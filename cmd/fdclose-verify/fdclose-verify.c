@@ -54,26 +54,17 @@ parse(struct fdset *keep, int argc, char *argv[])
 	char shorts[16];
 	int c;
 
-	if (usage_longopts(options, longopts, sizeof(options) /
-	    sizeof(options[0])) == -1 ||
-	    usage_optstring(options, "+", shorts, sizeof(shorts)) == -1)
-		abort();
+	usage_getopt_init(options, longopts, sizeof(options) /
+	    sizeof(options[0]), "+", shorts, sizeof(shorts));
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			if (fdset_parse(keep, optarg) == -1)
 				die_keep(optarg);
 			break;
-		case 'h':
-			usage_help(USAGE, options);
-			exit(EXIT_OK);
-		case OPT_VERSION:
-			print_version();
-			exit(EXIT_OK);
-		case ':':
-		case '?':
-			die_getopt(EXIT_FAIL, options, c, argv);
 		default:
+			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL,
+			    argv);
 			abort();	/* every option of the table is handled */
 		}
 	}

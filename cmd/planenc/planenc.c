@@ -544,10 +544,8 @@ parse(struct opts *o, int argc, char *argv[])
 	char shorts[16];
 	int c;
 
-	if (usage_longopts(planenc_opts, longopts, sizeof(planenc_opts) /
-	    sizeof(planenc_opts[0])) == -1 ||
-	    usage_optstring(planenc_opts, "+", shorts, sizeof(shorts)) == -1)
-		abort();
+	usage_getopt_init(planenc_opts, longopts, sizeof(planenc_opts) /
+	    sizeof(planenc_opts[0]), "+", shorts, sizeof(shorts));
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		o->building |= c >= O_FIRST_PLAN && c <= O_LAST_PLAN;
 		switch (c) {
@@ -559,16 +557,9 @@ parse(struct opts *o, int argc, char *argv[])
 				    "and --reencode exclude each other");
 			o->op = c;
 			break;
-		case 'h':
-			usage_help(USAGE, planenc_opts);
-			exit(EXIT_OK);
-		case O_VERSION:
-			print_version();
-			exit(EXIT_OK);
-		case ':':
-		case '?':
-			die_getopt(EXIT_USAGE, planenc_opts, c, argv);
 		default:
+			usage_std(c, USAGE, planenc_opts, O_VERSION, EXIT_USAGE,
+			    argv);
 			opt_apply(o, c, optarg);
 			break;
 		}

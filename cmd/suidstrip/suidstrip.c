@@ -165,10 +165,8 @@ parse(struct cmdline *cl, int argc, char *argv[])
 	char shorts[32];
 	int c;
 
-	if (usage_longopts(options, longopts, sizeof options /
-	    sizeof options[0]) == -1 ||
-	    usage_optstring(options, "-", shorts, sizeof shorts) == -1)
-		abort();
+	usage_getopt_init(options, longopts, sizeof options /
+	    sizeof options[0], "-", shorts, sizeof shorts);
 	if ((cl->operands = calloc((size_t)argc + 1, sizeof *cl->operands)) ==
 	    NULL)
 		die_sys(EXIT_NO, "unable to allocate");
@@ -177,11 +175,10 @@ parse(struct cmdline *cl, int argc, char *argv[])
 		    NULL)) != -1) {
 			switch (c) {
 			case 1: cl->operands[cl->nops++] = optarg; break;
-			case 'h': usage_help(USAGE, options); exit(EXIT_OK);
-			case OPT_VERSION: print_version(); exit(EXIT_OK);
-			case ':':
-			case '?': die_getopt(EXIT_USAGE, options, c, argv);
-			default: parse_option(cl, c);
+			default:
+				usage_std(c, USAGE, options, OPT_VERSION,
+				    EXIT_USAGE, argv);
+				parse_option(cl, c);
 			}
 		}
 		/* musl's getopt stops at a lone "-" (glibc hands it over as

@@ -1,18 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* source: the trust handoff (confexec(1), HANDOFF RECORDS).  In a run
- * that grants AF_UNIX and has a seccomp listener, the payload's
- * connect() is notified; src_notify gives this source a duplicate of the
- * socket each one names (handoff_seen, notify.h) and the call continues,
- * performed and checked by the kernel alone.  The duplicates wait here,
- * at most HANDOFF_PENDING, until the kernel shows them connected: a
- * timer polls them while any waits (never blocking), and handoff_end
- * reads them a last time before the end record.  A connected one is
- * read on that same socket (common/handoff.c: SO_PEERCRED, the address,
- * /proc/PID/exe, the listener's file) and closed; a connection to a
- * daemon of the inventory is one "handoff" event (at most
- * HANDOFF_EVENTS_LOGGED, then counted), and the end record counts them
- * per daemon, with the connections to other peers and the connects not
- * seen to connect the socket they named (unresolved). */
+/* confexec's trust handoff records (handoffs.h), a part of src_notify.c:
+ * the sockets the payload's connects named, held until the kernel shows
+ * them connected, then read and recorded. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "handoff.h"
-#include "loop.h"
+#include "handoffs.h"
 
-#define HANDOFF_PENDING 64	/* duplicates held at once */
 #define TICK_MS 10		/* while a young one waits */
 #define SLOW_MS 200		/* while only old ones (> 1 s) wait: a
 				 * connect that failed stays until the end */
@@ -42,7 +31,7 @@ struct pending {
 static struct {
 	int on;
 	struct run *r;
-	struct source *s;
+	int tfd;	/* the poll's timer */
 	struct pending p[HANDOFF_PENDING];
 	size_t np;
 	struct handoff_inv inv;
@@ -62,12 +51,6 @@ ms_now(void)
 	return now_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
-int
-handoff_wanted(const struct run *r)
-{
-	return (r->p.sock & PLAN_SOCK_UNIX) != 0 && layer_on(r, L_LISTENER);
-}
-
 static void
 arm(unsigned ms)
 {
@@ -76,8 +59,8 @@ arm(unsigned ms)
 	memset(&it, 0, sizeof(it));
 	it.it_value.tv_sec = ms / 1000;
 	it.it_value.tv_nsec = (long)(ms % 1000) * 1000000;
-	if (ho.s != NULL && ho.s->fd != -1)
-		(void)timerfd_settime(ho.s->fd, 0, &it, NULL);
+	if (ho.tfd != -1)
+		(void)timerfd_settime(ho.tfd, 0, &it, NULL);
 }
 
 static const char *
@@ -95,7 +78,7 @@ event(const struct handoff_peer *pe, pid_t tid)
 	char exe[HANDOFF_EXE_SHOWN + 1], sock[HANDOFF_EXE_SHOWN + 1];
 	json_t *ev;
 
-	if (!log_wanted(r) || !r->started)
+	if (!record_wanted(r) || !r->started)
 		return;
 	if (ho.events >= HANDOFF_EVENTS_LOGGED) {
 		ho.unlogged++;
@@ -110,18 +93,18 @@ event(const struct handoff_peer *pe, pid_t tid)
 	json_object_set_new(ev, "event", json_string("handoff"));
 	json_object_set_new(ev, "plan", json_string(r->plan_hex));
 	json_object_set_new(ev, "daemon", json_string(pe->daemon));
-	json_object_set_new(ev, "socket", str_or_escaped(sock));
-	json_object_set_new(ev, "address", str_or_escaped(pe->address));
+	json_object_set_new(ev, "socket", ev_str(sock));
+	json_object_set_new(ev, "address", ev_str(pe->address));
 	json_object_set_new(ev, "type", json_string(type_name(pe->type)));
 	json_object_set_new(ev, "pid", json_integer(pe->pid));
 	json_object_set_new(ev, "uid", json_integer(pe->uid));
 	json_object_set_new(ev, "gid", json_integer(pe->gid));
-	json_object_set_new(ev, "exe", exe[0] ? str_or_escaped(exe) :
+	json_object_set_new(ev, "exe", exe[0] ? ev_str(exe) :
 	    json_null());
 	if (strlen(pe->exe) > HANDOFF_EXE_SHOWN)
 		json_object_set_new(ev, "exe_cut", json_true());
 	json_object_set_new(ev, "payload_pid", json_integer(tid));
-	journal_events(r, &ev, 1, "handoff record");
+	record_events(r, &ev, 1, "handoff record");
 }
 
 static void
@@ -222,7 +205,7 @@ rearm(void)
  * number before the kernel's call (that socket's connection is then
  * not read: the count says so). */
 void
-handoff_seen(void *arg, pid_t tid, int fd, int domain)
+handoffs_seen(void *arg, pid_t tid, int fd, int domain)
 {
 	struct stat st;
 	size_t i, old;
@@ -265,36 +248,31 @@ handoff_seen(void *arg, pid_t tid, int fd, int domain)
 	rearm();
 }
 
-static int
-handoff_open(struct source *s, struct run *r)
+int
+handoffs_open(struct run *r)
 {
 	memset(&ho, 0, sizeof(ho));
-	if (!handoff_wanted(r))
-		return 0;
-	s->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (s->fd == -1)
+	ho.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (ho.tfd == -1)
 		return -1;
-	s->watch = &s->fd;
 	ho.on = 1;
 	ho.r = r;
-	ho.s = s;
-	return 0;
-}
-
-static enum src_ret
-handoff_handle(struct source *s, struct run *r)
-{
-	uint64_t ticks;
-
-	if (read(s->fd, &ticks, sizeof(ticks)) == -1 && errno != EAGAIN)
-		return SRC_CONTINUE;
-	check_all();
-	rearm();
-	return SRC_CONTINUE;
+	return ho.tfd;
 }
 
 void
-handoff_end(struct run *r)
+handoffs_tick(struct run *r)
+{
+	uint64_t ticks;
+
+	if (read(ho.tfd, &ticks, sizeof(ticks)) == -1 && errno != EAGAIN)
+		return;
+	check_all();
+	rearm();
+}
+
+void
+handoffs_finish(struct run *r)
 {
 	if (!ho.on || ho.r != r)
 		return;
@@ -305,41 +283,39 @@ handoff_end(struct run *r)
 	arm(0);
 }
 
-static void
-handoff_close(struct source *s, struct run *r)
+void
+handoffs_close(struct run *r)
 {
-	handoff_end(r);
-	if (s->fd != -1)
-		close(s->fd);
-	s->fd = -1;
-	ho.s = NULL;
+	handoffs_finish(r);
+	if (ho.tfd != -1) {
+		loop_unwatch(ho.tfd);
+		close(ho.tfd);
+	}
+	ho.tfd = -1;
 }
 
-json_t *
-handoff_json(const struct run *r, int live)
+void
+handoffs_report(const struct run *r, json_t *o, enum report_what what)
 {
-	json_t *o, *d;
+	json_t *h, *d;
 	size_t i;
 
-	if (!ho.on || ho.r != r)
-		return json_null();
+	if (what == REPORT_START)
+		return;
+	if (!ho.on || ho.r != r) {
+		json_object_set_new(o, "handoff", json_null());
+		return;
+	}
 	d = json_object();
 	for (i = 0; i < ho.nd; i++)
 		json_object_set_new(d, ho.d[i].name,
 		    json_integer((json_int_t)ho.d[i].n));
-	o = json_pack("{s:I,s:o,s:I,s:I,s:I}", "connects",
+	h = json_pack("{s:I,s:o,s:I,s:I,s:I}", "connects",
 	    (json_int_t)ho.connects, "daemons", d, "other",
 	    (json_int_t)ho.other, "unresolved", (json_int_t)ho.unresolved,
 	    "unlogged", (json_int_t)ho.unlogged);
-	if (live && o != NULL)
-		json_object_set_new(o, "pending", json_integer(
+	if (what == REPORT_INSPECT && h != NULL)
+		json_object_set_new(h, "pending", json_integer(
 		    (json_int_t)ho.np));
-	return o != NULL ? o : json_null();
+	json_object_set_new(o, "handoff", h != NULL ? h : json_null());
 }
-
-const struct source_ops src_handoff = {
-	.name = "handoff",
-	.open = handoff_open,
-	.handle = handoff_handle,
-	.close = handoff_close,
-};

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* control: the clients of the control socket (confexec-control(5)),
- * shared by src_control.c (the socket, the peers, the source) and
- * control.c (requests and answers).  Not a common/ module.
+/* ctl: the clients of the control socket (confexec-control(5)), for
+ * src_control.c (the socket, the peers, the source): requests and
+ * answers.  Not a common/ module.
  *
  * Bounds: CTL_CLIENTS clients at once (one more is told so and closed);
  * a request line of at most CTL_LINE_MAX bytes; per client an output
@@ -23,6 +23,8 @@
 #define CTL_CLIENTS 16
 #define CTL_OUT_MAX (4u << 20)
 #define CTL_REFUSALS_LOGGED 64	/* control_refused records per run */
+_Static_assert(CTL_REFUSALS_LOGGED * LOG_REFUSED_RECORD_MAX <=
+    LOG_CONTROL_SHARE, "the refusals fit the control socket's share");
 #define CTL_TURN 8		/* requests answered per turn of the loop */
 #define CTL_QUIET_MS 50		/* after the end: serve until quiet */
 #define CTL_LINGER_MS 1000	/* ... or this long at most */
@@ -30,7 +32,6 @@
 struct client {
 	int used;
 	int fd;
-	uint32_t gen;		/* in the loop's tag: stale events go */
 	char *in;		/* CTL_LINE_MAX + 1 bytes */
 	size_t inlen;
 	int eof;		/* the peer shut its side: no more reads */
@@ -53,9 +54,16 @@ struct ctl {
 	pid_t pid;		/* who made it */
 	dev_t dev;
 	ino_t ino;
+	uid_t caller_uid;	/* served, with root */
 	unsigned refused;	/* peers refused */
 	int delivered;		/* a cancel was delivered */
-	uint32_t gen;
+	/* The run's pid namespace (its processes are never served): 1
+	 * recorded, 0 not yet (never ran), -1 unknown. */
+	int have_pidns;
+	dev_t pidns_dev;
+	ino_t pidns_ino;
+	int lingering;		/* after the end: since linger_t0 (ns) */
+	uint64_t linger_t0;
 	struct client c[CTL_CLIENTS];
 };
 
@@ -69,9 +77,11 @@ enum src_ret ctl_client_ready(struct ctl *c, uint32_t tag, uint32_t events);
 /* New records in the log: followers get their next page. */
 void ctl_push_all(struct ctl *c);
 
-/* After the end record: serve (accepting with accept_all) until the
- * clients are quiet for CTL_QUIET_MS, CTL_LINGER_MS at most. */
-void ctl_linger(struct ctl *c, void (*accept_all)(void));
+/* After the end record, the loop's linger: the ms to go on serving, 0
+ * once the clients were quiet for CTL_QUIET_MS, or CTL_LINGER_MS
+ * passed.  The first call answers what was read and pushes the last
+ * pages. */
+int ctl_linger_ms(struct ctl *c);
 
 void ctl_client_close_all(struct ctl *c);
 

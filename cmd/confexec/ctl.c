@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* control: requests and answers of the control socket (control.h,
+/* ctl: requests and answers of the control socket (ctl.h,
  * confexec-control(5)).  One JSON line per answer, keys sorted, with
  * "v":1. */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "ctl.h"
 #include "err.h"
 
 static const char *const state_names[] = {
@@ -45,10 +44,12 @@ ctl_client_close_all(struct ctl *c)
 		drop(&c->c[i]);
 }
 
+/* The loop's tag of a client: its slot (the loop drops the events of a
+ * descriptor unwatched since). */
 static uint32_t
 tag_of(const struct ctl *c, const struct client *k)
 {
-	return (uint32_t)(k - c->c) | k->gen << 8;
+	return (uint32_t)(k - c->c);
 }
 
 /* Complete request lines read and not yet answered. */
@@ -104,7 +105,6 @@ ctl_client_add(struct ctl *c, int fd)
 		return -1;
 	k->used = 1;
 	k->fd = fd;
-	k->gen = ++c->gen & 0xffffffu;
 	if (loop_watch(c->src, fd, tag_of(c, k), EPOLLIN) == -1) {
 		free(k->in);
 		memset(k, 0, sizeof(*k));
@@ -316,8 +316,8 @@ inspect(struct run *r)
 	json_object_set_new(o, "plan_sha256", json_string(r->plan_hex));
 	json_object_set_new(o, "program", json_string(r->p.program));
 	json_object_set_new(o, "program_sha256", json_string(r->prog_hex));
-	json_object_set_new(o, "layers", layers_json(r, V_ENFORCE));
-	json_object_set_new(o, "degraded", layers_json(r, V_DEGRADE));
+	json_object_set_new(o, "layers", ev_layers(r, V_ENFORCE));
+	json_object_set_new(o, "degraded", ev_layers(r, V_DEGRADE));
 	snprintf(t, sizeof(t), "%llu", (unsigned long long)r->start_real_ns);
 	json_object_set_new(o, "start_time_ns", json_string(t));
 	json_object_set_new(o, "elapsed_ms", json_integer((json_int_t)el));
@@ -335,13 +335,12 @@ inspect(struct run *r)
 	json_object_set_new(lim, "timeout_ms",
 	    limit_json(r->p.timeout_ms != 0, r->p.timeout_ms));
 	json_object_set_new(o, "limits", lim);
-	json_object_set_new(o, "egress", egress_json(r, 1));
-	json_object_set_new(o, "handoff", handoff_json(r, 1));
-	json_object_set_new(o, "timeout_left_ms", r->p.timeout_ms == 0 ?
+		json_object_set_new(o, "timeout_left_ms", r->p.timeout_ms == 0 ?
 	    json_null() : json_integer((json_int_t)(el >= r->p.timeout_ms ?
 	    0 : r->p.timeout_ms - el)));
 	json_object_set_new(o, "log_bytes", json_integer((json_int_t)
 	    r->log.len));
+	loop_report(r, o, REPORT_INSPECT);	/* the sources' keys */
 	return o;
 }
 
@@ -455,11 +454,11 @@ ctl_client_ready(struct ctl *c, uint32_t tag, uint32_t events)
 	struct client *k;
 	ssize_t n;
 
-	if ((tag & 0xffu) >= CTL_CLIENTS)
+	if (tag >= CTL_CLIENTS)
 		return SRC_CONTINUE;
-	k = &c->c[tag & 0xffu];
-	if (!k->used || k->gen != tag >> 8)
-		return SRC_CONTINUE;	/* dropped in this wakeup */
+	k = &c->c[tag];
+	if (!k->used)
+		return SRC_CONTINUE;
 	if ((events & EPOLLERR) ||
 	    ((events & EPOLLHUP) && !(events & EPOLLIN) && !pending(k))) {
 		drop(k);	/* gone: nothing more to read or write */
@@ -492,49 +491,29 @@ ctl_client_ready(struct ctl *c, uint32_t tag, uint32_t events)
 
 /* ---- after the end ---- */
 
-void
-ctl_linger(struct ctl *c, void (*accept_all)(void))
+int
+ctl_linger_ms(struct ctl *c)
 {
-	struct pollfd pf[1 + CTL_CLIENTS];
-	uint32_t tags[1 + CTL_CLIENTS];
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC), left;
-	size_t i, n;
-	int busy, any, t, k;
+	uint64_t now = now_ns(CLOCK_MONOTONIC), left;
+	size_t i;
+	int busy = 0, any = 0;
 
-	/* What was read before the end, then the followers' pages. */
+	if (!c->lingering) {
+		/* What was read before the end, then the followers' pages. */
+		c->lingering = 1;
+		c->linger_t0 = now;
+		for (i = 0; i < CTL_CLIENTS; i++)
+			if (c->c[i].used && c->c[i].inlen > 0)
+				lines(c, &c->c[i]);
+		ctl_push_all(c);
+	}
+	left = CTL_LINGER_MS - (now - c->linger_t0) / 1000000u;
+	if ((int64_t)left <= 0)
+		return 0;
 	for (i = 0; i < CTL_CLIENTS; i++)
-		if (c->c[i].used && c->c[i].inlen > 0)
-			lines(c, &c->c[i]);
-	ctl_push_all(c);
-	for (;;) {
-		left = CTL_LINGER_MS - (now_ns(CLOCK_MONOTONIC) - t0) /
-		    1000000u;
-		if ((int64_t)left <= 0)
-			break;
-		pf[0].fd = c->fd;
-		pf[0].events = POLLIN;
-		n = 1;
-		busy = any = 0;
-		for (i = 0; i < CTL_CLIENTS; i++) {
-			if (!c->c[i].used)
-				continue;
+		if (c->c[i].used) {
 			any = 1;
 			busy |= c->c[i].outlen > 0;
-			pf[n].fd = c->c[i].fd;
-			pf[n].events = (short)c->c[i].events;
-			tags[n++] = tag_of(c, &c->c[i]);
 		}
-		t = busy ? (int)left : any ? CTL_QUIET_MS : 0;
-		k = poll(pf, n, t);
-		if (k == -1 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		if (pf[0].revents & POLLIN)
-			accept_all();
-		for (i = 1; i < n; i++)
-			if (pf[i].revents != 0)
-				ctl_client_ready(c, tags[i],
-				    (uint32_t)pf[i].revents);
-	}
+	return busy ? (int)left : any ? CTL_QUIET_MS : 0;
 }
