@@ -43,7 +43,7 @@ static struct {
 		uint64_t n;
 	} d[HANDOFF_INV_MAX];
 	int said;
-} ho;
+} ho = {.tfd = -1};
 
 static uint64_t
 ms_now(void)
@@ -286,6 +286,8 @@ handoffs_finish(struct run *r)
 void
 handoffs_close(struct run *r)
 {
+	if (!ho.on)
+		return;	/* never opened: nothing of this run's */
 	handoffs_finish(r);
 	if (ho.tfd != -1) {
 		loop_unwatch(ho.tfd);
