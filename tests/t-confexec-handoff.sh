@@ -155,6 +155,32 @@ ok "swap: every connection accepted is recorded or counted unresolved" \
 t_eq "swap: each event names the daemon" "$(events | cut -f1,2 | sort -u)" \
     "$(printf 'docker\t%s' "$DP")"
 
+# inspect (--control): the counts so far, while the run runs.
+if command -v socat >/dev/null 2>&1; then
+	rm -f "$J"
+	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
+	    --ack-daemon containerd --ro /proc --rox "$HELP" \
+	    --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 -- /bin/sh -c \
+	    "'$H' connect plain /run/docker.sock && exec sleep 60" \
+	    >"$TMP/plan"
+	"$BIN/confexec" --journal "$J" --control "$TMP/ctl" <"$TMP/plan" \
+	    >"$OUT" 2>"$ERR" &
+	CXP=$!
+	at_exit "kill_ours $CXP"
+	wait_for grep -q '"event":"handoff"' "$J" ||
+	    fail "inspect: the run journaled its handoff"
+	t_eq "inspect: the handoff so far, nothing pending" "$(printf \
+	    '{"v":1,"op":"inspect"}\n' | socat - "UNIX-CONNECT:$TMP/ctl" |
+	    jq -cS .handoff)" \
+	    '{"connects":1,"daemons":{"docker":1},"other":0,"pending":0,"unlogged":0,"unresolved":0}'
+	printf '{"v":1,"op":"cancel"}\n' | socat - "UNIX-CONNECT:$TMP/ctl" \
+	    >/dev/null
+	wait "$CXP"
+	t_eq "inspect: the run cancelled (129)" "$?" 129
+else
+	skip "inspect: the handoff so far" "needs socat"
+fi
+
 # A plan without AF_UNIX: no connect is notified, nothing recorded.
 rm -f "$J"
 "$BIN/planenc" --preset sys --rw "$TMP/w" --ro /proc \
