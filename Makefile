@@ -146,6 +146,8 @@ TESTS ?= $(filter-out $(STATIC_ONLY_TESTS),$(ALL_TESTS))
 #   t-confexec-docker, t-confexec-podman
 #                           a container engine each, and the static
 #                           build's image (the static stage only)
+#   t-confexec-handoff-docker
+#                           a container engine (seconds: every stage)
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n + 1)))
 SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
 	tests/t-confexec.sh tests/t-confexec-root.sh \
@@ -153,7 +155,8 @@ SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
 	tests/t-man-examples.sh tests/t-confexec-view.sh tests/t-workloads.sh \
 	tests/t-journalchain.sh tests/t-confexec-denials.sh
 SERIAL_TESTS ?= tests/t-suidstrip-docker.sh tests/t-suidstrip.sh \
-	tests/t-confexec-control.sh $(STATIC_ONLY_TESTS)
+	tests/t-confexec-control.sh tests/t-confexec-handoff-docker.sh \
+	$(STATIC_ONLY_TESTS)
 PAR_TESTS = $(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS))) \
 	$(filter-out $(SLOW_TESTS) $(SERIAL_TESTS),$(TESTS))
 

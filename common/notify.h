@@ -4,9 +4,10 @@
  * supervisor performs each call itself, on the inode or socket it
  * checked, and answers with the result; it never lets the payload's own
  * call continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which another thread
- * could race, for a call it judges.  The one exception judges nothing:
+ * could race, for a call it judges.  Two exceptions judge nothing:
  * with an observer (observe.h) the path calls are only named for a
- * report, then continue, enforced by the kernel alone.
+ * report, and with a handoff hook connect's socket is only taken for a
+ * record (below); then they continue, enforced by the kernel alone.
  *
  * For each notification: a pidfd of the calling thread (its pid comes
  * in the notification), then SECCOMP_IOCTL_NOTIF_ID_VALID, so that the
@@ -35,6 +36,17 @@
  * listen: an inet socket still on port 0 (listen would
  * autobind an ephemeral port on every address) is refused with EACCES;
  * otherwise listen() is performed on the fetched socket.
+ *
+ * connect (only with a handoff hook, in runs granting AF_UNIX): judged
+ * by nothing here.  The caller's socket is fetched (pidfd_getfd, between
+ * two SECCOMP_IOCTL_NOTIF_ID_VALID) and the duplicate given to the hook,
+ * which keeps it to read the peer once connected (handoff.h); then the
+ * call continues as the payload made it (SECCOMP_USER_NOTIF_FLAG_CONTINUE):
+ * the supervisor never connects for it, the kernel performs and checks
+ * the payload's own call.  A descriptor that is no socket or none, and
+ * one that cannot be fetched (the supervisor out of descriptors), is
+ * answered with the errno and not continued: no call goes on without
+ * the hook holding the socket its descriptor named.
  *
  * The supervisor must be single-threaded while notify_handle runs (a
  * unix bind changes the cwd for an instant). */
@@ -81,6 +93,13 @@ struct notify_policy {
 	 * for them.  NULL: the filter notifies none of them. */
 	void (*observe)(void *arg, const struct obs_seen *seen);
 	void *observe_arg;
+	/* With a handoff hook: each connect gives handoff(handoff_arg,
+	 * pid, fd, domain) the caller's thread id (the notification's), a
+	 * duplicate of its socket, which the hook owns (and closes), and
+	 * the socket's domain (SO_DOMAIN), before the call continues.
+	 * NULL: the filter notifies no connect. */
+	void (*handoff)(void *arg, pid_t pid, int fd, int domain);
+	void *handoff_arg;
 };
 
 /* What the supervisor did, for the run's end record. */
@@ -89,7 +108,8 @@ struct notify_stats {
 	uint64_t denied;	/* refused by the policy (EACCES, EPERM) */
 	uint64_t failed;	/* could not resolve or act (the caller gets
 				 * the errno, e.g. ENOENT, EFAULT) */
-	uint64_t observed;	/* seen and continued (an observer) */
+	uint64_t observed;	/* seen and continued (an observer, a
+				 * connect) */
 };
 
 /* The policy for plan p run as uid/gid; groups: the caller's own when
