@@ -183,6 +183,8 @@ TESTS ?= $(filter-out $(STATIC_ONLY_TESTS),$(ALL_TESTS))
 #   t-confexec-docker, t-confexec-podman
 #                           a container engine each, and the static
 #                           build's image (the static stage only)
+#   t-confexec-handoff-docker
+#                           a container engine (seconds: every stage)
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n + 1)))
 SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
 	tests/t-confexec.sh tests/t-confexec-root.sh \
@@ -191,6 +193,7 @@ SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
 	tests/t-journalchain.sh tests/t-confexec-denials.sh
 SERIAL_TESTS ?= tests/t-suidstrip-docker.sh tests/t-suidstrip.sh \
 	tests/t-confexec-control.sh tests/t-confexec-canary-docker.sh \
+	tests/t-confexec-handoff-docker.sh \
 	$(STATIC_ONLY_TESTS)
 PAR_TESTS = $(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS))) \
 	$(filter-out $(SLOW_TESTS) $(SERIAL_TESTS),$(TESTS))
@@ -216,6 +219,12 @@ check: deps
 # tool by tool, and by the container suites (TESTS given on the command
 # line: those alone).
 STATIC_TESTS ?= $(if $(filter command line,$(origin TESTS)),$(TESTS),$(ALL_TESTS))
+
+# Each boundary broken on purpose, one break at a time (tests/mutate.list),
+# in a copy of the tree under .build/mutate: every break must make an
+# end-to-end test file fail.  Not part of check (README.md, Tests).
+mutate:
+	@MAKE="$(MAKE)" sh tests/mutate.sh
 
 # ---- static (musl) ----
 $(MUSL_PREFIX)/.done: contrib/build-static-deps.sh
@@ -349,7 +358,7 @@ distclean: clean
 format:
 	clang-format -i cmd/*/*.c common/*.[ch] tests/helpers/*.c tests/unit/*.c
 
-.PHONY: all helpers units deps test check check-vm static fuzzers fuzz-smoke bench \
+.PHONY: all helpers units deps test check mutate check-vm static fuzzers fuzz-smoke bench \
 	demo install install-profiles uninstall clean distclean format FORCE
 
 # No object is an intermediate file to delete after a link: the next make

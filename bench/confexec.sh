@@ -30,6 +30,9 @@
 #            --explain-denials (each call observed: a round-trip to the
 #            supervisor); the ratio on/off printed.  metadata also runs
 #            its tar x with --explain-denials, ratio on/off printed
+#   handoff  NCONN unix connects to a listener of the bench's own, bare
+#            and under confexec --unix (each connect notified, its socket
+#            fetched and its peer read: the trust handoff records)
 #   mounts   the launch cost against the size of the caller's mount
 #            namespace (confexec makes each mount of its view read-only,
 #            one by one): confexec (static when built) running /bin/true
@@ -50,8 +53,8 @@
 # only), so that bare and confined programs do the same work (a locale in
 # the environment costs cc1 milliseconds).
 #   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1,
-#   NFILES (10000), MRUNS (default 5), MOUNTS (1000),
-#   BENCH_GROUPS (default "launch large metadata explain mounts")
+#   NFILES (10000), MRUNS (default 5), MOUNTS (1000), NCONN (2000),
+#   BENCH_GROUPS (default "launch large metadata explain handoff mounts")
 # To add a line: `add GROUP LABEL COMMAND [PREPARE [WRAP]]` below (WRAP: a
 # command prefix hyperfine runs under; lines with the same WRAP next to
 # each other in a round's order share one hyperfine run); ratios to the
@@ -66,7 +69,8 @@ RUNS=${RUNS:-40}
 STATIC_BIN=${STATIC_BIN:-$TOP/.build/static/bin}
 FLOOR=${FLOOR:-$TOP/.build/bench/floor}
 CC1=${CC1:-$(gcc -print-prog-name=cc1 2>/dev/null || true)}
-BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata explain mounts}
+BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata explain handoff mounts}
+NCONN=${NCONN:-2000}
 NFILES=${NFILES:-10000}
 MRUNS=${MRUNS:-5}
 MOUNTS=${MOUNTS:-1000}
@@ -232,6 +236,51 @@ case " $BENCH_GROUPS " in *" explain "*)
 	add explain "confexec --explain-denials grep -r" \
 	    "$BIN/confexec --explain-denials $CACHE <$TMP/grepplan"
 	versus explain "confexec --explain-denials grep -r" "confexec grep -r"
+esac
+
+case " $BENCH_GROUPS " in *" handoff "*)
+	# Unix connects: NCONN connects (each closed at once) to a listener
+	# of the bench's own, bare and under confexec --unix, where each
+	# connect is notified, its socket fetched and, connected, its peer
+	# read (the handoff records).  The listener is stopped by its pid.
+	cat >"$TMP/listen.py" <<-'EOF'
+	import socket, sys
+	s = socket.socket(socket.AF_UNIX)
+	s.bind(sys.argv[1])
+	s.listen(512)
+	open(sys.argv[1] + ".ready", "w").close()
+	while True:
+	    s.accept()[0].close()
+	EOF
+	cat >"$TMP/conn.py" <<-'EOF'
+	import socket, sys
+	for i in range(int(sys.argv[2])):
+	    c = socket.socket(socket.AF_UNIX)
+	    c.connect(sys.argv[1])
+	    c.close()
+	EOF
+	python3 "$TMP/listen.py" "$TMP/l.sock" &
+	LPID=$!
+	trap 'kill $LPID 2>/dev/null; cat "$TMP/subuid" >/etc/subuid;
+		cat "$TMP/subgid" >/etc/subgid; chattr -R -i "$TMP" 2>/dev/null;
+		rm -rf "$TMP"' EXIT
+	i=0
+	while [ ! -e "$TMP/l.sock.ready" ] && [ $i -lt 600 ]; do
+		kill -0 "$LPID" || break
+		sleep 0.05; i=$((i + 1))
+	done
+	[ -e "$TMP/l.sock.ready" ] || {
+		echo "bench: the unix listener did not start" >&2; exit 1; }
+	"$BIN/planenc" --unix --rox /usr --rox /lib --rox /lib64 \
+	    --follow /lib --follow /lib64 --ro "$TMP/conn.py" -- \
+	    /usr/bin/python3 "$TMP/conn.py" "$TMP/l.sock" "$NCONN" \
+	    >"$TMP/connplan"
+	"$BIN/confexec" $CACHE <"$TMP/connplan" || {
+		echo "bench: the connect plan does not run" >&2; exit 1; }
+	add handoff "bare python3, $NCONN unix connects" \
+	    "python3 $TMP/conn.py $TMP/l.sock $NCONN"
+	add handoff "confexec --unix, each connect's peer read" \
+	    "$BIN/confexec $CACHE <$TMP/connplan"
 esac
 
 case " $BENCH_GROUPS " in *" mounts "*)

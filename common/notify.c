@@ -271,28 +271,6 @@ nt_beneath(int fd, char *const *rules, const int *rfd,
 	return 0;
 }
 
-/* Beneath a --rw rule, and not another name of a file elsewhere. */
-int
-nt_check_rw(const struct call *c, int fd, struct stat *st, struct answer *a)
-{
-	if (fstat(fd, st) == -1) {
-		nt_fail(a, errno);
-		return -1;
-	}
-	if ((!S_ISDIR(st->st_mode) && st->st_nlink > 1) ||
-	    !nt_beneath(fd, c->np->rw, c->np->rwfd, NULL, c->np->nrw)) {
-		nt_deny(a, EACCES);
-		return -1;
-	}
-	/* A device node is the host's even when a rule names it (--rw
-	 * /dev/null): its mode or owner is no build's business. */
-	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
-		nt_deny(a, EPERM);
-		return -1;
-	}
-	return 0;
-}
-
 int
 nt_in_groups(const struct notify_policy *np, gid_t g)
 {
@@ -317,17 +295,6 @@ nt_dac_allows(const struct notify_policy *np, const struct stat *st,
 	if (nt_in_groups(np, st->st_gid))
 		return (st->st_mode & (other << 3)) != 0;
 	return (st->st_mode & other) != 0;
-}
-
-/* Owner-only changes (CAP_FOWNER is what the caller lacks). */
-int
-nt_check_owner(const struct call *c, const struct stat *st, struct answer *a)
-{
-	if (st->st_uid != c->np->uid) {
-		nt_deny(a, EPERM);
-		return -1;
-	}
-	return 0;
 }
 
 /* Last check before acting: the caller is still waiting on this id. */
@@ -391,6 +358,61 @@ observe(int listenfd, const struct notify_policy *np,
 	return 0;
 }
 
+/* A pidfd of the calling thread (its pid comes in the notification). */
+static int
+caller_pidfd(const struct seccomp_notif *n)
+{
+	int fd = (int)syscall(__NR_pidfd_open, n->pid, PIDFD_THREAD);
+
+	if (fd == -1 && errno == EINVAL)	/* before 6.9: leaders */
+		fd = (int)syscall(__NR_pidfd_open, n->pid, 0);
+	return fd;
+}
+
+/* A connect (notify.h): the caller's socket to the handoff hook, then
+ * the call continues.  A descriptor that is no socket, or none, is
+ * answered with the kernel's errno (ENOTSOCK, EBADF) and not continued:
+ * another thread could put a socket under its number before the call
+ * ran; so is any failure to fetch it. */
+static int
+connect_seen(int listenfd, const struct notify_policy *np,
+    struct notify_stats *st, const struct seccomp_notif *n)
+{
+	struct seccomp_notif_resp resp;
+	struct call c = {n, np, listenfd, -1};
+	socklen_t len = sizeof(int);
+	int fd = -1, dom = -1, e = 0;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.id = n->id;
+	if ((c.pidfd = caller_pidfd(n)) == -1)
+		e = errno;
+	else if (!id_valid(&c))
+		e = ENOENT;	/* gone: the answer is lost anyway */
+	else if ((fd = nt_fetch_fd(&c, IARG(&c, 0))) == -1)
+		e = errno;
+	else if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) == -1)
+		e = errno;
+	else if (!id_valid(&c))
+		e = ENOENT;
+	if (c.pidfd != -1)
+		close(c.pidfd);
+	if (e == 0) {
+		np->handoff(np->handoff_arg, (pid_t)n->pid, fd, dom);
+		st->observed++;
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	} else {
+		if (fd != -1)
+			close(fd);
+		st->failed++;
+		resp.error = -e;
+	}
+	if (ioctl(listenfd, SECCOMP_IOCTL_NOTIF_SEND, &resp) == -1 &&
+	    errno != ENOENT)
+		return -1;
+	return 0;
+}
+
 int
 notify_handle(int listenfd, const struct notify_policy *np,
     struct notify_stats *st)
@@ -406,12 +428,13 @@ notify_handle(int listenfd, const struct notify_policy *np,
 	if (np->observe != NULL && n.data.arch == AUDIT_ARCH_X86_64 &&
 	    obs_is_observed(n.data.nr))
 		return observe(listenfd, np, st, &n);
+	if (np->handoff != NULL && n.data.arch == AUDIT_ARCH_X86_64 &&
+	    n.data.nr == __NR_connect)
+		return connect_seen(listenfd, np, st, &n);
 	c.n = &n;
 	c.np = np;
 	c.listenfd = listenfd;
-	c.pidfd = (int)syscall(__NR_pidfd_open, n.pid, PIDFD_THREAD);
-	if (c.pidfd == -1 && errno == EINVAL)	/* before 6.9: leaders */
-		c.pidfd = (int)syscall(__NR_pidfd_open, n.pid, 0);
+	c.pidfd = caller_pidfd(&n);
 	/* The pidfd (and /proc/PID) name the caller only while it still
 	 * waits on this id: checked after opening, and before acting. */
 	if (c.pidfd == -1)

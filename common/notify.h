@@ -4,9 +4,10 @@
  * supervisor performs each call itself, on the inode or socket it
  * checked, and answers with the result; it never lets the payload's own
  * call continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which another thread
- * could race, for a call it judges.  The one exception judges nothing:
+ * could race, for a call it judges.  Two exceptions judge nothing:
  * with an observer (observe.h) the path calls are only named for a
- * report, then continue, enforced by the kernel alone.
+ * report, and with a handoff hook connect's socket is only taken for a
+ * record (below); then they continue, enforced by the kernel alone.
  *
  * For each notification: a pidfd of the calling thread (its pid comes
  * in the notification), then SECCOMP_IOCTL_NOTIF_ID_VALID, so that the
@@ -14,28 +15,11 @@
  * and structs are copied from its memory once (process_vm_readv); the
  * id is checked again before acting.
  *
- * Metadata (chmod, chown, xattr and times families, file_setattr, ioctl
- * FS_IOC_SETFLAGS/FSSETXATTR): the target is resolved by the supervisor
- * (the caller's descriptor through pidfd_getfd, its cwd through
- * /proc/PID/cwd, openat2 with RESOLVE_NO_MAGICLINKS and O_NOFOLLOW for
- * the l* and AT_SYMLINK_NOFOLLOW forms) into one descriptor; the change
- * is made only when that inode lies beneath a --rw rule: the kernel's
- * path of the descriptor (/proc/self/fd/N, the path Landlock also walks:
- * same mounts, same dentries) equals a rw rule's path or lies below it,
- * and that path, opened again beneath the rule's own descriptor
- * (RESOLVE_BENEATH, no symlinks), is the same inode (so a descriptor
- * from another mount namespace whose path merely looks alike fails).
- * A non-directory with more than one link is refused (a host file
- * hard-linked into the work tree; Landlock's REFER keeps the payload
- * from making one), and so is a device node (EPERM: --rw /dev/null
- * grants writing to it, not its mode).  Then what a capability-less caller could do itself:
- * mode and times (other than "now") and flags by the owner only, no
- * setuid or setgid bit (a planted setuid file is itself the hazard),
- * no mode change or chgrp of a sticky directory (a shared /tmp),
- * chown to no other uid and to the caller's groups only, xattrs in the
- * user. and system.posix_acl_* namespaces by the owner only, no
- * immutable or append-only flag, no project id change.  Refused:
- * EACCES outside the rules, EPERM for what the owner rule forbids.
+ * Metadata (chmod, chown, xattr and times families, inode flags) is
+ * not notified: the run's mount view refuses it outside the --rw rules
+ * (EROFS) and, inside them, the kernel leaves a capability-less caller
+ * its own files only (sysfilter.c); the setuid and setgid bits are
+ * refused by the filter itself.
  *
  * inotify_add_watch: the watched inode must lie beneath any rule of the
  * plan and be readable by the caller's credentials (mode bits).
@@ -52,6 +36,17 @@
  * listen: an inet socket still on port 0 (listen would
  * autobind an ephemeral port on every address) is refused with EACCES;
  * otherwise listen() is performed on the fetched socket.
+ *
+ * connect (only with a handoff hook, in runs granting AF_UNIX): judged
+ * by nothing here.  The caller's socket is fetched (pidfd_getfd, between
+ * two SECCOMP_IOCTL_NOTIF_ID_VALID) and the duplicate given to the hook,
+ * which keeps it to read the peer once connected (handoff.h); then the
+ * call continues as the payload made it (SECCOMP_USER_NOTIF_FLAG_CONTINUE):
+ * the supervisor never connects for it, the kernel performs and checks
+ * the payload's own call.  A descriptor that is no socket or none, and
+ * one that cannot be fetched (the supervisor out of descriptors), is
+ * answered with the errno and not continued: no call goes on without
+ * the hook holding the socket its descriptor named.
  *
  * The supervisor must be single-threaded while notify_handle runs (a
  * unix bind changes the cwd for an instant). */
@@ -98,6 +93,13 @@ struct notify_policy {
 	 * for them.  NULL: the filter notifies none of them. */
 	void (*observe)(void *arg, const struct obs_seen *seen);
 	void *observe_arg;
+	/* With a handoff hook: each connect gives handoff(handoff_arg,
+	 * pid, fd, domain) the caller's thread id (the notification's), a
+	 * duplicate of its socket, which the hook owns (and closes), and
+	 * the socket's domain (SO_DOMAIN), before the call continues.
+	 * NULL: the filter notifies no connect. */
+	void (*handoff)(void *arg, pid_t pid, int fd, int domain);
+	void *handoff_arg;
 };
 
 /* What the supervisor did, for the run's end record. */
@@ -106,7 +108,8 @@ struct notify_stats {
 	uint64_t denied;	/* refused by the policy (EACCES, EPERM) */
 	uint64_t failed;	/* could not resolve or act (the caller gets
 				 * the errno, e.g. ENOENT, EFAULT) */
-	uint64_t observed;	/* seen and continued (an observer) */
+	uint64_t observed;	/* seen and continued (an observer, a
+				 * connect) */
 };
 
 /* The policy for plan p run as uid/gid; groups: the caller's own when

@@ -56,13 +56,9 @@ void nt_fdpath(int fd, char *p, size_t n);
 /* The rule checks (notify.h). */
 int nt_beneath(int fd, char *const *rules, const int *rfd,
     const struct notify_id *ids, size_t n);
-int nt_check_rw(const struct call *c, int fd, struct stat *st,
-    struct answer *a);
 int nt_in_groups(const struct notify_policy *np, gid_t g);
 int nt_dac_allows(const struct notify_policy *np, const struct stat *st,
     mode_t other);
-int nt_check_owner(const struct call *c, const struct stat *st,
-    struct answer *a);
 
 /* The calls (notify_ops.c). */
 void nt_watch_call(const struct call *c, struct answer *a);

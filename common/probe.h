@@ -168,6 +168,8 @@ struct daemon_hit {
 					 * ... (stable, documented) */
 	char path[PATH_MAX];		/* the socket found */
 	int connectable;		/* the given credentials could connect */
+	dev_t dev;			/* the socket file's (lstat) */
+	ino_t ino;
 };
 
 /* Look for the known daemon sockets (lstat: only sockets count, the same

@@ -149,6 +149,8 @@ probe_daemons(uid_t uid, gid_t gid, struct daemon_hit *hits, size_t max,
 		hits[*n].name = d->name;
 		snprintf(hits[*n].path, sizeof(hits[*n].path), "%s", path);
 		hits[*n].connectable = connectable(path, &st, uid, gid);
+		hits[*n].dev = st.st_dev;
+		hits[*n].ino = st.st_ino;
 		(*n)++;
 	}
 	if (over)

@@ -9,12 +9,13 @@
 #                         (the engine's mounts go with it), once, as
 #                         root; before lib.sh, whose temporary directory
 #                         and exit trap an exec would leak
-#   docker_start          start Debian's dockerd (vfs storage, no bridge,
+#   docker_start [ARG...] start Debian's dockerd (vfs storage, no bridge,
 #                         no iptables) with its data root, exec root,
-#                         pidfile and socket under $TMP/d, poll until it
-#                         answers (bounded), export DOCKER_HOST; stopped
-#                         by its PID when the file ends.  skip_all when
-#                         it does not come up.
+#                         pidfile and socket under $TMP/d, and ARGs (e.g.
+#                         another -H), poll until it answers (bounded),
+#                         export DOCKER_HOST; $DPID is its PID, stopped
+#                         when the file ends.  skip_all when it does not
+#                         come up.
 #   $DOCKER               the client (Debian's, /usr/bin/docker, unless
 #                         DOCKER is set)
 #
@@ -39,7 +40,7 @@ docker_start() {
 	# Sockets live under $D: keep its path short (sun_path is 108 bytes).
 	dockerd --storage-driver=vfs --bridge=none --iptables=false \
 	    --ip6tables=false --data-root "$D/root" --exec-root "$D/x" \
-	    --pidfile "$D/pid" -H "unix://$D/s" >"$D/log" 2>&1 &
+	    --pidfile "$D/pid" -H "unix://$D/s" "$@" >"$D/log" 2>&1 &
 	DPID=$!
 	at_exit docker_stop
 	export DOCKER_HOST="unix://$D/s"

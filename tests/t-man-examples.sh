@@ -285,6 +285,40 @@ ex_confexec() {
 			    "$(ls -A "$W/tmp/out")" copy
 		fi
 		;;
+	"which daemon took over")
+		# Docker's stand-in: the handoff helper listening at
+		# /run/docker.sock, on a tmpfs over /run in a mount namespace
+		# of the example's own; the client: socat, reading from it.
+		sed -i "s|/usr/bin/docker version|/usr/bin/socat -u UNIX-CONNECT:/run/docker.sock STDOUT|" \
+		    "$W/.ex.sh"
+		mv "$W/.ex.sh" "$W/.ex-docker.sh"
+		cat >"$W/.ex-ns.sh" <<-EOF
+		mount -t tmpfs tmpfs /run || exit 99
+		"$HELP/handoff" serve stream /run/docker.sock "$W/.ho.ready" \
+		    "$W/.ho.log" &
+		echo \$! >"$W/.ho.pid"
+		i=0
+		until [ -e "$W/.ho.ready" ] || [ \$i -gt 600 ]; do
+			sleep 0.05; i=\$((i + 1))
+		done
+		sh ./.ex-docker.sh; rc=\$?
+		kill \$(cat "$W/.ho.pid")
+		exit \$rc
+		EOF
+		echo 'exec unshare -m sh ./.ex-ns.sh' >"$W/.ex.sh"
+		expect=$(cx_want)
+		run "$expect"
+		if [ "$expect" -eq 0 ]; then
+			t_grep "  the event names the stand-in's pid, uid 0 and executable" \
+			    "^\[\"docker\",$(cat "$W/.ho.pid"),0,\"$HELP/handoff\"\]\$" \
+			    "$OUT"
+			t_grep "  the end record counts it" \
+			    '^\{"connects":1,"daemons":\{"docker":1\},"other":0,"unlogged":0,"unresolved":0\}$' \
+			    "$OUT"
+			t_eq "  the stand-in accepted one connection (host side)" \
+			    "$(wc -l <"$W/.ho.log" | tr -d ' ')" 1
+		fi
+		;;
 	"supervise a run through its control socket")
 		# The same script, with a payload that outlives the
 		# supervisor's deadline, made 1 s and polled every 0.2 s.

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "confexec.h"
@@ -100,10 +101,20 @@ boundary_filter(struct run *r, char *err, size_t len)
 		    "no path is denied by the rules, none is named");
 		r->explain = 0;
 	}
-	if (r->explain) {
-		if (sf_observe(&r->filter, obs_calls, obs_ncalls) == -1)
-			return err_set_sys(err, len, "seccomp: observing "
-			    "path calls");
+	if (r->explain || layers_handoff(r)) {
+		int nrs[64];
+		size_t n = 0, i;
+
+		if (obs_ncalls >= sizeof(nrs) / sizeof(nrs[0]))
+			return err_set(err, len, "seccomp: %zu observed calls",
+			    obs_ncalls);
+		for (i = 0; r->explain && i < obs_ncalls; i++)
+			nrs[n++] = obs_calls[i];
+		if (layers_handoff(r))	/* the trust handoff (handoffs.h) */
+			nrs[n++] = __NR_connect;
+		if (sf_observe(&r->filter, nrs, n) == -1)
+			return err_set_sys(err, len, "seccomp: notifying %s",
+			    r->explain ? "path calls" : "connect");
 		r->want_notify = 1;
 	}
 	r->caps_empty = caps_empty();

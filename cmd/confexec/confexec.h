@@ -28,6 +28,8 @@
  *   src_control.c  source: the control socket, its peers (confexec-control(5))
  *   ctl.c          the control socket's clients: requests, answers (ctl.h)
  *   src_notify.c   source: seccomp user notifications (common/notify.c)
+ *   handoffs.c     the trust handoff records of the payload's connects
+ *                  (handoffs.h)
  *   src_egress.c   source: the egress broker's network and listener
  *   broker.c       the broker's connections and their events (broker.h)
  *   resolver.c     the broker's names, resolved by a helper process
@@ -148,6 +150,7 @@ enum run_state { ST_STARTING, ST_RUNNING, ST_ENDING, ST_ENDED };
  * the shares' sum). */
 #define LOG_EGRESS_SHARE (12u << 20)
 #define LOG_CONTROL_SHARE (32u << 10)
+#define LOG_HANDOFF_SHARE (2u << 20)
 #define LOG_CANARY_SHARE (512u << 10)
 struct runlog {
 	char *buf;
@@ -283,6 +286,10 @@ void layers_loud(struct run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void layers_warn_degraded(struct run *r);
 int layer_on(const struct run *r, int i);
+/* The run records the payload's connections to privileged daemons'
+ * sockets (confexec(1), Handoff records): it grants AF_UNIX and has a
+ * seccomp listener. */
+int layers_handoff(const struct run *r);
 
 /* boundary.c: the boundary's contents, in run()'s order; each 0, or -1
  * with err set.  boundary_egress: the broker's port, from its source. */
@@ -312,6 +319,9 @@ json_t *ev_reaped(const struct cg_reaped *rp);
 json_t *ev_layers(const struct run *r, enum verdict v);
 /* v as a decimal string (a journal's 64-bit counts). */
 json_t *ev_u64(uint64_t v);
+/* A string that may not be UTF-8 (a path): itself, or {"escaped": ...}
+ * in common/esc's lossless form. */
+json_t *ev_str(const char *s);
 
 /* record.c: the run's records.  record_wanted: records are built for
  * this run (--journal or --control).  record_events appends n events

@@ -36,8 +36,8 @@ ev_layers(const struct run *r, enum verdict v)
 
 /* A string that may not be UTF-8 (a path, an argument): itself, or
  * {"escaped": ...} in common/esc's lossless \xNN form. */
-static json_t *
-str_or_escaped(const char *s)
+json_t *
+ev_str(const char *s)
 {
 	json_t *j = json_string(s), *e;
 	size_t n;
@@ -82,12 +82,12 @@ start_payload(json_t *o, const struct run *r)
 	const char *rp;
 
 	for (i = 0; i < r->p.argc && afford(&left, r->p.argv[i]); i++)
-		json_array_append_new(a, str_or_escaped(r->p.argv[i]));
+		json_array_append_new(a, ev_str(r->p.argv[i]));
 	json_object_set_new(o, "argv", a);
 	if (i < r->p.argc)
 		json_object_set_new(o, "argv_omitted",
 		    json_integer((json_int_t)(r->p.argc - i)));
-	json_object_set_new(o, "cwd", r->cwd[0] ? str_or_escaped(r->cwd) :
+	json_object_set_new(o, "cwd", r->cwd[0] ? ev_str(r->cwd) :
 	    json_null());
 	for (i = 0; i < r->p.nfs; i++) {
 		rp = r->real ? r->real[i] : NULL;
@@ -95,8 +95,8 @@ start_payload(json_t *o, const struct run *r)
 			break;
 		json_array_append_new(rules, json_pack("{s:s,s:o,s:o}",
 		    "intent", plan_intent_name(r->p.fs[i].intent),
-		    "path", str_or_escaped(r->p.fs[i].path),
-		    "resolved", rp ? str_or_escaped(rp) : json_null()));
+		    "path", ev_str(r->p.fs[i].path),
+		    "resolved", rp ? ev_str(rp) : json_null()));
 	}
 	json_object_set_new(o, "rules", rules);
 	if (i < r->p.nfs)
@@ -174,11 +174,11 @@ denials_json(const struct run *r)
 	    &count) == 0; i++) {
 		snprintf(cut, sizeof(cut), "%s", path);
 		e = json_object();
-		json_object_set_new(e, "path", str_or_escaped(cut));
+		json_object_set_new(e, "path", ev_str(cut));
 		if (strlen(path) > DENIAL_SHOWN)
 			json_object_set_new(e, "cut", json_true());
 		json_object_set_new(e, "access", json_string(access));
-		json_object_set_new(e, "grant", str_or_escaped(grant));
+		json_object_set_new(e, "grant", ev_str(grant));
 		json_object_set_new(e, "calls", ev_u64(count));
 		json_array_append_new(a, e);
 	}

@@ -269,6 +269,12 @@ judge_cgroup_owner(struct run *r)
 		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
 }
 
+int
+layers_handoff(const struct run *r)
+{
+	return (r->p.sock & PLAN_SOCK_UNIX) != 0 && layer_on(r, L_LISTENER);
+}
+
 /* Trust handoff (seeds/003): Landlock up to ABI 7 cannot stop connect()
  * to a pathname unix socket. */
 static void
@@ -279,6 +285,12 @@ check_daemons(struct run *r)
 	size_t i, j, n;
 	int acked;
 
+	/* Strict mode refuses a run without its listener (a soft layer);
+	 * degraded, the handoff records are missing, and said. */
+	if (r->layers[L_LISTENER].v == V_DEGRADE)
+		layers_loud(r, "no seccomp listener: the payload's "
+		    "connections to privileged daemons' sockets are not "
+		    "recorded (no handoff records)");
 	if (probe_daemons(r->final_uid, r->final_gid, hits, 16, &n) == -1) {
 		refusal(r, "daemon inventory: %s", strerror(errno));
 		return;

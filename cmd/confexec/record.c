@@ -582,7 +582,8 @@ log_add(struct run *r, const char *buf, size_t len)
 
 /* Each source asserts its own records fit its share. */
 _Static_assert(LOG_MAX >= JOURNAL_RECORD_MAX + LOG_EGRESS_SHARE +
-    LOG_CONTROL_SHARE + LOG_CANARY_SHARE + LOG_END_RESERVE,
+    LOG_CONTROL_SHARE + LOG_HANDOFF_SHARE + LOG_CANARY_SHARE +
+    LOG_END_RESERVE,
     "the run's log cannot hold every record");
 
 /* Whether the run's log has room for a record of len bytes (envelopes

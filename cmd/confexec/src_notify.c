@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* source: the payload's seccomp user notifications (sysfilter.h lists
  * the calls), answered by common/notify.c: metadata changes beneath
- * --rw rules, watches beneath any rule, unix binds and listen.  Every
+ * --rw rules, watches beneath any rule, unix binds and listen; in a run
+ * that grants AF_UNIX, connect, continued once its socket is held for
+ * the trust handoff records (handoffs.h).  Every
  * program variant has notified calls, so every run loads its filter
  * with a listener; the child hands it over the report channel
  * (r->notifyfd), the loop polls it once the run has started. */
@@ -10,6 +12,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -18,6 +21,7 @@
 #include <linux/openat2.h>
 
 #include "err.h"
+#include "handoffs.h"
 #include "loop.h"
 #include "notify.h"
 #include "observe.h"
@@ -30,6 +34,7 @@ static int
 open_notify(struct source *s, struct run *r)
 {
 	char err[256];
+	int tfd;
 
 	if (notify_policy_init(&policy, &r->p, r->final_uid, r->final_gid,
 		!r->p.has_uid, err, sizeof(err)) == -1)
@@ -43,6 +48,13 @@ open_notify(struct source *s, struct run *r)
 	if (r->explain) {	/* the path calls: observed (denials.c) */
 		policy.observe = denials_seen;
 		policy.observe_arg = r;
+	}
+	if (layers_handoff(r)) {	/* connect (handoffs.h) */
+		if ((tfd = handoffs_open(r)) == -1 ||
+		    loop_watch(s, tfd, 0, EPOLLIN) == -1)
+			return -1;
+		policy.handoff = handoffs_seen;
+		policy.handoff_arg = r;
 	}
 	if (!r->want_notify)	/* the filter notifies nothing */
 		return 0;
@@ -109,9 +121,24 @@ handle_notify(struct source *s, struct run *r)
 	return SRC_CONTINUE;
 }
 
+/* The handoffs' timer (handoffs.h), the one extra descriptor. */
+static enum src_ret
+extra_notify(struct source *s, struct run *r, uint32_t tag, uint32_t ev)
+{
+	handoffs_tick(r);
+	return SRC_CONTINUE;
+}
+
+static void
+finish_notify(struct source *s, struct run *r)
+{
+	handoffs_finish(r);
+}
+
 static void
 close_notify(struct source *s, struct run *r)
 {
+	handoffs_close(r);
 	if (r->notifyfd != -1)
 		close(r->notifyfd);
 	r->notifyfd = -1;
@@ -120,13 +147,14 @@ close_notify(struct source *s, struct run *r)
 }
 
 /* The end record's "notify": what was answered for the payload's
- * notified calls. */
+ * notified calls; "handoff" (handoffs.h) in it and inspect. */
 static void
 report_notify(struct source *s, const struct run *r, json_t *o,
     enum report_what what)
 {
 	json_t *n;
 
+	handoffs_report(r, o, what);
 	if (what != REPORT_END)
 		return;
 	n = json_object();
@@ -139,8 +167,11 @@ report_notify(struct source *s, const struct run *r, json_t *o,
 
 const struct source_ops src_notify = {
 	.name = "seccomp listener",
+	.extra_max = 1,
 	.open = open_notify,
 	.handle = handle_notify,
+	.extra = extra_notify,
 	.report = report_notify,
+	.finish = finish_notify,
 	.close = close_notify,
 };

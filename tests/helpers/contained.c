@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /* contained: run a command as a default container would (root, a
  * runtime's default capabilities and seccomp profile, no cgroup2):
- *   contained CMD [ARG...]
+ *   contained [--cgroup] CMD [ARG...]
  * In a mount namespace of its own, every cgroup2 mount is detached (so
- * /proc/self/mountinfo has none); a seccomp filter answers ENOSYS to
+ * /proc/self/mountinfo has none; with --cgroup they stay, as in a
+ * container with a cgroup namespace of its own, --cgroupns=private); a seccomp filter answers ENOSYS to
  * clone3, EPERM to unshare, setns and clone with a namespace flag (no
  * no_new_privs: loaded while still holding CAP_SYS_ADMIN); then every
  * capability outside the runtime's default list leaves the bounding set
@@ -136,17 +137,19 @@ drop_caps(void)
 int
 main(int argc, char *argv[])
 {
-	int rc;
+	int rc, keep_cg = argc > 1 && strcmp(argv[1], "--cgroup") == 0;
 
+	argv += keep_cg;
+	argc -= keep_cg;
 	if (argc < 2) {
-		fprintf(stderr, "usage: contained CMD [ARG...]\n");
+		fprintf(stderr, "usage: contained [--cgroup] CMD [ARG...]\n");
 		return 2;
 	}
 	if (unshare(CLONE_NEWNS) == -1)
 		return fail("unshare(CLONE_NEWNS)", errno);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		return fail("making / private", errno);
-	if (hide_cgroup2() == -1)
+	if (!keep_cg && hide_cgroup2() == -1)
 		return fail("detaching cgroup2", errno);
 	if ((rc = filter()) != 0)
 		return fail("loading the seccomp filter", -rc);

@@ -6,6 +6,10 @@
  *   escape socket DOM TYPE PROTO             raw syscall, 64-bit args
  *   escape socketpair DOM TYPE PROTO
  *   escape read PATH | write PATH | exec PATH [ARGS] | mkdir PATH
+ *   escape unlink PATH | rmdir PATH
+ *   escape mknod PATH TYPE                   TYPE c (1:3), b (7:0), p
+ *                                            (a FIFO), s (a socket) or
+ *                                            f (a regular file), 0600
  *   escape truncate PATH                     truncate(2) to 0 bytes
  *   escape open-trunc MODE PATH              openat, then open, with
  *                                            O_TRUNC and access mode MODE
@@ -432,6 +436,26 @@ main(int argc, char *argv[])
 	}
 	if (strcmp(c, "mkdir") == 0 && argc == 3)
 		return report(mkdir(argv[2], 0755));
+	if (strcmp(c, "unlink") == 0 && argc == 3)
+		return report(unlink(argv[2]));
+	if (strcmp(c, "rmdir") == 0 && argc == 3)
+		return report(rmdir(argv[2]));
+	if (strcmp(c, "mknod") == 0 && argc == 4 && argv[3][0] != '\0' &&
+	    argv[3][1] == '\0' && strchr("cbpsf", argv[3][0]) != NULL) {
+		static const struct {
+			char t;
+			mode_t m;
+			unsigned maj, min;
+		} ty[] = {{'c', S_IFCHR, 1, 3}, {'b', S_IFBLK, 7, 0},
+		    {'p', S_IFIFO, 0, 0}, {'s', S_IFSOCK, 0, 0},
+		    {'f', S_IFREG, 0, 0}};
+		size_t i;
+
+		for (i = 0; ty[i].t != argv[3][0]; i++)
+			;
+		return report(mknod(argv[2], ty[i].m | 0600,
+		    makedev(ty[i].maj, ty[i].min)));
+	}
 	if (strcmp(c, "exec") == 0 && argc >= 3) {
 		execv(argv[2], argv + 2);
 		return report(-1);
