@@ -24,10 +24,13 @@ mount -t tmpfs -o mode=0755 tmpfs /run && : >/run/docker.sock &&
 t_exit 0 "the engine answers on /run/docker.sock" \
     env DOCKER_HOST=unix:///run/docker.sock "$DOCKER" version
 
-# canary PLANENC-ARGS...: the canary of the plan, lines in $OUT.
+# canary PLANENC-ARGS...: the canary of the plan, lines in $OUT, journal
+# $J (emptied).
+J=$TMP/run.jnl
 canary() {
+	rm -f "$J"
 	"$PE" "$@" -- /bin/true >"$TMP/plan" || return 124
-	"$CX" --canary <"$TMP/plan"
+	"$CX" --canary --journal "$J" <"$TMP/plan"
 }
 daemon() { awk -F'\t' '$1 == "daemon" {print $3 "\t" $4 "\t" $6}' "$OUT"; }
 
@@ -40,6 +43,10 @@ t_eq "  every line a match or not run" \
 t_eq "  it tried the engine's socket" \
     "$(awk -F'\t' '$1 == "daemon" {print $2}' "$OUT")" \
     "connect /run/docker.sock (docker)"
+t_eq "  its connection is a handoff record: dockerd's pid, uid 0" \
+    "$(jq -c '.event | select(.event == "handoff") | [.daemon, .pid, .uid]' "$J")" \
+    "[\"docker\",$(cat "$D/pid"),0]"
+
 
 t_exit 0 "no unix right: the daemon probe denied, exit 0" canary
 t_eq "  denied by seccomp, EPERM" "$(daemon)" \
