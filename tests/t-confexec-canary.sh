@@ -328,13 +328,6 @@ t_grep "  said in one line, with how it ended" \
 t_eq "  no canary record; the end record's canary null, exit 125" \
     "$(jq -r '.event | select(.event == "canary" or .event == "end") |
 	[.event, .canary, .exit] | @tsv' "$J")" "$(printf 'end\t\t125')"
-# A plan whose timeout ends the run first, wherever the probe program
-# was then: not judged either.
-t_exit 125 "a run the plan's timeout ended: not judged, 125" \
-    canary -- --timeout 1ms
-t_grep "  said" "^confexec: canary: the probe program ended .*the plan is not judged\$" \
-    "$ERR"
-
 # ---- a boundary weakened on purpose: caught -----------------------------
 t_exit 1 "a test build without Landlock fails --canary, exit 1" canary "$WEAK" --
 t_eq "  the probes that caught it: read and exec outside the rules" \
