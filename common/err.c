@@ -172,3 +172,40 @@ err_set_sys(char *err, unsigned long errlen, const char *fmt, ...)
 	errno = saved;
 	return -1;
 }
+
+static const struct {
+	int e;
+	const char *name;
+} err_names[] = {
+	{EPERM, "EPERM"}, {ENOENT, "ENOENT"}, {ESRCH, "ESRCH"},
+	{EIO, "EIO"}, {ENXIO, "ENXIO"}, {E2BIG, "E2BIG"},
+	{ENOEXEC, "ENOEXEC"}, {EBADF, "EBADF"}, {ECHILD, "ECHILD"},
+	{EAGAIN, "EAGAIN"}, {ENOMEM, "ENOMEM"}, {EACCES, "EACCES"},
+	{EFAULT, "EFAULT"}, {EEXIST, "EEXIST"}, {EXDEV, "EXDEV"},
+	{ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"}, {EINVAL, "EINVAL"},
+	{ENFILE, "ENFILE"}, {EMFILE, "EMFILE"}, {ENOTTY, "ENOTTY"},
+	{ETXTBSY, "ETXTBSY"}, {ENOSPC, "ENOSPC"}, {EROFS, "EROFS"},
+	{EPIPE, "EPIPE"}, {ERANGE, "ERANGE"}, {ENAMETOOLONG, "ENAMETOOLONG"},
+	{ENOSYS, "ENOSYS"}, {ELOOP, "ELOOP"}, {EIDRM, "EIDRM"},
+	{ENODATA, "ENODATA"}, {EOVERFLOW, "EOVERFLOW"},
+	{ENOTSOCK, "ENOTSOCK"}, {EDESTADDRREQ, "EDESTADDRREQ"},
+	{EPROTOTYPE, "EPROTOTYPE"}, {EPROTONOSUPPORT, "EPROTONOSUPPORT"},
+	{ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT"}, {EOPNOTSUPP, "EOPNOTSUPP"},
+	{EAFNOSUPPORT, "EAFNOSUPPORT"}, {EADDRINUSE, "EADDRINUSE"},
+	{EADDRNOTAVAIL, "EADDRNOTAVAIL"}, {ENETUNREACH, "ENETUNREACH"},
+	{ECONNRESET, "ECONNRESET"}, {EISCONN, "EISCONN"},
+	{ENOTCONN, "ENOTCONN"}, {ETIMEDOUT, "ETIMEDOUT"},
+	{ECONNREFUSED, "ECONNREFUSED"}, {EHOSTUNREACH, "EHOSTUNREACH"},
+	{EINPROGRESS, "EINPROGRESS"},
+};
+
+const char *
+err_name(int e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(err_names) / sizeof(err_names[0]); i++)
+		if (err_names[i].e == e)
+			return err_names[i].name;
+	return NULL;
+}

@@ -44,6 +44,10 @@ int err_set(char *err, unsigned long errlen, const char *fmt, ...)
 int err_set_sys(char *err, unsigned long errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The symbolic name of errno value e ("EACCES"), or NULL for one not in
+ * the table (the values the boundary's layers and the probes meet). */
+const char *err_name(int e);
+
 /* Longest message before escaping (bytes, with "prog: "); longer ones are
  * cut. */
 #define ERR_LINE_MAX 2048

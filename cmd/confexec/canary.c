@@ -113,25 +113,6 @@ static struct canary {
 } cn = {.rfd = -1, .wfd = -1, .tcpfd = -1, .absfd = -1, .target = -1,
 	.targetfd = -1, .lifefd = -1, .msqid = -1};
 
-static const struct {
-	int e;
-	const char *name;
-} enames[] = {
-	{EPERM, "EPERM"}, {ENOENT, "ENOENT"}, {ESRCH, "ESRCH"},
-	{EIO, "EIO"}, {EBADF, "EBADF"}, {EAGAIN, "EAGAIN"},
-	{ENOMEM, "ENOMEM"}, {EACCES, "EACCES"}, {EEXIST, "EEXIST"},
-	{EXDEV, "EXDEV"}, {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},
-	{EINVAL, "EINVAL"}, {ETXTBSY, "ETXTBSY"}, {EROFS, "EROFS"},
-	{ENOSYS, "ENOSYS"}, {ELOOP, "ELOOP"}, {EIDRM, "EIDRM"},
-	{ENOTSOCK, "ENOTSOCK"}, {EPROTONOSUPPORT, "EPROTONOSUPPORT"},
-	{EOPNOTSUPP, "EOPNOTSUPP"}, {EAFNOSUPPORT, "EAFNOSUPPORT"},
-	{EADDRNOTAVAIL, "EADDRNOTAVAIL"}, {ENETUNREACH, "ENETUNREACH"},
-	{ECONNRESET, "ECONNRESET"}, {ETIMEDOUT, "ETIMEDOUT"},
-	{ECONNREFUSED, "ECONNREFUSED"}, {EHOSTUNREACH, "EHOSTUNREACH"},
-	{ENAMETOOLONG, "ENAMETOOLONG"}, {ENOEXEC, "ENOEXEC"},
-	{EMFILE, "EMFILE"}, {ENFILE, "ENFILE"}, {ENOSPC, "ENOSPC"},
-};
-
 /* The answers a layer gives when it stands in a route's way (EACCES and
  * EPERM: Landlock, seccomp, a file mode; EROFS: the mount view; ESRCH:
  * another pid namespace; ECONNREFUSED, ENOENT, EINVAL: the name, the
@@ -144,14 +125,12 @@ static const int denials[] = {EACCES, EPERM, EROFS, ESRCH, ECONNREFUSED,
 static void
 errno_text(int e, char *buf, size_t size)
 {
-	size_t i;
+	const char *n = err_name(e);
 
-	for (i = 0; i < sizeof(enames) / sizeof(enames[0]); i++)
-		if (enames[i].e == e) {
-			snprintf(buf, size, "%s", enames[i].name);
-			return;
-		}
-	snprintf(buf, size, "errno %d", e);
+	if (n != NULL)
+		snprintf(buf, size, "%s", n);
+	else
+		snprintf(buf, size, "errno %d", e);
 }
 
 int

@@ -76,40 +76,18 @@
 #include <dirent.h>
 #include <arpa/inet.h>
 
+#include "ename.h"
 #include "scan.h"
 #include "uapi.h"
-
-static const struct {
-	int e;
-	const char *name;
-} names[] = {
-	{EPERM, "EPERM"}, {ENOENT, "ENOENT"}, {EACCES, "EACCES"},
-	{ENOSYS, "ENOSYS"}, {EINVAL, "EINVAL"}, {EBADF, "EBADF"},
-	{ECONNREFUSED, "ECONNREFUSED"}, {EAFNOSUPPORT, "EAFNOSUPPORT"},
-	{EPROTONOSUPPORT, "EPROTONOSUPPORT"}, {ESRCH, "ESRCH"},
-	{EEXIST, "EEXIST"}, {ENOEXEC, "ENOEXEC"}, {EOPNOTSUPP, "EOPNOTSUPP"},
-	{ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT"}, {EPROTOTYPE, "EPROTOTYPE"},
-	{EADDRINUSE, "EADDRINUSE"}, {ENOTDIR, "ENOTDIR"}, {EROFS, "EROFS"},
-	{EFAULT, "EFAULT"}, {ECHILD, "ECHILD"}, {ENXIO, "ENXIO"},
-	{ECONNRESET, "ECONNRESET"}, {EPIPE, "EPIPE"},
-};
 
 static int
 report(long rc)
 {
-	size_t i;
-	int e = errno;
-
 	if (rc != -1) {
 		puts("OK");
 		return 0;
 	}
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].e == e) {
-			puts(names[i].name);
-			return 0;
-		}
-	printf("errno%d\n", e);
+	puts(ename(errno));
 	return 0;
 }
 

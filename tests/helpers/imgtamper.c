@@ -14,23 +14,16 @@
 
 #include <linux/fs.h>
 
+#include "err.h"
+
 static int bad;
 
 static const char *
 ename(int e)
 {
-	static const struct { int e; const char *n; } t[] = {
-		{EPERM, "EPERM"}, {EACCES, "EACCES"}, {ETXTBSY, "ETXTBSY"},
-		{EROFS, "EROFS"}, {ENOENT, "ENOENT"}, {EXDEV, "EXDEV"},
-		{EEXIST, "EEXIST"}, {ENOTTY, "ENOTTY"}, {EBADF, "EBADF"},
-		{EINVAL, "EINVAL"}, {ENOTSUP, "ENOTSUP"}, {ENOSYS, "ENOSYS"},
-	};
-	size_t i;
+	const char *n = err_name(e);
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (t[i].e == e)
-			return t[i].n;
-	return "other";
+	return n != NULL ? n : "other";
 }
 
 static void
