@@ -391,27 +391,21 @@ rm -f "$J"
 t_exit 0 "payload without a unix grant" \
 	"$CX" --journal "$J" --control "$S" <"$TMP/plan"
 t_eq "its socket(AF_UNIX): EPERM (seccomp)" "$(cat "$OUT")" socket:EPERM
-# With the grant: confexec is stopped while the payload connects and
-# sends (it waits for $TMP/flags/go, then creates $TMP/flags/go.sent), so
-# its bytes are queued before the peer check; it may write $TMP/flags for
-# these flags (not $TMP: the socket's directory, see below).
-rm -f "$J" "$TMP/flags/go" "$TMP/flags/go.sent"
-mkdir -p "$TMP/flags"
-"$PE" $BASEP --unix --rw "$TMP/flags" -- "$E" unix-request "$S" \
-	'{"v":1,"op":"cancel"}' "$TMP/flags/go" >"$TMP/plan"
+# With the grant, the peer check: the payload's connect is one the
+# supervisor is notified of (the trust handoff records), so confexec
+# cannot be held stopped while it connects and sends; either way it is
+# closed unserved: its bytes unread (ECONNRESET) or refused before they
+# were sent (EPIPE), and the cancel never reaches the run.
+rm -f "$J"
+"$PE" $BASEP --unix -- "$E" unix-request "$S" '{"v":1,"op":"cancel"}' \
+    >"$TMP/plan"
 "$CX" --journal "$J" --control "$S" <"$TMP/plan" >"$TMP/payload.out" \
     2>"$TMP/cx.err" &
 CXPID=$!
-wait_for -t 10 test -S "$S"
-req '{"v":1,"op":"heartbeat"}' >"$A"
-kill -STOP "$CXPID"
-touch "$TMP/flags/go"
-wait_for -t 10 test -e "$TMP/flags/go.sent"
-kill -CONT "$CXPID"
 wait_run
 t_eq "payload with a unix grant runs to its end (not cancelled)" "$RC" 0
-t_eq "it connects but is closed unread: ECONNRESET" \
-	"$(cat "$TMP/payload.out")" read:ECONNRESET
+t_grep "it connects but is closed unserved (ECONNRESET or EPIPE)" \
+	'^(read:ECONNRESET|write:EPIPE)$' "$TMP/payload.out"
 t_eq "refused as one of the run's (uid 0, reason run)" \
 	"$(run_log | sed -n 2p | jq -r '[.event.event, .event.reason, .event.uid] | join(" ")')" \
 	"control_refused run 0"
