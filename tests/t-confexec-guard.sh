@@ -127,6 +127,11 @@ wait_for grep -q '"event":"start"' "$J"
 t_grep "the run started before the host gained the addresses" \
 	'"event":"start"' "$J"
 ip addr add "$A4/32" dev "$IF" && ip addr add "$A6/128" dev "$IF" nodad
+# An IPv6 address's local route comes a moment later (the kernel's
+# address work queue), even without duplicate detection: polled for.
+is_local() { ip $1 route get "$2" 2>&1 | grep -q '^local '; }
+wait_for is_local -4 "$A4"
+wait_for is_local -6 "$A6"
 ip route get "$A4" >"$TMP/r4" 2>&1
 ip -6 route get "$A6" >"$TMP/r6" 2>&1
 t_grep "the host has $A4 now (a local route)" '^local ' "$TMP/r4"
