@@ -72,6 +72,16 @@ cg_list_has(const char *list, const char *word)
 }
 
 /* Make controller ctl available to children of the parent cgroup. */
+/* v in decimal, written to dirfd's file. */
+static int
+write_u64(int dirfd, const char *file, uint64_t v)
+{
+	char val[24];
+
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)v);
+	return write_small(dirfd, file, val);
+}
+
 static int
 enable_ctl(int pfd, const char *ctl, char *err, size_t errlen)
 {
@@ -238,20 +248,15 @@ again:
 	/* Limits before any process is inside. */
 	if (lim->mem_max) {
 		what = "memory.max";
-		snprintf(val, sizeof(val), "%llu",
-		    (unsigned long long)lim->mem_max);
-		if (write_small(cg->dirfd, "memory.max", val) == -1)
+		if (write_u64(cg->dirfd, what, lim->mem_max) == -1)
 			goto fail;
 		what = "memory.swap.max";
-		if (write_small(cg->dirfd, "memory.swap.max", "0") == -1 &&
-		    errno != ENOENT)
+		if (write_small(cg->dirfd, what, "0") == -1 && errno != ENOENT)
 			goto fail;
 	}
 	if (lim->pids_max) {
 		what = "pids.max";
-		snprintf(val, sizeof(val), "%llu",
-		    (unsigned long long)lim->pids_max);
-		if (write_small(cg->dirfd, "pids.max", val) == -1)
+		if (write_u64(cg->dirfd, what, lim->pids_max) == -1)
 			goto fail;
 	}
 	if (lim->cpu_quota_us) {
@@ -281,21 +286,10 @@ int
 cg_is_member(const struct cg *cg)
 {
 	char buf[4096], *line, *end;
-	ssize_t r;
 	size_t n;
-	int fd, e;
 
-	fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
+	if (read_file(AT_FDCWD, "/proc/self/cgroup", buf, sizeof(buf)) == -1)
 		return -1;
-	r = read(fd, buf, sizeof(buf) - 1);
-	e = errno;
-	close(fd);
-	if (r < 0) {
-		errno = e;
-		return -1;
-	}
-	buf[r] = '\0';
 	n = strlen(cg->rel);
 	for (line = buf; *line != '\0'; line = end + 1) {
 		end = strchr(line, '\n');

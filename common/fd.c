@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fd.h"
+#include "io.h"
 #include "scan.h"
 #include "uapi.h"
 
@@ -95,6 +96,55 @@ sys_close_range(unsigned lo, unsigned hi)
 	return (int)syscall(__NR_close_range, lo, hi, 0U);
 }
 
+/* fn(fd, arg) for each descriptor /proc/self/fd (open as dfd) lists,
+ * dfd left out.  Returns 0, or -1 with errno (EBADMSG: an entry that is
+ * no descriptor number). */
+static int
+fd_each(int dfd, void (*fn)(int, void *), void *arg)
+{
+	char buf[4096] __attribute__((aligned(8)));
+
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
+		long off;
+
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			return 0;
+		for (off = 0; off < n;) {
+			struct kdirent *d = (void *)(buf + off);
+			int fd;
+
+			off += d->d_reclen;
+			if (strcmp(d->d_name, ".") == 0 ||
+			    strcmp(d->d_name, "..") == 0)
+				continue;
+			if (scan_int(d->d_name, 0, INT_MAX, &fd) == -1)
+				return errno = EBADMSG, -1;
+			if (fd != dfd)
+				fn(fd, arg);
+		}
+	}
+}
+
+struct walk {
+	const struct fdset *set;
+	int found;	/* descriptors not in set */
+	int low;	/* the lowest of them */
+};
+
+static void
+close_unkept(int fd, void *arg)
+{
+	struct walk *w = arg;
+
+	if (fdset_has(w->set, fd))
+		return;
+	close(fd);
+	w->found++;	/* the directory changed under us */
+}
+
 /* Fallback for kernels before 5.9: walk /proc/self/fd.  Linear in the
  * number of open fds, never in RLIMIT_NOFILE.  Closing while reading the
  * directory may hide entries, so walk again, a bounded number of times: a
@@ -102,37 +152,18 @@ sys_close_range(unsigned lo, unsigned hi)
 static int
 close_by_walk(const struct fdset *set)
 {
-	char buf[4096] __attribute__((aligned(8)));
-	int dfd, again = 1, pass;
+	struct walk w = { set, 1, -1 };
+	int dfd, pass, e;
 
-	for (pass = 0; again && pass < 4; pass++) {
-		again = 0;
+	for (pass = 0; w.found > 0 && pass < 4; pass++) {
+		w.found = 0;
 		dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd == -1)
 			return -1;
-		for (;;) {
-			long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
-			long off;
-
-			if (n == -1) {
-				int e = errno;
-				close(dfd);
-				return errno = e, -1;
-			}
-			if (n == 0)
-				break;
-			for (off = 0; off < n;) {
-				struct kdirent *d = (void *)(buf + off);
-				int fd;
-
-				off += d->d_reclen;
-				if (scan_int(d->d_name, 0, INT_MAX, &fd) == -1)
-					continue;
-				if (fd == dfd || fdset_has(set, fd))
-					continue;
-				close(fd);
-				again = 1;	/* directory changed under us */
-			}
+		if (fd_each(dfd, close_unkept, &w) == -1) {
+			e = errno;
+			close(dfd);
+			return errno = e, -1;
 		}
 		close(dfd);
 	}
@@ -163,12 +194,25 @@ fallback:
 	return close_by_walk(set);
 }
 
+static void
+count_unkept(int fd, void *arg)
+{
+	struct walk *w = arg;
+
+	if (fdset_has(w->set, fd))
+		return;
+	if (!w->found || fd < w->low)
+		w->low = fd;
+	w->found++;
+}
+
 int
 fd_verify(const struct fdset *set, struct fd_leak *leak)
 {
-	char buf[4096] __attribute__((aligned(8))), name[32];
+	struct walk w = { set, 0, -1 };
 	struct statfs sf;
-	int dfd, found = 0, low = -1, e;
+	char name[32];
+	int dfd;
 
 	dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd == -1)
@@ -180,39 +224,14 @@ fd_verify(const struct fdset *set, struct fd_leak *leak)
 		errno = EXDEV;
 		goto fail;
 	}
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
-		long off;
-
-		if (n == -1)
-			goto fail;
-		if (n == 0)
-			break;
-		for (off = 0; off < n;) {
-			struct kdirent *d = (void *)(buf + off);
-			int fd;
-
-			off += d->d_reclen;
-			if (strcmp(d->d_name, ".") == 0 ||
-			    strcmp(d->d_name, "..") == 0)
-				continue;
-			if (scan_int(d->d_name, 0, INT_MAX, &fd) == -1) {
-				errno = EBADMSG;	/* not an fd number */
-				goto fail;
-			}
-			if (fd == dfd || fdset_has(set, fd))
-				continue;
-			if (!found || fd < low)
-				low = fd;
-			found++;
-		}
-	}
-	if (found && leak != NULL) {
+	if (fd_each(dfd, count_unkept, &w) == -1)
+		goto fail;
+	if (w.found && leak != NULL) {
 		ssize_t r;
 
-		leak->fd = low;
-		leak->count = found;
-		snprintf(name, sizeof(name), "%d", low);
+		leak->fd = w.low;
+		leak->count = w.found;
+		snprintf(name, sizeof(name), "%d", w.low);
 		r = readlinkat(dfd, name, leak->target,
 		    sizeof(leak->target) - 1);
 		if (r < 0)
@@ -221,10 +240,7 @@ fd_verify(const struct fdset *set, struct fd_leak *leak)
 			leak->target[r] = '\0';
 	}
 	close(dfd);
-	return found ? 1 : 0;
+	return w.found ? 1 : 0;
 fail:
-	e = errno;
-	close(dfd);
-	errno = e;
-	return -1;
+	return close_errno(dfd);
 }

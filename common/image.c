@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "image.h"
 #include "imgcache.h"
+#include "io.h"
 #include "uapi.h"
 
 #define SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)
@@ -41,6 +42,60 @@ fail(enum image_err k, int e, char *err, size_t errlen, const char *path,
 	return k;
 }
 
+/* size bytes of src copied into mfd, sealed, mapped in *m (left as it is
+ * when size is 0) and hashed into digest, mfd's offset back at 0.
+ * Returns 0, or an errno with *what naming the step. */
+static int
+copy_sealed(int src, int mfd, off_t size, unsigned char **m,
+    uint8_t digest[32], const char **what)
+{
+	off_t done = 0;
+	ssize_t n;
+
+	while (done < size) {
+		n = sendfile(mfd, src, NULL, (size_t)(size - done));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*what = n == 0 ? "file shrank while copying" : "copy";
+			return n == 0 ? EIO : errno;
+		}
+		done += n;
+	}
+	if (fcntl(mfd, F_ADD_SEALS, SEALS) == -1 ||
+	    lseek(mfd, 0, SEEK_SET) == -1) {
+		*what = "seal";
+		return errno;
+	}
+	if (size > 0 && (*m = mmap(NULL, (size_t)size, PROT_READ,
+	    MAP_PRIVATE, mfd, 0)) == MAP_FAILED) {
+		*what = "mmap";
+		return errno;
+	}
+	sha256_buf(size > 0 ? *m : NULL, (size_t)size, digest);
+	return 0;
+}
+
+/* A seal's end: the map of size bytes (MAP_FAILED: none) and src
+ * released; mfd given in *memfd (k IMAGE_OK), else closed (-1: none)
+ * and the failure said in err. */
+static enum image_err
+seal_end(enum image_err k, int e, unsigned char *m, off_t size, int src,
+    int mfd, int *memfd, char *err, size_t errlen, const char *path,
+    const char *what)
+{
+	if (m != MAP_FAILED)
+		munmap(m, (size_t)size);
+	close(src);
+	if (k == IMAGE_OK) {
+		*memfd = mfd;
+		return IMAGE_OK;
+	}
+	if (mfd != -1)
+		close(mfd);
+	return fail(k, e, err, errlen, path, what);
+}
+
 enum image_err
 image_seal(const char *path, const uint8_t *pin, int *memfd,
     uint8_t digest[32], char *err, size_t errlen)
@@ -56,8 +111,6 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 	enum image_err k = IMAGE_FAIL;
 	const char *what = NULL;
 	unsigned char *m = MAP_FAILED;
-	off_t done = 0;
-	ssize_t n;
 	int src, mfd = -1, e = 0, tries;
 	dev_t dev;
 	ino_t ino;
@@ -133,33 +186,9 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 				     "(vm.memfd_noexec=2)" : "memfd_create";
 		goto out;
 	}
-	while (done < st.st_size) {
-		n = sendfile(mfd, src, NULL, (size_t)(st.st_size - done));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e = n == 0 ? EIO : errno;
-			what = n == 0 ? "file shrank while copying" : "copy";
-			goto out;
-		}
-		done += n;
-	}
-	if (fcntl(mfd, F_ADD_SEALS, SEALS) == -1) {
-		e = errno;
-		what = "seal";
+	/* The digest is the sealed copy's: the bytes that will execute. */
+	if ((e = copy_sealed(src, mfd, st.st_size, &m, digest, &what)) != 0)
 		goto out;
-	}
-	/* Hash the sealed copy: those are the bytes that will execute. */
-	if (st.st_size > 0) {
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, mfd,
-		    0);
-		if (m == MAP_FAILED) {
-			e = errno;
-			what = "mmap";
-			goto out;
-		}
-	}
-	sha256_buf(st.st_size > 0 ? m : NULL, (size_t)st.st_size, digest);
 	if (st.st_size < 2 || (m[0] == '#' && m[1] == '!') ||
 	    (m[0] != 0x7f || st.st_size < 4 || memcmp(m, "\177ELF", 4) != 0)) {
 		k = IMAGE_NOEXEC;
@@ -176,17 +205,10 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 		what = "SHA-256 differs from the pinned digest";
 		goto out;
 	}
-	munmap(m, (size_t)st.st_size);
-	close(src);
-	*memfd = mfd;
-	return IMAGE_OK;
+	k = IMAGE_OK;
 out:
-	if (m != MAP_FAILED)
-		munmap(m, (size_t)st.st_size);
-	if (mfd != -1)
-		close(mfd);
-	close(src);
-	return fail(k, e, err, errlen, path, what);
+	return seal_end(k, e, m, st.st_size, src, mfd, memfd, err, errlen,
+	    path, what);
 }
 
 enum image_err
@@ -198,8 +220,7 @@ script_seal(const char *path, const uint8_t pin[32], int *memfd,
 	const char *what = NULL;
 	int src, mfd = -1, e = 0;
 	struct stat st;
-	off_t done = 0;
-	ssize_t n;
+	char step[64];
 
 	*memfd = -1;
 	/* O_NONBLOCK: a FIFO there would block the open; it is refused by
@@ -233,51 +254,24 @@ script_seal(const char *path, const uint8_t pin[32], int *memfd,
 		what = "script: memfd_create";
 		goto out;
 	}
-	while (done < st.st_size) {
-		n = sendfile(mfd, src, NULL, (size_t)(st.st_size - done));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e = n == 0 ? EIO : errno;
-			what = n == 0 ? "script: file shrank while copying" :
-			    "script: copy";
-			goto out;
-		}
-		done += n;
-	}
-	if (fcntl(mfd, F_ADD_SEALS, SEALS) == -1 ||
-	    lseek(mfd, 0, SEEK_SET) == -1) {
-		e = errno;
-		what = "script: seal";
-		goto out;
-	}
-	/* Hash the sealed copy: those are the bytes the interpreter reads
+	/* The digest is the sealed copy's: the bytes the interpreter reads
 	 * (what the file grew by meanwhile is not in it). */
-	if (st.st_size > 0 && (m = mmap(NULL, (size_t)st.st_size, PROT_READ,
-	    MAP_PRIVATE, mfd, 0)) == MAP_FAILED) {
-		e = errno;
-		what = "script: mmap";
+	if ((e = copy_sealed(src, mfd, st.st_size, &m, digest, &what)) !=
+	    0) {
+		snprintf(step, sizeof(step), "script: %s", what);
+		what = step;
 		goto out;
 	}
-	sha256_buf(st.st_size > 0 ? m : NULL, (size_t)st.st_size, digest);
 	if (memcmp(pin, digest, 32) != 0) {
 		k = IMAGE_MISMATCH;
 		e = 0;
 		what = "script: SHA-256 differs from the pinned digest";
 		goto out;
 	}
-	if (m != MAP_FAILED)
-		munmap(m, (size_t)st.st_size);
-	close(src);
-	*memfd = mfd;
-	return IMAGE_OK;
+	k = IMAGE_OK;
 out:
-	if (m != MAP_FAILED)
-		munmap(m, (size_t)st.st_size);
-	if (mfd != -1)
-		close(mfd);
-	close(src);
-	return fail(k, e, err, errlen, path, what);
+	return seal_end(k, e, m, st.st_size, src, mfd, memfd, err, errlen,
+	    path, what);
 }
 
 int
@@ -285,7 +279,7 @@ prompt_memfd(const unsigned char *buf, size_t len)
 {
 	size_t off = 0;
 	ssize_t n;
-	int fd, e;
+	int fd;
 
 	fd = memfd_new("borne-prompt", MFD_CLOEXEC | MFD_ALLOW_SEALING,
 	    MFD_NOEXEC_SEAL);
@@ -304,8 +298,5 @@ prompt_memfd(const unsigned char *buf, size_t len)
 		goto fail;
 	return fd;
 fail:
-	e = errno;
-	close(fd);
-	errno = e;
-	return -1;
+	return close_errno(fd);
 }

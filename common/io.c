@@ -76,3 +76,13 @@ write_small(int dirfd, const char *path, const char *val)
 	}
 	return 0;
 }
+
+int
+close_errno(int fd)
+{
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	return -1;
+}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* io: the two small file loops every tool needs, written once. */
+/* io: the small file loops every tool needs, written once. */
 #ifndef BORNE_IO_H
 #define BORNE_IO_H
 
@@ -19,5 +19,8 @@ int read_small(const char *path, char *buf, size_t size);
  * memory.max, uid_map) takes a value whole or not at all.  0, or -1 with
  * errno (EIO on a short write). */
 int write_small(int dirfd, const char *path, const char *val);
+
+/* Close fd, errno kept as it was: a failure's last step.  Returns -1. */
+int close_errno(int fd);
 
 #endif

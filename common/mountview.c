@@ -265,13 +265,29 @@ fail:
 	return -1;
 }
 
+/* /proc/PID/FILE written: "deny" for setgroups, else the map of one id,
+ * from in pid's user namespace to to outside it. */
+static int
+proc_write(pid_t pid, const char *file, unsigned long from,
+    unsigned long to)
+{
+	char p[64], m[64];
+
+	snprintf(p, sizeof(p), "/proc/%ld/%s", (long)pid, file);
+	if (strcmp(file, "setgroups") == 0)
+		snprintf(m, sizeof(m), "deny");
+	else
+		snprintf(m, sizeof(m), "%lu %lu 1\n", from, to);
+	return write_small(AT_FDCWD, p, m);
+}
+
 /* A user namespace whose only mapping takes on-disk uid:gid to
  * touid:togid, as a descriptor: a child enters it, says so on one pipe
  * and waits on another while its maps are written, then leaves. */
 static int
 idmap_ns(uid_t uid, gid_t gid, uid_t touid, gid_t togid)
 {
-	char p[64], m[64], c = 1;
+	char p[64], c = 1;
 	int ready[2], go[2], fd = -1, e = 0;
 	pid_t pid;
 
@@ -298,18 +314,9 @@ idmap_ns(uid_t uid, gid_t gid, uid_t touid, gid_t togid)
 		e = pid == -1 ? errno : EPERM;
 		goto out;
 	}
-	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)uid,
-	    (unsigned long)touid);
-	snprintf(p, sizeof(p), "/proc/%ld/uid_map", (long)pid);
-	if (write_small(AT_FDCWD, p, m) == -1)
-		goto fail;
-	snprintf(p, sizeof(p), "/proc/%ld/setgroups", (long)pid);
-	if (write_small(AT_FDCWD, p, "deny") == -1)
-		goto fail;
-	snprintf(m, sizeof(m), "%lu %lu 1\n", (unsigned long)gid,
-	    (unsigned long)togid);
-	snprintf(p, sizeof(p), "/proc/%ld/gid_map", (long)pid);
-	if (write_small(AT_FDCWD, p, m) == -1)
+	if (proc_write(pid, "uid_map", uid, touid) == -1 ||
+	    proc_write(pid, "setgroups", 0, 0) == -1 ||
+	    proc_write(pid, "gid_map", gid, togid) == -1)
 		goto fail;
 	snprintf(p, sizeof(p), "/proc/%ld/ns/user", (long)pid);
 	fd = open(p, O_RDONLY | O_CLOEXEC);

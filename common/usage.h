@@ -27,6 +27,14 @@ struct usage_opt {
 	const char *help;	/* one line */
 };
 
+/* The rows that end every tool's table: --help, --version (its getopt
+ * value version_opt), and the end. */
+#define USAGE_STD_ROWS(version_opt) \
+	{ "help", no_argument, 'h', NULL, "print this help and exit" }, \
+	{ "version", no_argument, (version_opt), NULL, \
+	    "print the version and exit" }, \
+	{ NULL, 0, 0, NULL, NULL }
+
 /* Fill out (room for n entries) with tab's options and the terminating
  * zero entry.  Returns 0, or -1 (ENOBUFS) when out is too small. */
 int usage_longopts(const struct usage_opt *tab, struct option *out,

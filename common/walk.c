@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "io.h"
 #include "walk.h"
 
 #define CAP_XATTR "security.capability"
@@ -102,7 +103,7 @@ walk_open(int dirfd, const char *name, const struct statx *seen,
     struct statx *fresh)
 {
 	struct statx st;
-	int fd, e;
+	int fd;
 
 	fd = sys_openat2(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC,
 	    RESOLVE_WALK);
@@ -119,10 +120,7 @@ walk_open(int dirfd, const char *name, const struct statx *seen,
 		*fresh = st;
 	return fd;
 fail:
-	e = errno;
-	close(fd);
-	errno = e;
-	return -1;
+	return close_errno(fd);
 }
 
 int

@@ -25,10 +25,7 @@ static const struct usage_opt options[] = {
 	    "one JSON object instead of key=value lines" },
 	{ "require", required_argument, 'r', "LIST",
 	    "exit 0 when every mechanism of LIST can be enforced, else 1" },
-	{ "help", no_argument, 'h', NULL, "print this help and exit" },
-	{ "version", no_argument, OPT_VERSION, NULL,
-	    "print the version and exit" },
-	{ NULL, 0, 0, NULL, NULL },
+	USAGE_STD_ROWS(OPT_VERSION),
 };
 
 /* ---- the report: an ordered list of typed keys ---- */

@@ -63,39 +63,16 @@ const char *const stage_name[S_NSTAGES] = {
 	"seccomp listener", "execveat",
 };
 
-/* clone3 with the child running fn(arg) on its own stack and exiting
- * from there (it never returns): the register dance a libc's clone()
- * does, so that CLONE_VM|CLONE_VFORK works without sharing the parent's
- * stack frames.  Returns the child's pid (or -1 with errno) in the
- * parent, which CLONE_VFORK resumes only once the child has called
- * execve or exited. */
+/* clone3 (a0: the args, a1: their size) or clone (x86_64: a0 flags, a1
+ * stack top, a2 parent_tid, child_tid and tls 0; CLONE_PIDFD writes the
+ * pidfd through parent_tid) with the child running fn(arg) on its own
+ * stack and exiting from there (it never returns): the register dance a
+ * libc's clone() does, so that CLONE_VM|CLONE_VFORK works without
+ * sharing the parent's stack frames.  Returns the child's pid (or
+ * -errno) in the parent, which CLONE_VFORK resumes only once the child
+ * has called execve or exited. */
 static long
-clone3_raw(void *ca, void (*fn)(void *), void *arg)
-{
-	register void (*r12)(void *) __asm__("r12") = fn;
-	register void *r13 __asm__("r13") = arg;
-	long ret;
-
-	__asm__ volatile("syscall\n\t"
-			 "test %%rax, %%rax\n\t"
-			 "jnz 1f\n\t"
-			 "xor %%ebp, %%ebp\n\t"
-			 "mov %%r13, %%rdi\n\t"
-			 "call *%%r12\n\t"
-			 "ud2\n"
-			 "1:\n\t"
-			 : "=a"(ret)
-			 : "0"((long)__NR_clone3), "D"(ca),
-			 "S"(sizeof(struct borne_clone_args)), "r"(r12),
-			 "r"(r13)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
-/* The same with clone(2) (x86_64: flags, stack top, parent_tid,
- * child_tid, tls): CLONE_PIDFD writes the pidfd through parent_tid. */
-static long
-clone_raw(unsigned long flags, void *top, int *pidfd, void (*fn)(void *),
+clone_raw(long nr, long a0, long a1, long a2, void (*fn)(void *),
     void *arg)
 {
 	register void (*r12)(void *) __asm__("r12") = fn;
@@ -113,8 +90,8 @@ clone_raw(unsigned long flags, void *top, int *pidfd, void (*fn)(void *),
 			 "ud2\n"
 			 "1:\n\t"
 			 : "=a"(ret)
-			 : "0"((long)__NR_clone), "D"(flags), "S"(top),
-			 "d"(pidfd), "r"(r10), "r"(r8), "r"(r12), "r"(r13)
+			 : "0"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10),
+			 "r"(r8), "r"(r12), "r"(r13)
 			 : "rcx", "r11", "memory");
 	return ret;
 }
@@ -144,7 +121,8 @@ clone3_run(void *cav, void (*fn)(void *), void *arg)
 	long ret = -ENOSYS;
 
 	if (!no_clone3) {
-		ret = clone3_raw(ca, fn, arg);
+		ret = clone_raw(__NR_clone3, (long)(uintptr_t)ca,
+		    (long)sizeof(*ca), 0, fn, arg);
 		if (ret == -ENOSYS)
 			no_clone3 = 1;
 	}
@@ -153,10 +131,9 @@ clone3_run(void *cav, void (*fn)(void *), void *arg)
 		    ca->exit_signal > 0xff)
 			ret = -EINVAL;	/* clone3 only */
 		else
-			ret = clone_raw((unsigned long)ca->flags |
-			    (unsigned long)ca->exit_signal,
-			    (char *)(uintptr_t)ca->stack + ca->stack_size,
-			    (int *)(uintptr_t)ca->pidfd, fn, arg);
+			ret = clone_raw(__NR_clone, (long)(ca->flags |
+			    ca->exit_signal), (long)(ca->stack + ca->stack_size),
+			    (long)ca->pidfd, fn, arg);
 	}
 	if (ret < 0) {
 		errno = (int)-ret;

@@ -195,6 +195,19 @@ make_cgroup(struct run *r)
 	}
 }
 
+/* A seal's outcome: a program not found or not executable ends the run
+ * as a shell would (127, 126), any other failure refuses it. */
+static void
+sealed(struct run *r, enum image_err ie, const char *err)
+{
+	if (ie == IMAGE_NOTFOUND)
+		end_early(r, EXIT_NOTFOUND, err);
+	if (ie == IMAGE_NOEXEC)
+		end_early(r, EXIT_NOEXEC, err);
+	if (ie != IMAGE_OK)
+		refuse(r, "%s", err);
+}
+
 /* Step 5: the sealed image, checked against the pin: as root, from the
  * image cache (imgcache.h) when it can serve it. */
 static void
@@ -213,12 +226,7 @@ seal_image(struct run *r)
 		warning("%s; sealing a private copy", ic.note);
 	if (r->imgcache != NULL)
 		imgcache_close(&ic);
-	if (ie == IMAGE_NOTFOUND)
-		end_early(r, EXIT_NOTFOUND, err);
-	if (ie == IMAGE_NOEXEC)
-		end_early(r, EXIT_NOEXEC, err);
-	if (ie != IMAGE_OK)
-		refuse(r, "%s", err);
+	sealed(r, ie, err);
 	sha256_hex(r->prog_digest, r->prog_hex);
 	explain_interp(r);
 	if (boundary_image(r, err, sizeof(err)) == -1)
@@ -240,12 +248,7 @@ seal_script(struct run *r)
 		return;
 	ie = script_seal(r->p.argv[r->p.script_arg], r->p.script_sha256,
 	    &r->scriptfd, digest, err, sizeof(err));
-	if (ie == IMAGE_NOTFOUND)
-		end_early(r, EXIT_NOTFOUND, err);
-	if (ie == IMAGE_NOEXEC)
-		end_early(r, EXIT_NOEXEC, err);
-	if (ie != IMAGE_OK)
-		refuse(r, "%s", err);
+	sealed(r, ie, err);
 	sha256_hex(digest, r->script_hex);
 	if ((r->argv = calloc(r->p.argc + 1, sizeof(char *))) == NULL)
 		refuse(r, "argv: %s", strerror(errno));
@@ -384,6 +387,28 @@ spawned(struct run *r, int e)
 	r->sock[1] = -1;
 }
 
+/* The payload cloned with flags besides these: into the run's cgroup
+ * where it is not joined by the payload itself, its pidfd in r->pidfd,
+ * on the bottom half of the stacks.  CLONE_VFORK: we resume once it has
+ * executed or failed.  Returns its pid, or -1 with errno. */
+static pid_t
+clone_payload(struct run *r, uint64_t flags)
+{
+	struct borne_clone_args ca;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | flags;
+	if (r->have_cg && r->cgprocs == -1) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)r->cg.dirfd;
+	}
+	ca.pidfd = (uint64_t)(uintptr_t)&r->pidfd;
+	ca.exit_signal = SIGCHLD;
+	ca.stack = (uint64_t)(uintptr_t)r->stacks;
+	ca.stack_size = CHILD_STACK;
+	return (pid_t)clone3_run(&ca, payload, r);
+}
+
 /* Step 8 without a pid namespace (degrade mode, layers.c): the payload
  * is our child, cloned into the cgroup if there is one, and we become a
  * child subreaper, so that every orphan of its tree (a setsid daemon
@@ -393,7 +418,6 @@ spawned(struct run *r, int e)
 static void
 spawn_flat(struct run *r)
 {
-	struct borne_clone_args ca;
 	int e;
 
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == -1)
@@ -401,19 +425,9 @@ spawn_flat(struct run *r)
 	r->subreaper = 1;
 	r->own_ipc = 0;
 	r->newnet = 0;
-	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
-	if (r->have_cg && r->cgprocs == -1) {
-		ca.flags |= CLONE_INTO_CGROUP;
-		ca.cgroup = (uint64_t)r->cg.dirfd;
-	}
-	ca.pidfd = (uint64_t)(uintptr_t)&r->pidfd;
-	ca.exit_signal = SIGCHLD;
-	ca.stack = (uint64_t)(uintptr_t)r->stacks;
-	ca.stack_size = CHILD_STACK;
 	r->parent = getpid();
 	fflush(NULL);
-	r->pid = (pid_t)clone3_run(&ca, payload, r);
+	r->pid = clone_payload(r, 0);
 	e = errno;
 	spawned(r, e);
 }
@@ -462,24 +476,11 @@ spawn(struct run *r)
 		end_kill(r);
 		refuse(r, "setns (pid namespace): %s", strerror(e));
 	}
-	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
 	/* The run's own mounts (its IPC is init's); its own network unless
 	 * it joins the egress broker's (made by now, loop_open). */
-	if (layer_on(r, L_MOUNTNS))
-		ca.flags |= CLONE_NEWNS;
 	r->newnet = layer_on(r, L_NETNS) && r->netnsfd == -1;
-	if (r->newnet)
-		ca.flags |= CLONE_NEWNET;
-	if (r->have_cg && r->cgprocs == -1) {
-		ca.flags |= CLONE_INTO_CGROUP;
-		ca.cgroup = (uint64_t)r->cg.dirfd;
-	}
-	ca.pidfd = (uint64_t)(uintptr_t)&r->pidfd;
-	ca.exit_signal = SIGCHLD;
-	ca.stack = (uint64_t)(uintptr_t)r->stacks;
-	ca.stack_size = CHILD_STACK;
-	r->pid = (pid_t)clone3_run(&ca, payload, r);
+	r->pid = clone_payload(r, (layer_on(r, L_MOUNTNS) ? CLONE_NEWNS : 0) |
+	    (r->newnet ? CLONE_NEWNET : 0));
 	e = errno;
 	/* Back to our own namespace for any later child (none here; the
 	 * sanitizers' leak checker makes one at exit).  Inside our own user
@@ -660,10 +661,7 @@ static const struct usage_opt options[] = {
 	    "its program; one line each" },
 	{ "json", no_argument, OPT_JSON, NULL,
 	    "with --canary: one JSON object instead of the lines" },
-	{ "help", no_argument, 'h', NULL, "print this help and exit" },
-	{ "version", no_argument, OPT_VERSION, NULL,
-	    "print the version and exit" },
-	{ NULL, 0, 0, NULL, NULL },
+	USAGE_STD_ROWS(OPT_VERSION),
 };
 
 int

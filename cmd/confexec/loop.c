@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -28,6 +30,19 @@ static const struct source_ops *const table[] = {
 };
 #define NSRC (sizeof(table) / sizeof(table[0]))
 _Static_assert(NSRC < 256, "a source's index fits epoll's data");
+
+int
+loop_signalfd(struct source *s, const sigset_t *mask, sigset_t *old)
+{
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, mask, old, (size_t)8) ==
+	    -1)
+		return -1;
+	s->fd = signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->fd == -1)
+		return -1;
+	s->watch = &s->fd;
+	return 0;
+}
 
 static struct source sources[NSRC];
 static int epfd = -1;

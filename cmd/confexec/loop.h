@@ -100,6 +100,13 @@ int loop_watch(struct source *s, int fd, uint32_t tag, uint32_t events);
  * it keeps its slot until its number is polled again. */
 void loop_unwatch(int fd);
 
+/* For a source's open: block mask (by system call: libc hides its own
+ * signals, 32 to 34, from the old mask it returns, and the caller's mask
+ * is the payload's), saving the mask before in old unless NULL, and
+ * read mask from a signalfd, s->fd, which the loop polls.  Returns 0, or
+ * -1 with errno. */
+int loop_signalfd(struct source *s, const sigset_t *mask, sigset_t *old);
+
 /* Before the clone: the epoll instance and every source's open.
  * Returns 0, or -1 with errno and err naming the source. */
 int loop_open(struct run *r, char *err, size_t errlen);

@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,14 +24,7 @@ open_orphans(struct source *s, struct run *r)
 		return 0;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
-	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, NULL, (size_t)8) ==
-	    -1)
-		return -1;
-	s->fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s->fd == -1)
-		return -1;
-	s->watch = &s->fd;
-	return 0;
+	return loop_signalfd(s, &mask, NULL);
 }
 
 /* A child that has ended, reaped; the payload left to its source. */

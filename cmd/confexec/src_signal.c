@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "loop.h"
@@ -19,17 +18,8 @@ open_signal(struct source *s, struct run *r)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
-	/* By system call: libc hides its own signals (32 to 34) from the
-	 * old mask it returns, and the caller's mask is the payload's. */
-	sigemptyset(&r->oldmask);
-	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, &r->oldmask,
-		(size_t)8) == -1)
-		return -1;
-	s->fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s->fd == -1)
-		return -1;
-	s->watch = &s->fd;
-	return 0;
+	sigemptyset(&r->oldmask);	/* the caller's: the payload's */
+	return loop_signalfd(s, &mask, &r->oldmask);
 }
 
 static enum src_ret

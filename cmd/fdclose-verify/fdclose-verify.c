@@ -18,10 +18,7 @@ enum { OPT_VERSION = USAGE_LONG_ONLY };
 static const struct usage_opt options[] = {
 	{ "keep", required_argument, 'k', "FD[,FD...]",
 	    "also keep these descriptors open (repeatable)" },
-	{ "help", no_argument, 'h', NULL, "print this help and exit" },
-	{ "version", no_argument, OPT_VERSION, NULL,
-	    "print the version and exit" },
-	{ NULL, 0, 0, NULL, NULL },
+	USAGE_STD_ROWS(OPT_VERSION),
 };
 
 /* A malformed --keep list: a usage error, 125 like every failure of a

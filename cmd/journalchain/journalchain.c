@@ -39,10 +39,7 @@ static const struct usage_opt options[] = {
 	{ "from", required_argument, OPT_FROM, "SEQ:HASH",
 	    "verify: the journal must extend this earlier head" },
 	{ "json", no_argument, OPT_JSON, NULL, "show: JSON lines" },
-	{ "help", no_argument, 'h', NULL, "print this help and exit" },
-	{ "version", no_argument, OPT_VERSION, NULL,
-	    "print the version and exit" },
-	{ NULL, 0, 0, NULL, NULL },
+	USAGE_STD_ROWS(OPT_VERSION),
 };
 
 static int

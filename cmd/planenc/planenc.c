@@ -96,10 +96,7 @@ const struct usage_opt planenc_opts[] = {
 	    "check the plan read on stdin" },
 	{ "reencode", no_argument, O_REENCODE, NULL,
 	    "re-encode the plan read on stdin" },
-	{ "help", no_argument, 'h', NULL, "print this help and exit" },
-	{ "version", no_argument, O_VERSION, NULL,
-	    "print the version and exit" },
-	{ NULL, 0, 0, NULL, NULL },
+	USAGE_STD_ROWS(O_VERSION),
 };
 
 void *

@@ -69,9 +69,7 @@ static const struct usage_opt options[] = {
 	    "targets from docker inspect JSON in FILE (-: stdin)" },
 	{ "missing-ok", no_argument, OPT_MISSING_OK, NULL,
 	    "a missing target is skipped with a note, not a failure" },
-	{ "help", no_argument, 'h', NULL, "print this help and exit" },
-	{ "version", no_argument, OPT_VERSION, NULL, "print the version and exit" },
-	{ NULL, 0, 0, NULL, NULL },
+	USAGE_STD_ROWS(OPT_VERSION),
 };
 
 /* The steps need many fds (one per directory being read) and the walk. */
