@@ -100,6 +100,20 @@ die_usage_hint(int code, const char *fmt, ...)
 	vdie_usage_hint(code, fmt, ap);
 }
 
+void
+usage_once(int *seen, int code, const char *name, const char *value)
+{
+	char e[ESC_SIZE(64)];
+
+	if (!*seen) {
+		*seen = 1;
+		return;
+	}
+	esc_name(value, e, sizeof e);	/* cut with "..." past 64 bytes */
+	die_usage_hint(code, "--%s %s: given twice; it takes one value", name,
+	    e);
+}
+
 /* The option of tab whose val is val, or NULL. */
 static const struct usage_opt *
 opt_by_val(const struct usage_opt *tab, int val)

@@ -65,6 +65,12 @@ _Noreturn void die_usage_hint(int code, const char *fmt, ...)
 _Noreturn void die_getopt(int code, const struct usage_opt *tab, int c,
     char *const argv[]);
 
+/* A single-value option (long name, without "--") seen: the first time
+ * *seen is set; a second time is the usage error naming the option and
+ * its second value ("--journal b: given twice; it takes one value"):
+ * a later value never silently wins over an earlier one. */
+void usage_once(int *seen, int code, const char *name, const char *value);
+
 /* usage_longopts and usage_optstring at once (a table that does not
  * fit its arrays is a bug: abort). */
 void usage_getopt_init(const struct usage_opt *tab, struct option *longopts,

@@ -285,7 +285,7 @@ usage_err "an unknown mechanism" "--require: unknown mechanism: frobnicate " \
     --require landlock,frobnicate
 usage_err "an empty mechanism" "--require: empty mechanism name" \
     --require landlock,,seccomp
-usage_err "--require twice" "--require given twice" \
+usage_err "--require twice" "--require seccomp: given twice; it takes one value" \
     --require landlock --require seccomp
 usage_err "--json with --require" "--json and --require exclude each other" \
     --require landlock --json

@@ -97,6 +97,79 @@ for t in $TOOLS; do
 	t_eq "$tool $bogus: nothing on stdout" "$(cat "$OUT")" ""
 done
 
+# Every option of every tool that takes a value takes one value, or is
+# repeatable by its page.  A single-value option given twice is a usage
+# error naming the option and its second value: a later value never
+# silently wins.  ONCE: TOOL OPTION FIRST SECOND [ARG...] (both values
+# valid, so that only the repetition is wrong; journalchain's first ARG
+# is its subcommand); MANY: TOOL:OPTION, the options each page says may
+# be given again.
+H0=$(printf '%064d' 0)
+H1=$(printf '%064d' 1)
+: >"$TMP/pf"
+mkdir -p "$TMP/empty"
+MANY=" planenc:--profile planenc:--preset planenc:--ro planenc:--rw
+    planenc:--rox planenc:--rwx planenc:--follow-symlinks
+    planenc:--connect-tcp planenc:--bind-tcp planenc:--egress planenc:--env
+    planenc:--setenv planenc:--rlimit planenc:--ack-daemon planenc:--keep-fd
+    fdclose-verify:--keep suidstrip:--within suidstrip:--guard "
+cat >"$TMP/once" <<ONCE
+planenc --timeout 1s 2s -- /bin/true
+planenc --memory-max 1M 2M -- /bin/true
+planenc --pids-max 1 2 -- /bin/true
+planenc --cpu-max 1000 2000 -- /bin/true
+planenc --uid 100000 100001 -- /bin/true
+planenc --gid 100000 100001 -- /bin/true
+planenc --sha256 $H0 $H1 -- /bin/true
+planenc --prompt-file $TMP/pf $TMP/pf -- /bin/true
+planenc --argv0 a b -- /bin/true
+confexec --journal $TMP/j1 $TMP/j2
+confexec --control $TMP/c1 $TMP/c2
+confexec --image-cache $TMP/ic1 $TMP/ic2
+cgprobe --require landlock seccomp
+suidstrip --chown 1:1 2:2 $TMP/empty
+suidstrip --budget 5 6 $TMP/empty
+suidstrip --jobs 2 3 $TMP/empty
+suidstrip --inspect $TMP/i1 $TMP/i2 $TMP/empty
+journalchain --batch 1 2 append $TMP/j3
+journalchain --from 1:$H0 2:$H1 verify $TMP/j3
+ONCE
+for t in $TOOLS; do
+	tool=${t%:*}
+	"$BIN/$tool" --help | sed -n -E \
+	    's/^ +(-[A-Za-z], +)?(--[a-z0-9][a-z0-9-]*) [^ ].*/\2/p' >"$TMP/valued"
+	while IFS= read -r o; do
+		case $(echo $MANY) in *"$tool:$o"*) continue ;; esac
+		t_eq "$tool $o takes a value: repeatable (MANY) or tried twice (ONCE)" \
+		    "$(awk -v t="$tool" -v o="$o" '$1 == t && $2 == o' "$TMP/once" | wc -l | tr -d ' ')" 1
+	done <"$TMP/valued"
+done
+while read -r tool o v1 v2 rest; do
+	code=$(for t in $TOOLS; do [ "${t%:*}" = "$tool" ] && echo "${t#*:}"; done)
+	case $tool in
+	journalchain) set -- ${rest%% *} "$o" "$v1" "$o" "$v2" ${rest#* } ;;
+	*) set -- "$o" "$v1" "$o" "$v2" $rest ;;
+	esac
+	t_exit "$code" "$tool $o given twice: exit $code" "$BIN/$tool" "$@" </dev/null
+	t_eq "  one line names the option and its second value" \
+	    "$(sed -n 1p "$ERR" | grep -c -F -- "$tool: $o $v2: given twice")" 1
+	# planenc's says where the first came from (a profile, the command
+	# line), the others' the hint of their usage errors.
+	case $(sed -n '2,$p' "$ERR") in
+	""|"try '$tool --help'") pass "  nothing more than the hint" ;;
+	*) fail "  nothing more than the hint"; diag_file "$ERR" ;;
+	esac
+done <"$TMP/once"
+t_exit 0 "  once is accepted (planenc --timeout 1s)" \
+    "$BIN/planenc" --timeout 1s -- /bin/true
+t_exit 125 "confexec --image-cache with --no-image-cache: exit 125" \
+    "$BIN/confexec" --image-cache "$TMP/ic1" --no-image-cache </dev/null
+t_grep "  they exclude each other" \
+    "^confexec: --image-cache and --no-image-cache exclude each other$" "$ERR"
+ok "  nothing was made: no journal, socket or cache" \
+    test ! -e "$TMP/j1" -a ! -e "$TMP/j2" -a ! -e "$TMP/j3" \
+    -a ! -e "$TMP/c1" -a ! -e "$TMP/c2" -a ! -e "$TMP/ic1" -a ! -e "$TMP/ic2"
+
 # The extractors themselves, on a page of known shape.
 cat >"$TMP/x.1.scd" <<'PAGE'
 x(1)

@@ -102,4 +102,35 @@ t_grep "  the end record says why" \
 	"$TMP/refused.j"
 t_exit 0 "  the journal verifies" journalchain verify "$TMP/refused.j"
 
+# ---- several failures, one line each --------------------------------------
+# Each: the status, then exactly one line naming its tool (and what was
+# wrong: the input named).
+printf 'garbage\n' >"$TMP/g.plan"
+head -c 40 "$TMP/true.plan" >"$TMP/trunc.plan"
+printf '#!/bin/sh\necho s\n' >"$TMP/s.sh" && chmod 755 "$TMP/s.sh"
+printf -- '--timeout 1s\n--frob\n' >"$TMP/bad.profile"
+mkdir "$TMP/jdir"
+printf '{"seq":x}\n' >"$TMP/bad.jnl"
+while IFS='|' read -r want tool re args; do
+	eval "set -- $args"
+	t_exit "$want" "$tool $args: exit $want" "$tool" "$@" \
+	    <"$TMP/$(case $tool in confexec) echo "${re%%:*}" ;; *) echo g.plan ;; esac)"
+	one_line "$tool $args" "$tool"
+	t_grep "  names the input" "${re#*:}" "$ERR"
+done <<EOF
+125|confexec|g.plan:line 1: not a launch plan|
+125|confexec|trunc.plan:truncated: no end line|
+125|confexec|true.plan:journal $TMP/jdir: start record: cannot open $TMP/jdir: Is a directory|--journal "$TMP/jdir"
+2|planenc|:--prompt-file $TMP/jdir: read: Is a directory|--prompt-file "$TMP/jdir" -- /bin/true
+2|planenc|:--prompt-file $TMP/nonexistent: No such file|--prompt-file "$TMP/nonexistent" -- /bin/true
+2|planenc|:program borne-no-such-program: not found in|-- borne-no-such-program
+2|planenc|:no rule grants read on $TMP/s.sh \\(grant it with --ro $TMP\\)|--rox /usr -- "$TMP/s.sh"
+2|planenc|:bad.profile:2: --frob: unknown flag|--profile "$TMP/bad.profile" -- /bin/true
+2|planenc|:--profile $TMP/nonexistent.profile: No such file|--profile "$TMP/nonexistent.profile" -- /bin/true
+1|journalchain|:cannot read $TMP/jdir: Is a directory|show "$TMP/jdir"
+1|journalchain|:bad.jnl: verification failed at record 1|verify "$TMP/bad.jnl"
+1|suidstrip|:$TMP/nonexistent: missing|"$TMP/nonexistent"
+125|fdclose-verify|:invalid keep list: x|--keep x -- /bin/true
+EOF
+
 done_testing

@@ -728,7 +728,7 @@ printf '%s\n' '--rw /' >"$TMP/cwd/evil"
 	>"$OUT" 2>"$ERR"
 t_eq "  a name is not read from the current directory (exit 2)" "$?" 2
 t_grep "  the refusal says where it looked, and ./NAME for a file here" \
-	"^planenc: --profile evil: no profile of that name \\(looked for evil\\.profile in $PFX/bin/\\.\\./share/borne/profiles and .*; a file here is \\./evil\\)\$" "$ERR"
+	"^planenc: --profile evil: no profile of that name \\(looked for evil\\.profile in $PFX/bin/\\.\\./share/borne/profiles and .*; a file in this directory is given as \\./evil\\)\$" "$ERR"
 t_exit 0 "  ./NAME reads the file here" \
 	sh -c 'cd "$1" && exec "$2" --profile ./evil.profile -- /bin/true' sh \
 	"$TMP/cwd" "$PFX/bin/planenc"

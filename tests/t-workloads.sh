@@ -120,9 +120,10 @@ t_eq "  a PATH the plan sets is kept" \
 # ---- the system preset keeps the host's secrets ---------------------------
 # A root payload owns /etc/shadow (mode 0640, root's): only Landlock stands
 # between it and the hashes, so the preset grants /etc entry by entry and
-# leaves out what others may not read.  A secret planted for this test (a
-# directory others may search, a key only root may read, and a file named
-# as a secret although readable) shows the rule on any host.
+# leaves out what others may not read.  Secrets planted for this test (a
+# directory others may search, a key only root may read; sudoers, a
+# sudoers.d entry and an ssh host private key readable by others, left
+# out by their names) show the rule on any host.
 SEC=/etc/borne-test-secret.$$
 [ -n "${WL_UNSHARED:-}" ] || skip_all "needs a private mount namespace (unshare -m) for its /etc overlay"
 mkdir -p "$TMP/etc" && mount -t tmpfs -o mode=700 tmpfs "$TMP/etc" &&
@@ -137,7 +138,31 @@ QUIET=
 mkdir -m 0755 "$SEC" && mkdir -m 0755 "$SEC/d" &&
 	echo private >"$SEC/d/key" && chmod 0600 "$SEC/d/key" &&
 	echo public >"$SEC/d/key.pub" && chmod 0644 "$SEC/d/key.pub"
-for f in /etc/shadow /etc/gshadow "$SEC/d/key"; do
+HK=/etc/ssh/ssh_host_borne_test_key
+mkdir -p /etc/ssh /etc/sudoers.d &&
+	echo 'root ALL=(ALL) ALL' >/etc/sudoers && chmod 0644 /etc/sudoers &&
+	echo 'u ALL=(ALL) NOPASSWD: ALL' >/etc/sudoers.d/borne-test &&
+	chmod 0644 /etc/sudoers.d/borne-test &&
+	echo private >"$HK" && chmod 0644 "$HK" &&
+	echo public >"$HK.pub" && chmod 0644 "$HK.pub" ||
+	fail "plant sudoers, sudoers.d and an ssh host key in the overlay"
+# A symbolic link in /etc is granted as its target outside /etc only when
+# others may read that: a key of mode 0600, or a directory holding one,
+# is not granted through a link (targets on a tmpfs of this namespace's,
+# on /mnt: every directory above them searchable).
+mount -t tmpfs -o mode=755 tmpfs /mnt &&
+	mkdir -m 0755 /mnt/ld && echo private >/mnt/ld/key &&
+	chmod 0600 /mnt/ld/key && echo public >/mnt/ld/pub &&
+	chmod 0644 /mnt/ld/pub && mkdir -m 0755 /mnt/pd &&
+	echo public >/mnt/pd/f && chmod 0644 /mnt/pd/f &&
+	ln -s /mnt/ld/key /etc/borne-test-link-key &&
+	ln -s /mnt/ld /etc/borne-test-link-dir &&
+	ln -s /mnt/ld/pub /etc/borne-test-link-pub &&
+	ln -s /mnt/pd /etc/borne-test-link-pd ||
+	fail "plant symbolic links in /etc to keys on /mnt"
+for f in /etc/shadow /etc/gshadow "$SEC/d/key" /etc/sudoers \
+    /etc/sudoers.d/borne-test "$HK" /etc/borne-test-link-key \
+    /etc/borne-test-link-dir/key; do
 	[ -e "$f" ] || continue
 	sum=$(sha256sum "$f")
 	t_exit 0 "--preset sys, a root payload: read $f" \
@@ -145,7 +170,8 @@ for f in /etc/shadow /etc/gshadow "$SEC/d/key"; do
 	t_grep "  refused (EACCES)" '^EACCES$' "$OUT"
 	t_eq "  the host file is unchanged" "$(sha256sum "$f")" "$sum"
 done
-for f in /etc/passwd "$SEC/d/key.pub"; do
+for f in /etc/passwd "$SEC/d/key.pub" "$HK.pub" /etc/borne-test-link-pub \
+    /etc/borne-test-link-pd/f; do
 	t_exit 0 "--preset sys, a root payload: read $f" \
 		cx "$W" --preset sys --rox "$HELP" $QUIET -- "$HELP/escape" read "$f"
 	t_grep "  allowed" '^OK$' "$OUT"
@@ -154,9 +180,18 @@ done
 t_eq "  the plan lists $SEC/d/key.pub, not the directory nor the key" \
 	"$(jq -c "[.ro[] | select(startswith(\"$SEC\"))]" "$TMP/sec.json")" \
 	"[\"$SEC/d/key.pub\"]"
+t_eq "  the plan lists $HK.pub, not /etc/ssh whole nor the host key" \
+	"$(jq -c '[.ro[] | select(. == "/etc/ssh" or startswith("/etc/ssh/ssh_host_borne_test"))]' "$TMP/sec.json")" \
+	"[\"$HK.pub\"]"
+t_eq "  nor sudoers, nor sudoers.d or anything beneath it" \
+	"$(jq -c '[.ro[] | select(startswith("/etc/sudoers"))]' "$TMP/sec.json")" "[]"
+t_eq "  the links' targets granted: the readable file and directory only" \
+	"$(jq -c '[.ro[] | select(startswith("/mnt/"))]' "$TMP/sec.json")" \
+	'["/mnt/ld/pub","/mnt/pd"]'
+umount /mnt
 umount /etc && umount "$TMP/etc"
-ok "  the overlay on /etc is gone: the planted secret was never the host's" \
-	test ! -e "$SEC"
+ok "  the overlay on /etc is gone: the planted secrets were never the host's" \
+	test ! -e "$SEC" -a ! -e "$HK" -a ! -e /etc/sudoers.d/borne-test
 
 # ---- a python unittest suite ---------------------------------------------
 PY=$W/py

@@ -311,6 +311,7 @@ parse_require(char *list, char **names, size_t max)
 struct cmdline {
 	int json;
 	char *req;		/* --require's list, or NULL */
+	int seen_req;
 };
 
 /* Options anywhere (GNU style): the leading '-' makes getopt_long hand
@@ -337,9 +338,8 @@ parse(struct cmdline *cl, int argc, char *argv[])
 			cl->json = 1;
 			break;
 		case 'r':
-			if (cl->req != NULL)
-				die_usage_hint(EXIT_USAGE, "--require given "
-				    "twice");
+			usage_once(&cl->seen_req, EXIT_USAGE, "require",
+			    optarg);
 			cl->req = optarg;
 			break;
 		default:

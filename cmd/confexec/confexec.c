@@ -672,7 +672,7 @@ main(int argc, char *argv[])
 	static struct run r;
 	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
 	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0, canary = 0;
-	int json = 0;
+	int json = 0, seen_j = 0, seen_c = 0, seen_cache = 0, no_cache = 0;
 
 	prog_set("confexec");
 	/* A caller that ignored SIGCHLD would have the kernel reap the
@@ -691,18 +691,23 @@ main(int argc, char *argv[])
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
+			usage_once(&seen_j, EXIT_FAIL, "journal", optarg);
 			journal = optarg;
 			break;
 		case 'c':
+			usage_once(&seen_c, EXIT_FAIL, "control", optarg);
 			control = optarg;
 			break;
 		case 'n':
 			dry = 1;
 			break;
 		case OPT_IMGCACHE:
+			usage_once(&seen_cache, EXIT_FAIL, "image-cache",
+			    optarg);
 			imgcache = optarg;
 			break;
 		case OPT_NO_IMGCACHE:
+			no_cache = 1;
 			imgcache = NULL;
 			break;
 		case OPT_EXPLAIN:
@@ -740,6 +745,9 @@ main(int argc, char *argv[])
 		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
 		    "--outlive-caller, --control and --explain-denials");
 
+	if (seen_cache && no_cache)
+		die_usage_hint(EXIT_FAIL, "--image-cache and --no-image-cache "
+		    "exclude each other");
 	if (json && !canary)
 		die_usage_hint(EXIT_FAIL, "--json goes with --canary");
 	if (canary && (dry || reap_only))

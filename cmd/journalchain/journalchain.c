@@ -312,19 +312,19 @@ main(int argc, char *argv[])
 			path = optarg;
 			break;
 		case OPT_BATCH:
+			usage_once(&have_batch, EXIT_USAGE, "batch", optarg);
 			if (scan_u64(optarg, 0, UINT32_MAX, &batch) == -1)
 				die_usage_hint(EXIT_USAGE, "--batch: not a "
 				    "count: %s", optarg);
-			have_batch = 1;
 			break;
 		case OPT_DEEP:
 			flags |= JOURNAL_DEEP;
 			break;
 		case OPT_FROM:
+			usage_once(&have_from, EXIT_USAGE, "from", optarg);
 			if (journal_head_parse(optarg, &from) == -1)
 				die_usage_hint(EXIT_USAGE, "--from: want "
 				    "SEQ:HASH (64 hex digits): %s", optarg);
-			have_from = 1;
 			break;
 		case OPT_JSON:
 			json = 1;

@@ -125,8 +125,9 @@ profile_named(const char *name, char *path, size_t size)
 			die_sys(EXIT_USAGE, "--profile %s: %s", name, path);
 	}
 	die(EXIT_USAGE, "--profile %s: no profile of that name (looked for "
-	    "%s.profile in %s%s%s; a file here is ./%s)", name, name, dirs[0],
-	    nd > 1 ? " and " : "", nd > 1 ? dirs[1] : "", name);
+	    "%s.profile in %s%s%s; a file in this directory is given as "
+	    "./%s)", name, name, dirs[0], nd > 1 ? " and " : "",
+	    nd > 1 ? dirs[1] : "", name);
 }
 
 void

@@ -183,6 +183,54 @@ link_target_ok(struct opts *o, const char *real, enum plan_intent in)
 	    !covered(&o->p, real, PLAN_RWX)));
 }
 
+/* Whether others may read path: search every directory above it, read
+ * it, and, for a directory, read everything beneath it (searching each
+ * directory), within the look budget and WITHHOLD_DEPTH * 4 levels.  A
+ * symbolic link beneath it grants nothing: Landlock judges the path it
+ * names where that lies. */
+static int
+others_read(const char *path, int depth, size_t *look)
+{
+	char **v, part[PATH_MAX];
+	struct stat st;
+	size_t i, n, len;
+	int ok = 1;
+
+	if (depth == 0) {
+		len = strlen(path);
+		if (len >= sizeof(part))
+			return 0;
+		for (n = 1; n < len; n++) {
+			if (path[n] != '/')
+				continue;
+			memcpy(part, path, n);
+			part[n] = '\0';
+			if (stat(part, &st) == -1 || !(st.st_mode & S_IXOTH))
+				return 0;
+		}
+	}
+	if (depth > WITHHOLD_DEPTH * 4 || ++*look > WITHHOLD_LOOK ||
+	    lstat(path, &st) == -1)
+		return 0;
+	if (S_ISLNK(st.st_mode) && depth > 0)
+		return 1;
+	if (!(st.st_mode & S_IROTH) ||
+	    (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH)))
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return 1;
+	v = names(path, &n);
+	for (i = 0; i < n; i++) {
+		if (ok && ((size_t)snprintf(part, sizeof(part), "%s/%s", path,
+		    v[i]) >= sizeof(part) || !others_read(part, depth + 1,
+		    look)))
+			ok = 0;
+		free(v[i]);
+	}
+	free(v);
+	return ok;
+}
+
 /* A withholding entry: each entry beneath path a rule of its own, but
  * for what the preset withholds; a directory that holds something
  * withheld is listed in turn, down to WITHHOLD_DEPTH. */
@@ -204,7 +252,8 @@ withhold(struct opts *o, const char *path, enum plan_intent in, int depth,
 			goto next;
 		if (S_ISLNK(st.st_mode)) {
 			if (realpath(child, real) != NULL &&
-			    link_target_ok(o, real, in))
+			    link_target_ok(o, real, in) &&
+			    others_read(real, 0, look))
 				add(o, real, in);
 		} else if (!S_ISDIR(st.st_mode) || clean(child, 0, look))
 			add(o, child, in);

@@ -113,6 +113,7 @@ struct cmdline {
 	char **operands;	/* targets, in the order given */
 	size_t nops;
 	int dry, check;
+	int seen_budget, seen_chown, seen_inspect, seen_jobs;
 };
 
 static void
@@ -122,12 +123,14 @@ parse_option(struct cmdline *cl, int c)
 
 	switch (c) {
 	case OPT_BUDGET:
+		usage_once(&cl->seen_budget, EXIT_USAGE, "budget", optarg);
 		if (scan_u64(optarg, 1, 86400, &opt.budget) == -1)
 			die_usage_hint(EXIT_USAGE, "--budget %s: not 1 to 86400 "
 			    "seconds", optarg);
 		break;
 	case OPT_CHECK: cl->check = 1; break;
 	case OPT_CHOWN:
+		usage_once(&cl->seen_chown, EXIT_USAGE, "chown", optarg);
 		if (parse_owner(optarg, &opt.uid, &opt.gid) == -1)
 			die_usage_hint(EXIT_USAGE, "--chown %s: not UID:GID "
 			    "(numeric, UID not 0)", optarg);
@@ -136,11 +139,11 @@ parse_option(struct cmdline *cl, int c)
 	case 'n': cl->dry = 1; break;
 	case OPT_GUARD: roots_add(&cl->guard, optarg, "--guard"); break;
 	case OPT_INSPECT:
-		if (cl->inspect != NULL)
-			die_usage_hint(EXIT_USAGE, "--inspect given twice");
+		usage_once(&cl->seen_inspect, EXIT_USAGE, "inspect", optarg);
 		cl->inspect = optarg;
 		break;
 	case OPT_JOBS:
+		usage_once(&cl->seen_jobs, EXIT_USAGE, "jobs", optarg);
 		if (scan_u64(optarg, 1, 16, &v) == -1)
 			die_usage_hint(EXIT_USAGE, "--jobs %s: not 1 to 16", optarg);
 		opt.jobs = (int)v;
