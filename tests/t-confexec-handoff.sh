@@ -181,6 +181,49 @@ else
 	skip "inspect: the handoff so far" "needs socat"
 fi
 
+# The journal out of the payload's reach: the chain has no key, so a
+# payload that may write the journal could append a handoff record of
+# its own that verifies.  A rw or rwx rule reaching it (its directory,
+# one above, the file, through a symlink, one to a file not made yet)
+# refuses the run, naming the journal and the rule, before the payload
+# runs (its mark not made).
+mkdir -p "$TMP/jw"
+JW=$TMP/jw/runs.jnl
+ln -s "$JW" "$TMP/jlink"
+ln -s jw/new.jnl "$TMP/jdang"
+jrun() { # JOURNAL PLANENC-OPTION...
+	_j=$1; shift
+	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
+	    --ack-daemon containerd "$@" -- /usr/bin/touch "$TMP/jw/mark" \
+	    >"$TMP/plan" && "$BIN/confexec" --journal "$_j" <"$TMP/plan"
+}
+for c in "$JW|rw $TMP/jw|--rw $TMP/jw|a directory it is in" \
+    "$JW|rwx $TMP|--rwx $TMP|a directory it is in" \
+    "$JW|rw $JW|--rw $JW|it" \
+    "$TMP/jlink|rw $TMP/jw|--rw $TMP/jw|a directory it is in" \
+    "$TMP/jdang|rw $TMP/jw|--rw $TMP/jw|a directory it is in"; do
+	IFS='|' read -r j rule opt what <<EOF2
+$c
+EOF2
+	rm -f "$TMP/jw/new.jnl"
+	: >"$JW"
+	t_exit 125 "journal $j, $rule: refused" jrun "$j" $opt
+	t_grep "  naming the journal and the rule" "^confexec: refusing: journal \
+$j: the payload may write $what \\(rule $rule\\) and could forge or cut its \
+records" "$ERR"
+	t_eq "  the payload never ran (host side)" \
+	    "$(ls "$TMP/jw/mark" 2>/dev/null)" ""
+	t_eq "  the journal: the refusal's start and end, verified" \
+	    "$("$BIN/journalchain" verify --deep "$j" >/dev/null &&
+	    jq -c '.event | [.event, .exit]' "$j" | tr -d '\n')" \
+	    '["start",null]["end",125]'
+done
+rm -f "$TMP/jlink" "$TMP/jdang"
+t_exit 0 "the same plan, the journal elsewhere: the payload runs" \
+    jrun "$J" --rw "$TMP/jw"
+t_eq "  its mark made (host side)" "$(ls "$TMP/jw/mark" 2>/dev/null)" \
+    "$TMP/jw/mark"
+
 # A plan without AF_UNIX: no connect is notified, nothing recorded.
 rm -f "$J"
 "$BIN/planenc" --preset sys --rw "$TMP/w" --ro /proc \
@@ -197,7 +240,7 @@ t_eq "no --unix: no handoff object, no connect notified" \
 # The outer run still records its payload's connections.
 nested() {
 	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
-	    --ack-daemon containerd --rw "$TMP/w" \
+	    --ack-daemon containerd \
 	    --ro /proc --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 "$@" -- \
 	    "$H" connect plain /run/docker.sock >"$TMP/inner" &&
 	run --rox "$BIN" --ro "$HELP" --prompt-file "$TMP/inner" -- "$BIN/confexec" \
