@@ -224,6 +224,47 @@ t_exit 0 "the same plan, the journal elsewhere: the payload runs" \
 t_eq "  its mark made (host side)" "$(ls "$TMP/jw/mark" 2>/dev/null)" \
     "$TMP/jw/mark"
 
+# A socket the caller connected to a daemon before the run, handed to it
+# (a kept descriptor): no connect of the payload's, so no handoff record.
+# Strict mode refuses it unless the daemon is acknowledged, with or
+# without AF_UNIX; the start record's warnings name the daemon as the
+# kernel reports it.
+serve other stream "$TMP/other.sock"
+kept() { # SOCKET PLANENC-OPTION...
+	_s=$1; shift
+	rm -f "$J" "$TMP/w/kept"
+	"$BIN/planenc" --preset sys --keep-fd 5 --rw "$TMP/w" "$@" -- \
+	    /usr/bin/touch "$TMP/w/kept" >"$TMP/plan" &&
+	"$H" hold "$_s" 5 "$BIN/confexec" --journal "$J" <"$TMP/plan"
+}
+kwarn() {
+	show | jq -r 'select(.event.event == "start") | .event.warnings[] |
+	    select(startswith("kept fd 5 is connected"))'
+}
+n0=$(accepted docker)
+t_exit 125 "kept fd connected to docker, not acknowledged: refused" \
+    kept /run/docker.sock
+t_grep "  naming the fd, the daemon's socket, pid, uid and the flag" \
+    "^confexec: refusing: kept fd 5 is connected to the docker socket \
+/run/docker.sock \\(pid $DP, uid 0\\): .*--ack-daemon docker" "$ERR"
+t_eq "  the payload never ran (host side)" "$(ls "$TMP/w/kept" 2>/dev/null)" ""
+t_eq "  the daemon accepted the caller's one connection (host side)" \
+    "$(accepted docker)" $((n0 + 1))
+t_exit 0 "acknowledged: runs" kept /run/docker.sock --ack-daemon docker
+t_eq "  the start record names the daemon's pid, uid and executable" \
+    "$(kwarn)" "kept fd 5 is connected to the docker socket \
+/run/docker.sock (pid $DP, uid 0, $DEXE): the payload's requests on it are \
+not recorded"
+t_grep "  and so does standard error" "^confexec: WARNING: kept fd 5 is \
+connected to the docker socket" "$ERR"
+t_exit 0 "degrade, not acknowledged: runs" kept /run/docker.sock --degrade
+t_eq "  said as not acknowledged" "$(kwarn | sed 's/.*), //')" \
+    "not acknowledged: the payload's requests on it are not recorded"
+t_exit 0 "a kept socket to a listener of no daemon: runs" kept \
+    "$TMP/other.sock"
+t_eq "  nothing said" "$(kwarn)$(cat "$ERR")" ""
+t_eq "  the payload ran (host side)" "$(ls "$TMP/w/kept")" "$TMP/w/kept"
+
 # A plan without AF_UNIX: no connect is notified, nothing recorded.
 rm -f "$J"
 "$BIN/planenc" --preset sys --rw "$TMP/w" --ro /proc \
