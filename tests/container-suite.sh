@@ -386,16 +386,17 @@ fi
 # ---- the tree ends with the run: at the payload's end, at the timeout ----
 # A detached container runs confexec, writes its status, and stays up
 # (until /w/t/stop) so that the engine's top and the container's /proc can be
-# asked what is left.
-mkdir -p "$W/t"
+# asked what is left.  The journal is beside /w/t, which the plans grant
+# rw (confexec refuses a journal a rw rule reaches).
+mkdir -p "$W/t" "$W/tj"
 crun tree "$PRE
 cd /w/t
 \$T/planenc --degrade --preset sys --rw /w/t -- \$H/escape grandchild /w/t/end.pid |
-    cx --journal j.jnl >end.out 2>end.err
+    cx --journal /w/tj/j.jnl >end.out 2>end.err
 echo \$? >end.rc.tmp; mv end.rc.tmp end.rc
 \$T/planenc --degrade --preset sys --rw /w/t --timeout 2s -- \
     \$H/escape grandchild-sleep /w/t/to.pid |
-    cx --journal j.jnl >to.out 2>to.err
+    cx --journal /w/tj/j.jnl >to.out 2>to.err
 echo \$? >to.rc.tmp; mv to.rc.tmp to.rc
 while [ ! -e stop ]; do sleep 0.1; done
 " -d
@@ -428,7 +429,7 @@ for p in end to; do
 	    ce exec "$CID" test -e "/proc/${gp:-0}"
 done
 t_eq "the journal's second end record says timeout" \
-	"$(journalchain show --json "$W/t/j.jnl" | jq -r 'select(.event.event == "end") | .event.timeout' | tr '\n' ' ')" \
+	"$(journalchain show --json "$W/tj/j.jnl" | jq -r 'select(.event.event == "end") | .event.timeout' | tr '\n' ' ')" \
 	"false true "
 touch "$W/t/stop"
 # Bounded: 300 polls of 0.1 s.

@@ -181,6 +181,90 @@ else
 	skip "inspect: the handoff so far" "needs socat"
 fi
 
+# The journal out of the payload's reach: the chain has no key, so a
+# payload that may write the journal could append a handoff record of
+# its own that verifies.  A rw or rwx rule reaching it (its directory,
+# one above, the file, through a symlink, one to a file not made yet)
+# refuses the run, naming the journal and the rule, before the payload
+# runs (its mark not made).
+mkdir -p "$TMP/jw"
+JW=$TMP/jw/runs.jnl
+ln -s "$JW" "$TMP/jlink"
+ln -s jw/new.jnl "$TMP/jdang"
+jrun() { # JOURNAL PLANENC-OPTION...
+	_j=$1; shift
+	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
+	    --ack-daemon containerd "$@" -- /usr/bin/touch "$TMP/jw/mark" \
+	    >"$TMP/plan" && "$BIN/confexec" --journal "$_j" <"$TMP/plan"
+}
+for c in "$JW|rw $TMP/jw|--rw $TMP/jw|a directory it is in" \
+    "$JW|rwx $TMP|--rwx $TMP|a directory it is in" \
+    "$JW|rw $JW|--rw $JW|it" \
+    "$TMP/jlink|rw $TMP/jw|--rw $TMP/jw|a directory it is in" \
+    "$TMP/jdang|rw $TMP/jw|--rw $TMP/jw|a directory it is in"; do
+	IFS='|' read -r j rule opt what <<EOF2
+$c
+EOF2
+	rm -f "$TMP/jw/new.jnl"
+	: >"$JW"
+	t_exit 125 "journal $j, $rule: refused" jrun "$j" $opt
+	t_grep "  naming the journal and the rule" "^confexec: refusing: journal \
+$j: the payload may write $what \\(rule $rule\\) and could forge or cut its \
+records" "$ERR"
+	t_eq "  the payload never ran (host side)" \
+	    "$(ls "$TMP/jw/mark" 2>/dev/null)" ""
+	t_eq "  the journal: the refusal's start and end, verified" \
+	    "$("$BIN/journalchain" verify --deep "$j" >/dev/null &&
+	    jq -c '.event | [.event, .exit]' "$j" | tr -d '\n')" \
+	    '["start",null]["end",125]'
+done
+rm -f "$TMP/jlink" "$TMP/jdang"
+t_exit 0 "the same plan, the journal elsewhere: the payload runs" \
+    jrun "$J" --rw "$TMP/jw"
+t_eq "  its mark made (host side)" "$(ls "$TMP/jw/mark" 2>/dev/null)" \
+    "$TMP/jw/mark"
+
+# A socket the caller connected to a daemon before the run, handed to it
+# (a kept descriptor): no connect of the payload's, so no handoff record.
+# Strict mode refuses it unless the daemon is acknowledged, with or
+# without AF_UNIX; the start record's warnings name the daemon as the
+# kernel reports it.
+serve other stream "$TMP/other.sock"
+kept() { # SOCKET PLANENC-OPTION...
+	_s=$1; shift
+	rm -f "$J" "$TMP/w/kept"
+	"$BIN/planenc" --preset sys --keep-fd 5 --rw "$TMP/w" "$@" -- \
+	    /usr/bin/touch "$TMP/w/kept" >"$TMP/plan" &&
+	"$H" hold "$_s" 5 "$BIN/confexec" --journal "$J" <"$TMP/plan"
+}
+kwarn() {
+	show | jq -r 'select(.event.event == "start") | .event.warnings[] |
+	    select(startswith("kept fd 5 is connected"))'
+}
+n0=$(accepted docker)
+t_exit 125 "kept fd connected to docker, not acknowledged: refused" \
+    kept /run/docker.sock
+t_grep "  naming the fd, the daemon's socket, pid, uid and the flag" \
+    "^confexec: refusing: kept fd 5 is connected to the docker socket \
+/run/docker.sock \\(pid $DP, uid 0\\): .*--ack-daemon docker" "$ERR"
+t_eq "  the payload never ran (host side)" "$(ls "$TMP/w/kept" 2>/dev/null)" ""
+t_eq "  the daemon accepted the caller's one connection (host side)" \
+    "$(accepted docker)" $((n0 + 1))
+t_exit 0 "acknowledged: runs" kept /run/docker.sock --ack-daemon docker
+t_eq "  the start record names the daemon's pid, uid and executable" \
+    "$(kwarn)" "kept fd 5 is connected to the docker socket \
+/run/docker.sock (pid $DP, uid 0, $DEXE): the payload's requests on it are \
+not recorded"
+t_grep "  and so does standard error" "^confexec: WARNING: kept fd 5 is \
+connected to the docker socket" "$ERR"
+t_exit 0 "degrade, not acknowledged: runs" kept /run/docker.sock --degrade
+t_eq "  said as not acknowledged" "$(kwarn | sed 's/.*), //')" \
+    "not acknowledged: the payload's requests on it are not recorded"
+t_exit 0 "a kept socket to a listener of no daemon: runs" kept \
+    "$TMP/other.sock"
+t_eq "  nothing said" "$(kwarn)$(cat "$ERR")" ""
+t_eq "  the payload ran (host side)" "$(ls "$TMP/w/kept")" "$TMP/w/kept"
+
 # A plan without AF_UNIX: no connect is notified, nothing recorded.
 rm -f "$J"
 "$BIN/planenc" --preset sys --rw "$TMP/w" --ro /proc \
@@ -197,7 +281,7 @@ t_eq "no --unix: no handoff object, no connect notified" \
 # The outer run still records its payload's connections.
 nested() {
 	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
-	    --ack-daemon containerd --rw "$TMP/w" \
+	    --ack-daemon containerd \
 	    --ro /proc --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 "$@" -- \
 	    "$H" connect plain /run/docker.sock >"$TMP/inner" &&
 	run --rox "$BIN" --ro "$HELP" --prompt-file "$TMP/inner" -- "$BIN/confexec" \

@@ -13,6 +13,10 @@
 # the stale ones it leaves on purpose are its alone; the machine is
 # shared); processes are found by a marker in their argv.
 . "$(dirname "$0")/lib.sh"
+# The journals, out of the payloads' reach: their plans grant rw over
+# $TMP, and confexec refuses a journal that a rw rule reaches.
+JD=$(mktemp -d "${TMPDIR:-/tmp}/borne-jnl.XXXXXX")
+at_exit "rm -rf '$JD'"
 
 need_root
 need_landlock 1
@@ -52,7 +56,7 @@ jcg() { sed -n 's/.*"cgroup":"\([^"]*\)".*/\1/p' "$1" | head -n 1 |
 attacker() {
 	plan --rox "$HELP" --ro /sys --rw "$TMP" -- "$L" "$CGDIR" "$1" \
 		"$TMP/$2.ready" >"$TMP/$2.plan"
-	"$CX" --journal "$TMP/$2.jnl" <"$TMP/$2.plan" >"$TMP/$2.out" \
+	"$CX" --journal "$JD/$2.jnl" <"$TMP/$2.plan" >"$TMP/$2.out" \
 		2>"$TMP/$2.err" &
 	APID=$!
 	wait_file "$TMP/$2.ready"
@@ -79,14 +83,14 @@ t0=$(date +%s%N)
 ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} \
 	timeout 15 strace -f -qq -o /dev/null -e trace=flock \
 	-e inject=flock:delay_enter=300000 \
-	"$CX" --journal "$TMP/t1.jnl" <"$TMP/p.t1" >"$OUT" 2>"$ERR"
+	"$CX" --journal "$JD/t1.jnl" <"$TMP/p.t1" >"$OUT" 2>"$ERR"
 rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 t_eq "the second launch starts and times out: 124" "$rc" 124
 note "the second launch ended after $ms ms (timeout 1 s, 300 ms flock delay)"
 ok "within 5 s (it was held until the attacker ended, 20 s, before)" \
 	test "$ms" -lt 5000
-B1=$(jcg "$TMP/t1.jnl")
+B1=$(jcg "$JD/t1.jnl")
 ok "its cgroup is named in its start record" test -n "$B1"
 kill -TERM "$APID"
 wait "$APID"
@@ -97,7 +101,7 @@ t_nogrep "nor open any cgroup confexec made" "-ns[0-9]+-.* open OK" \
 
 # ---- a payload killed from outside ---------------------------------------
 plan -- /bin/sleep "29.$$" >"$TMP/p.sleep"
-"$CX" --journal "$TMP/k.jnl" <"$TMP/p.sleep" >"$OUT" 2>"$ERR" &
+"$CX" --journal "$JD/k.jnl" <"$TMP/p.sleep" >"$OUT" 2>"$ERR" &
 CXPID=$!
 wait_for payload
 payload
@@ -110,14 +114,14 @@ t_grep "said in one line" \
 	"$ERR"
 t_grep "and in the end record" \
 	'"event":"end".*"signal":9,"signal_by":"outside",.*"timeout":false' \
-	"$TMP/k.jnl"
+	"$JD/k.jnl"
 t_grep "the timed-out run's record: signal_by confexec" \
 	'"event":"end".*"signal":9,"signal_by":"confexec",.*"timeout":true' \
-	"$TMP/t1.jnl"
+	"$JD/t1.jnl"
 t_nogrep "and no such line for it" "from outside" "$TMP/att1.err"
 # Its init killed instead (a child of confexec sharing its name and
 # argv: what a kill by name or by a reused pid could hit).
-"$CX" --journal "$TMP/ki.jnl" <"$TMP/p.sleep" >"$OUT" 2>"$ERR" &
+"$CX" --journal "$JD/ki.jnl" <"$TMP/p.sleep" >"$OUT" 2>"$ERR" &
 CXPID=$!
 wait_for payload
 payload
@@ -131,11 +135,11 @@ t_grep "said in one line, naming init" \
 	"$ERR"
 t_grep "and in the end record" \
 	'"event":"end".*"signal":9,"signal_by":"outside-init",.*"timeout":false' \
-	"$TMP/ki.jnl"
+	"$JD/ki.jnl"
 plan -- /bin/true >"$TMP/p.true"
-t_exit 0 "a run that exits" "$CX" --journal "$TMP/ok.jnl" <"$TMP/p.true"
+t_exit 0 "a run that exits" "$CX" --journal "$JD/ok.jnl" <"$TMP/p.true"
 t_grep "signal_by null" '"event":"end".*"signal":null,"signal_by":null' \
-	"$TMP/ok.jnl"
+	"$JD/ok.jnl"
 
 # ---- stress: 8 long runs among reapers, killers and the attacker ----------
 note "stress: $D s"
@@ -148,7 +152,7 @@ while [ $i -le 8 ]; do
 			/bin/true; sleep 0.1; n=$((n + 1))
 		done
 		echo "ended normally after $n rounds"' sh "$D" >"$TMP/p.long$i"
-	( "$CX" --journal "$TMP/long$i.jnl" <"$TMP/p.long$i" \
+	( "$CX" --journal "$JD/long$i.jnl" <"$TMP/p.long$i" \
 		>"$TMP/long$i.out" 2>"$TMP/long$i.err"
 	  echo $? >"$TMP/long$i.rc" ) &
 	i=$((i + 1))
@@ -202,7 +206,7 @@ while [ $i -le 8 ]; do
 	wait_for -t 60 test -s "$TMP/long$i.rc"
 	if [ "$(cat "$TMP/long$i.rc" 2>/dev/null)" = 0 ] &&
 	    grep -q '^ended normally' "$TMP/long$i.out" &&
-	    grep -q '"event":"end".*"exit":0,' "$TMP/long$i.jnl"; then
+	    grep -q '"event":"end".*"exit":0,' "$JD/long$i.jnl"; then
 		good=$((good + 1))
 	else
 		diag "long run $i: exit $(cat "$TMP/long$i.rc" 2>/dev/null)"
@@ -219,7 +223,7 @@ t_eq "the attacker run was not killed either (SIGTERM ended it: 143)" \
 n=0
 i=1
 while [ $i -le 8 ]; do
-	c=$(jcg "$TMP/long$i.jnl")
+	c=$(jcg "$JD/long$i.jnl")
 	grep -q "^$c open EACCES lock -\$" "$TMP/att2.out" && n=$((n + 1))
 	i=$((i + 1))
 done

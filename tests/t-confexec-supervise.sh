@@ -12,6 +12,10 @@
 # $TMP), never by program name; cgroups by confexec's pid or by the path
 # the journal's start record names: the machine is shared.
 . "$(dirname "$0")/lib.sh"
+# The journals, out of the payloads' reach: their plans grant rw over
+# $TMP, and confexec refuses a journal that a rw rule reaches.
+JD=$(mktemp -d "${TMPDIR:-/tmp}/borne-jnl.XXXXXX")
+at_exit "rm -rf '$JD'"
 
 need_root
 need_landlock 1
@@ -176,7 +180,7 @@ mkdir "$SE"
 OLDLIVE=$CGDIR/borne-$$-abc0
 mkdir "$OLDLIVE"
 at_exit "rmdir '$OLDLIVE' 2>/dev/null"
-J=$TMP/reap.jnl
+J=$JD/reap.jnl
 t_exit 0 "confexec --reap" "$CX" --reap --journal "$J"
 t_grep "lists the empty stale cgroup" "^reaped $SE\$" "$OUT"
 t_grep "and the populated one, its processes killed" \
@@ -204,7 +208,7 @@ DEAD=$!
 wait "$DEAD"
 mkdir "$CGDIR/borne-$DEAD-t1-7"
 plan -- /bin/true >"$TMP/p.true"
-J=$TMP/start.jnl
+J=$JD/start.jnl
 t_exit 0 "a run after a supervisor died" "$CX" --journal "$J" <"$TMP/p.true"
 ok "it reaped the stale cgroup" test ! -e "$CGDIR/borne-$DEAD-t1-7"
 t_grep "and journaled it" "\"residue\":\"$CGDIR/borne-$DEAD-t1-7\"" "$J"
@@ -219,7 +223,7 @@ t_eq "SIGTERM ended them" "$n" 0
 
 # ---- the caller dies: the run is cancelled -----------------------------
 M=$TMP/mk-caller
-J=$TMP/caller.jnl
+J=$JD/caller.jnl
 plan --rw "$TMP" -- "$E" grandchild-sleep "$M.pid" >"$TMP/p.caller"
 # The trailing command keeps sh from exec'ing confexec: sh is the caller.
 sh -c '"$1" --journal "$2" <"$3"; echo done' sh "$CX" "$J" "$TMP/p.caller" \
@@ -280,11 +284,11 @@ printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nro /\nuid 100123\ngid 10
 exec 9>/run/lock/borne-subid.lock
 flock -w 300 9
 t_exit 125 "dry run of a plan refused for its uid: 125" \
-	"$CX" --dry-run --journal "$TMP/dry.jnl" <"$TMP/p.dry"
+	"$CX" --dry-run --journal "$JD/dry.jnl" <"$TMP/p.dry"
 flock -u 9
 exec 9>&-
 t_grep "the dry run says why" 'strict mode would refuse: uid 100123' "$ERR"
-ok "and journals nothing" test ! -e "$TMP/dry.jnl"
+ok "and journals nothing" test ! -e "$JD/dry.jnl"
 
 # ---- rlimit nproc for a uid-0 payload ---------------------------------
 plan --rlimit nproc=16 -- /bin/true >"$TMP/p.nproc"
@@ -336,7 +340,7 @@ FP=$TMP/p.fault
 CXOPT=
 fault() {
 	fd=$1; want=$2; re=$3; shift 3
-	J=$TMP/fault.jnl
+	J=$JD/fault.jnl
 	rm -f "$J" "$M.pid"
 	# stderr through a pipe: a regular file handed in would have
 	# confexec fork for its id map first, and shift the processes the
@@ -429,7 +433,7 @@ fault "cgroup.kill (the pidfd still ends the run)" 125 \
 	"cgroup.kill .*: $E_IO" st_ pwrite64 EIO 1
 # The end record itself: the payload succeeded, the record is not
 # written, so the run does not report success.
-J=$TMP/end.jnl
+J=$JD/end.jnl
 st_ fdatasync EIO 2 "$CX" --journal "$J" <"$TMP/p.ok" >/dev/null 2>"$ERR"
 t_eq "end record not written: 125 although the payload exited 0" "$?" 125
 t_eq "end record: one line" "$(lines "$ERR")" 1
@@ -525,7 +529,10 @@ wait "$CXN" 2>/dev/null
 wait_for -t 10 gone "$NB/mk-nobody"
 t_eq "not root: SIGKILL of confexec ends the whole tree (pid namespace)" \
 	"$(alive "$NB/mk-nobody")" 0
-J=$NB/userns.jnl
+# The journal beside $NB: a rw rule of the plan must not reach it.
+mkdir "$TMP/nbj"
+chmod 777 "$TMP/nbj"
+J=$TMP/nbj/userns.jnl
 # Not -f: the probe's throwaway child makes its own unshare(CLONE_NEWUSER)
 # (confexec(1), Mode selection); confexec's first is entering its own.
 asnobody strace -qq -o /dev/null -e trace=unshare \

@@ -5,7 +5,8 @@
  * view, the environment, the descriptors kept across the close.  run()
  * calls these in its order (a part needs what the one before it made:
  * the view needs the rules' resolved paths, the environment the tmp);
- * the egress source adds its one rule and its proxy variables here too.
+ * the egress source adds its one rule and its proxy variables here too;
+ * the journal is checked out of the payload's reach.
  * The child (child.c, payload()) only applies what is in struct run.
  * Each returns 0, or -1 with err set (the caller refuses). */
 #include <errno.h>
@@ -52,6 +53,135 @@ boundary_inherited(struct run *r, char *err, size_t len)
 			    "kept", fd);
 		r->host_sock |= S_ISSOCK(st.st_mode);
 	}
+	return 0;
+}
+
+/* Whether the directory dfd is the directory top or beneath it, walking
+ * up through "..". */
+static int
+dir_within(int dfd, const struct stat *top)
+{
+	struct stat st, up;
+	int fd, nfd, depth, in = 0;
+
+	fd = openat(dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (depth = 0; fd != -1 && depth < 4096; depth++) {
+		if (fstat(fd, &st) == -1)
+			break;
+		if (st.st_dev == top->st_dev && st.st_ino == top->st_ino) {
+			in = 1;
+			break;
+		}
+		nfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (nfd == -1)
+			break;
+		if (fstat(nfd, &up) == 0 && up.st_dev == st.st_dev &&
+		    up.st_ino == st.st_ino) {
+			close(nfd);	/* "/": the top */
+			break;
+		}
+		close(fd);
+		fd = nfd;
+	}
+	if (fd != -1)
+		close(fd);
+	return in;
+}
+
+int
+boundary_rw_over(const struct run *r, int dfd, const struct stat *file)
+{
+	const struct plan *p = &r->p;
+	struct stat st;
+	size_t i;
+	int fd, in;
+
+	for (i = 0; i < p->nfs; i++) {
+		if (p->fs[i].intent != PLAN_RW && p->fs[i].intent != PLAN_RWX)
+			continue;
+		fd = open(p->fs[i].path, O_PATH | O_CLOEXEC);
+		if (fd == -1)
+			continue;
+		in = fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) ?
+		    dir_within(dfd, &st) : file != NULL &&
+		    st.st_dev == file->st_dev && st.st_ino == file->st_ino);
+		close(fd);
+		if (in)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The file a path names, a symbolic link at its end followed even when
+ * it names no file yet (an open with O_CREAT makes that file): its
+ * directory's real path in dir (the file's name dropped).  0, or -1. */
+static int
+journal_dir(const char *path, char *dir, size_t len)
+{
+	char p[PATH_MAX], link[PATH_MAX], real[PATH_MAX], *slash;
+	struct stat st;
+	size_t at;
+	ssize_t n;
+	int hops;
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (hops = 0; lstat(p, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+		n = readlink(p, link, sizeof(link) - 1);
+		if (hops == 40 || n <= 0)
+			return -1;
+		link[n] = '\0';
+		/* Relative: in place of the link's name.  Absolute: all of
+		 * it. */
+		slash = strrchr(p, '/');
+		at = link[0] == '/' || slash == NULL ? 0 :
+		    (size_t)(slash + 1 - p);
+		if (snprintf(p + at, sizeof(p) - at, "%s", link) >=
+		    (int)(sizeof(p) - at))
+			return -1;
+	}
+	slash = strrchr(p, '/');
+	if (slash == NULL)
+		snprintf(p, sizeof(p), ".");
+	else if (slash == p)
+		p[1] = '\0';
+	else
+		*slash = '\0';
+	if (realpath(p, real) == NULL)
+		return -1;
+	snprintf(dir, len, "%s", real);
+	return 0;
+}
+
+/* The journal's chain has no key (journalchain(5)): a payload that may
+ * write the journal, or a directory it is in (rename, replace), could
+ * forge records (a handoff, an end) or cut them, and the chain would
+ * still verify.  The file the journal's open reaches is looked at (a
+ * symbolic link followed, as the open follows it). */
+int
+boundary_journal(struct run *r, char *err, size_t len)
+{
+	char dir[PATH_MAX];
+	struct stat st, *file = NULL;
+	int dfd, i;
+
+	if (r->journal == NULL)
+		return 0;
+	if (journal_dir(r->journal, dir, sizeof(dir)) == -1)
+		return 0;	/* its open fails and says why */
+	if (stat(r->journal, &st) == 0)
+		file = &st;
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd == -1)
+		return 0;	/* its open fails and says why */
+	i = boundary_rw_over(r, dfd, file);
+	close(dfd);
+	if (i >= 0)
+		return err_set(err, len, "journal %s: the payload may write "
+		    "%s (rule %s %s) and could forge or cut its records; keep "
+		    "the journal where no rw or rwx rule reaches", r->journal,
+		    stat(r->p.fs[i].path, &st) == 0 && S_ISDIR(st.st_mode) ?
+		    "a directory it is in" : "it",
+		    plan_intent_name(r->p.fs[i].intent), r->p.fs[i].path);
 	return 0;
 }
 

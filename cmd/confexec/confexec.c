@@ -126,6 +126,7 @@ prepare_layers(struct run *r)
 	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
 	if (boundary_inherited(r, err, sizeof(err)) == -1 ||
+	    boundary_journal(r, err, sizeof(err)) == -1 ||
 	    boundary_rules(r, err, sizeof(err)) == -1 ||
 	    boundary_tmp(r, err, sizeof(err)) == -1 ||
 	    boundary_filter(r, err, sizeof(err)) == -1)

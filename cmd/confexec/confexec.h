@@ -43,6 +43,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -294,6 +295,10 @@ int layers_handoff(const struct run *r);
 /* boundary.c: the boundary's contents, in run()'s order; each 0, or -1
  * with err set.  boundary_egress: the broker's port, from its source. */
 int boundary_inherited(struct run *r, char *err, size_t len);
+int boundary_journal(struct run *r, char *err, size_t len);
+/* The first rw or rwx rule that holds the directory dfd (names it or a
+ * directory above it) or names the file (NULL: none): its index, or -1. */
+int boundary_rw_over(const struct run *r, int dfd, const struct stat *file);
 int boundary_rules(struct run *r, char *err, size_t len);
 int boundary_tmp(struct run *r, char *err, size_t len);
 int boundary_filter(struct run *r, char *err, size_t len);

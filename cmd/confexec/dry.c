@@ -67,6 +67,7 @@ dry_checks(struct run *r, char *why, size_t len)
 
 	r->abi = r->pr.landlock_abi;
 	if (boundary_inherited(r, why, len) == -1 ||
+	    boundary_journal(r, why, len) == -1 ||
 	    (r->abi >= 1 && boundary_rules(r, why, len) == -1))
 		return EXIT_FAIL;
 	ie = image_seal(r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL,

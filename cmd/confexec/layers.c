@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "confexec.h"
 #include "err.h"
+#include "handoff.h"
 
 /* Hard layers are never dropped: without them there is no boundary (or
  * no way to end the run's tree).  Soft ones may be, in degrade mode, with
@@ -317,6 +319,56 @@ check_daemons(struct run *r)
 	}
 }
 
+/* A descriptor the run inherits (standard output or error, a kept one)
+ * connected to a privileged daemon's socket already: the payload talks
+ * to that daemon with no connect of its own, so no handoff record; it
+ * needs the daemon acknowledged as a connectable socket does, and the
+ * start record's warnings name the daemon as the kernel reports it. */
+static void
+check_kept_daemons(struct run *r)
+{
+	static struct handoff_inv inv;
+	const struct plan *p = &r->p;
+	struct handoff_peer pe;
+	struct stat st;
+	size_t i, j;
+	int fd, dom, loaded = 0, acked;
+	socklen_t dl;
+
+	for (i = 0; i < p->nkeep + 2; i++) {
+		fd = i < 2 ? (int)i + 1 : p->keep_fds[i - 2];
+		dl = sizeof(dom);
+		if (fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode) ||
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dl) == -1 ||
+		    dom != AF_UNIX)
+			continue;
+		if (!loaded++ && handoff_inventory(&inv, r->final_uid,
+		    r->final_gid) == -1) {
+			refusal(r, "daemon inventory: %s", strerror(errno));
+			return;
+		}
+		if (handoff_peer(fd, &inv, &pe) != 1 || pe.daemon == NULL)
+			continue;
+		for (acked = 0, j = 0; j < p->nack; j++)
+			acked |= strcmp(p->ack_daemons[j], pe.daemon) == 0;
+		if (!acked && p->mode != PLAN_DEGRADE) {
+			refusal(r, "%s fd %d is connected to the %s socket %s "
+			    "(pid %ld, uid %lu): the payload can talk to that "
+			    "privileged daemon (acknowledge with --ack-daemon "
+			    "%s, or use --degrade)", i < 2 ? "inherited" :
+			    "kept", fd, pe.daemon, pe.socket, (long)pe.pid,
+			    (unsigned long)pe.uid, pe.daemon);
+			return;
+		}
+		layers_loud(r, "%s fd %d is connected to the %s socket %s "
+		    "(pid %ld, uid %lu, %.512s)%s: the payload's requests on "
+		    "it are not recorded", i < 2 ? "inherited" : "kept", fd,
+		    pe.daemon, pe.socket, (long)pe.pid, (unsigned long)pe.uid,
+		    pe.exe[0] ? pe.exe : "executable unknown",
+		    acked ? "" : ", not acknowledged");
+	}
+}
+
 /* Step 2: every layer's verdict, the final credentials, and r->refusal
  * for a refusal that is not a missing layer. */
 void
@@ -342,6 +394,7 @@ layers_select(struct run *r)
 			   "ranges (/etc/subgid)", (unsigned long)p->gid);
 	if (p->sock & PLAN_SOCK_UNIX)
 		check_daemons(r);
+	check_kept_daemons(r);
 }
 
 /* What a layer is, for the refusal line ("memory limit requested"). */

@@ -97,63 +97,19 @@ open_dir(struct source *s, const char *path)
 	return 0;
 }
 
-/* Whether the directory dfd is the directory top or beneath it, walking
- * up through "..". */
-static int
-dir_within(int dfd, const struct stat *top)
-{
-	struct stat st, up;
-	int fd, nfd, depth, in = 0;
-
-	fd = openat(dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	for (depth = 0; fd != -1 && depth < 4096; depth++) {
-		if (fstat(fd, &st) == -1)
-			break;
-		if (st.st_dev == top->st_dev && st.st_ino == top->st_ino) {
-			in = 1;
-			break;
-		}
-		nfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (nfd == -1)
-			break;
-		if (fstat(nfd, &up) == 0 && up.st_dev == st.st_dev &&
-		    up.st_ino == st.st_ino) {
-			close(nfd);	/* "/": the top */
-			break;
-		}
-		close(fd);
-		fd = nfd;
-	}
-	if (fd != -1)
-		close(fd);
-	return in;
-}
-
 /* A payload that may write the socket's directory, or one above it,
  * could move the socket away and bind its own in its place. */
 static int
 payload_writes_dir(struct source *s, struct run *r)
 {
-	const struct plan *p = &r->p;
-	struct stat st;
-	size_t i;
-	int fd, in;
+	int i = boundary_rw_over(r, ctl.dirfd, NULL);
 
-	for (i = 0; i < p->nfs; i++) {
-		if (p->fs[i].intent != PLAN_RW && p->fs[i].intent != PLAN_RWX)
-			continue;
-		fd = open(p->fs[i].path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd == -1)
-			continue;	/* a file: it holds no directory */
-		in = fstat(fd, &st) == 0 && dir_within(ctl.dirfd, &st);
-		close(fd);
-		if (in)
-			return fail(s, EPERM, "%s: the payload may write its "
-			    "directory (rule %s %s) and could put its own "
-			    "socket in its place; use a directory no rw or "
-			    "rwx rule covers", r->control,
-			    plan_intent_name(p->fs[i].intent), p->fs[i].path);
-	}
+	if (i >= 0)
+		return fail(s, EPERM, "%s: the payload may write its "
+		    "directory (rule %s %s) and could put its own socket in "
+		    "its place; use a directory no rw or rwx rule covers",
+		    r->control, plan_intent_name(r->p.fs[i].intent),
+		    r->p.fs[i].path);
 	return 0;
 }
 

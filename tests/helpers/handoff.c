@@ -25,7 +25,12 @@
  *                                   another (dup2); prints OK
  *   handoff own DIR                 the payload's own listener at
  *                                   DIR/docker.sock, connected to;
- *                                   prints OK or the errno name */
+ *                                   prints OK or the errno name
+ *   handoff hold PATH FD PROG ARG...
+ *                                   the caller: connect to PATH (a
+ *                                   stream), the socket at FD, then
+ *                                   execute PROG (absolute) with it;
+ *                                   the errno name on failure */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,11 +246,29 @@ main(int argc, char *argv[])
 		printf("%s\n", e == 0 ? "OK" : ename(e));
 		return e == 0 ? 0 : 1;
 	}
+	if (argc >= 5 && strcmp(argv[1], "hold") == 0) {
+		int s, fd = atoi(argv[3]);
+
+		if (set_path(argv[2]) == -1)
+			return 2;
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (s == -1 || connect(s, (struct sockaddr *)&sa,
+		    sizeof(sa)) == -1 || (s != fd && dup2(s, fd) == -1)) {
+			printf("%s\n", ename(errno));
+			return 1;
+		}
+		if (s != fd)
+			close(s);
+		execv(argv[4], argv + 4);
+		printf("%s\n", ename(errno));
+		return 1;
+	}
 	fprintf(stderr, "usage: handoff serve stream|seqpacket PATH READY "
 	    "LOG\n"
 	    "       handoff connect plain|seqpacket|fork|thread|notsock|"
 	    "badfd|pair PATH [N]\n"
 	    "       handoff swap PATH N\n"
-	    "       handoff own DIR\n");
+	    "       handoff own DIR\n"
+	    "       handoff hold PATH FD PROG [ARG...]\n");
 	return 2;
 }
