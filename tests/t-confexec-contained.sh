@@ -266,6 +266,17 @@ t_grep "saying why: the payload of a confexec run never makes namespaces" \
 t_grep "and the cgroup's reason" \
 	'^confexec: refusing: cgroup: .*inside a confexec run.*it never is' "$ERR"
 ok "the inner payload did not run" test ! -e "$D/rw/nested-strict"
+# The outer plan must grant --unix: the inner confexec's listener
+# channel is an AF_UNIX socketpair, which the outer filter refuses.
+OUTER0=$OUTER
+OUTER="--ro /dev/null --rox $BIN --rw $D/rw"
+nested --degrade -- "$E" write "$D/rw/nested-nounix" >"$OUT" 2>"$ERR"
+t_eq "nested, the outer plan without --unix: refused (125)" "$?" 125
+t_grep "naming the grant the outer plan needs" \
+	'^confexec: refusing: listener channel: socketpair\(AF_UNIX\): Operation not permitted \(.*outer plan to grant --unix\)$' \
+	"$ERR"
+ok "the inner payload did not run" test ! -e "$D/rw/nested-nounix"
+OUTER=$OUTER0
 
 # ---- not root: the advice is a delegated child cgroup --------------------
 CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
