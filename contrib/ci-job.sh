@@ -57,7 +57,10 @@
 #   BORNE_MODE     auto (default), strict or degrade
 #   BORNE_TIMEOUT  wall-clock limit of each run (default 30m)
 #   BORNE_PLAN_OPTS more planenc options, split on blanks (e.g.
-#                  "--rlimit nofile=1024 --ro /opt/sdk")
+#                  "--rlimit nofile=1024 --ro /opt/sdk"); a step that
+#                  runs confexec itself (a nested run, which needs
+#                  --degrade) needs "--unix --ro /proc" and --rox of
+#                  the tools (confexec(1), Without namespaces)
 set -eu
 
 prog=ci-job.sh

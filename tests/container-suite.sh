@@ -18,6 +18,9 @@
 #     leaked descriptors closed, no_new_privs, no capability, rlimits,
 #     the sealed image), and names each missing layer on stderr and in
 #     the journal;
+#   - a confexec run inside a degraded one (nested) runs with its own
+#     layers, each proven from inside, or is refused (125) naming why:
+#     strict mode, an outer plan without --unix or without /proc;
 #   - the whole tree, a setsid grandchild included, is gone when the
 #     payload ends and at the timeout (124), as the engine's top and exec
 #     and the container's /proc see it;
@@ -382,6 +385,83 @@ if ! ns_can net; then
 	    'select(.event.event == "start") | .event.degraded |
 	    index("net-namespace") != null')" true
 fi
+
+# ---- nested: a payload that runs confexec (a CI job sandboxing a step) ----
+# The outer run is degraded as the container needs and grants what the
+# inner confexec needs of it (confexec(1), Without namespaces): --unix
+# for its listener channel, /proc for its descriptor check.  Without
+# either the inner run is refused, saying which grant is missing.
+mkdir -p "$W/n/ok/in"
+crun nested "$PRE
+cd /w/n
+# The inner step: MODE PROGRAM... under planenc | confexec, inside the
+# outer run, with fd 8 opened there (the inner run must close it);
+# MODE --none runs PROGRAM bare, as the control.
+printf '%s\n' '#!/bin/sh' 'exec 8<\"\$0\"' 'm=\$1; shift' \
+    '[ \"\$m\" = --none ] && exec \"\$@\"' \
+    '/usr/local/bin/planenc \$m --preset sys --ro /proc --rw /w/n/ok/in -- \"\$@\" |' \
+    '    /usr/local/bin/confexec --no-image-cache' >inner
+chmod 755 inner
+# nest NAME OUTER-OPTION... -- MODE PROGRAM...
+nest() {
+	n=\$1; shift
+	o=; while [ \"\$1\" != -- ]; do o=\"\$o \$1\"; shift; done; shift
+	\$T/planenc --degrade --preset sys --rw /w/n/ok --rox /w/n/inner \$o \
+	    -- /w/n/inner \"\$@\" | cx >\$n.out 2>\$n.err
+	echo \$? >\$n.rc
+}
+G='--unix --ro /proc'
+nest write \$G -- --degrade \$H/escape write /w/n/ok/in/ran
+nest outside \$G -- --degrade \$H/escape write /w/n/ok/outside
+nest udp \$G -- --degrade \$H/escape socket 2 2 0
+nest ctlfds \$G -- --none \$H/fd-list
+nest fds \$G -- --degrade \$H/fd-list
+nest status \$G -- --degrade \$H/escape status
+nest strict \$G -- --strict \$H/escape write /w/n/ok/in/strict
+nest nounix --ro /proc -- --degrade \$H/escape write /w/n/ok/in/nounix
+nest noproc --unix -- --degrade \$H/escape write /w/n/ok/in/noproc
+"
+t_eq "the nested container ran" "$?" 0
+why "$W/nested.err"
+n() { cat "$W/n/$1" 2>/dev/null; }
+t_eq "nested, degrade: the inner run exits 0" "$(n write.rc)" 0
+why "$W/n/write.err"
+t_eq "  its payload wrote inside the inner rw rule" "$(n write.out)" OK
+ok "  (the file is there on the host)" test -e "$W/n/ok/in/ran"
+t_grep "  the inner run names its missing seccomp-listener" \
+	'^confexec: WARNING: running without seccomp-listener: ' "$W/n/write.err"
+t_eq "nested: a write the outer rules allow, the inner not: EACCES" \
+	"$(n outside.out)" EACCES
+ok "  and nothing was written there" test ! -e "$W/n/ok/outside"
+t_eq "nested: a UDP socket: EPERM" "$(n udp.out)" EPERM
+t_eq "control: the inner step holds fd 8 in the outer run" \
+	"$(n ctlfds.out | cut -d' ' -f1 | grep -x 8)" 8
+t_eq "nested: the inner payload holds 0, 1, 2 only (fd 8 closed)" \
+	"$(n fds.out | cut -d' ' -f1 | tr '\n' ' ')" "0 1 2 "
+ns() { sed -n "s/^$1:[[:space:]]*//p" "$W/n/status.out"; }
+one=$(sed -n 's/^Seccomp_filters:[[:space:]]*//p' "$W/d/status.out")
+t_eq "nested: one more seccomp filter than a single run's (${one:-?})" \
+	"$(ns Seccomp_filters)" "$((${one:-0} + 1))"
+t_eq "  no_new_privs set" "$(ns NoNewPrivs)" 1
+t_eq "  no capability" "$(ns CapEff):$(ns CapBnd)" \
+	0000000000000000:0000000000000000
+t_eq "nested, strict: refused (125)" "$(n strict.rc)" 125
+t_grep "  saying a nested confexec needs --degrade" \
+	'^confexec: refusing: pid-namespace: .*nested confexec needs --degrade' \
+	"$W/n/strict.err"
+ok "  the inner payload did not run" test ! -e "$W/n/ok/in/strict"
+t_eq "nested, the outer plan without --unix: refused (125)" "$(n nounix.rc)" 125
+t_grep "  naming the grant it needs" \
+	'^confexec: refusing: listener channel: socketpair\(AF_UNIX\): Operation not permitted \(.*outer plan to grant --unix\)' \
+	"$W/n/nounix.err"
+why "$W/n/nounix.err"
+ok "  the inner payload did not run" test ! -e "$W/n/ok/in/nounix"
+t_eq "nested, the outer plan without /proc: refused (125)" "$(n noproc.rc)" 125
+t_grep "  naming the grant it needs" \
+	'^confexec: child: verifying descriptors: /proc/self/fd: Permission denied \(.*outer plan to grant --ro /proc\)' \
+	"$W/n/noproc.err"
+why "$W/n/noproc.err"
+ok "  the inner payload did not run" test ! -e "$W/n/ok/in/noproc"
 
 # ---- the tree ends with the run: at the payload's end, at the timeout ----
 # A detached container runs confexec, writes its status, and stays up

@@ -98,6 +98,25 @@ t_eq "the tools install from a .tar.gz" "$st" 0
 [ "$st" -eq 0 ] || diag_file "$TMP/tar.err" 20
 ok "and run the job" journalchain verify "$TMP/tar.art/runs.jnl"
 
+# A step that runs confexec itself (nested, --degrade), given the grants
+# the job's comments name in BORNE_PLAN_OPTS; without --unix it is
+# refused, saying so.  (ASAN_OPTIONS: the asan build's inner confexec.)
+NX=$TMP/nest.pfx/bin
+NCMD="$NX/planenc --degrade --preset sys --rw $P -- /bin/sh -c 'echo nested >$P/nested.out' | $NX/confexec --no-image-cache"
+NOPTS="--rox $NX --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+job nest BUILD_CMD=true TEST_CMD="$NCMD" BORNE_PLAN_OPTS="--unix --ro /proc $NOPTS"
+st=$?
+t_eq "a step running a nested confexec, with --unix --ro /proc: exit 0" "$st" 0
+[ "$st" -eq 0 ] || diag_file "$TMP/nest.err" 20
+t_eq "its inner payload ran" "$(cat "$P/nested.out" 2>/dev/null)" nested
+rm -f "$P/nested.out"
+job nest BUILD_CMD=true TEST_CMD="$NCMD" BORNE_PLAN_OPTS="--ro /proc $NOPTS"
+t_eq "without --unix: the step fails with the inner refusal (125)" "$?" 125
+t_grep "naming the grant" \
+	'^confexec: refusing: listener channel: .*outer plan to grant --unix' \
+	"$TMP/nest.err"
+ok "its inner payload did not run" test ! -e "$P/nested.out"
+
 # The journal must be out of the build's reach.
 t_exit 2 "artifacts inside the project are refused" \
 	env ARTIFACTS="$P/art" BORNE_PREFIX="$TMP/x.pfx" sh "$JOB" "$BIN" "$P"

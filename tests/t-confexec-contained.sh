@@ -266,6 +266,17 @@ t_grep "saying why: the payload of a confexec run never makes namespaces" \
 t_grep "and the cgroup's reason" \
 	'^confexec: refusing: cgroup: .*inside a confexec run.*it never is' "$ERR"
 ok "the inner payload did not run" test ! -e "$D/rw/nested-strict"
+# The outer plan must grant --unix: the inner confexec's listener
+# channel is an AF_UNIX socketpair, which the outer filter refuses.
+OUTER0=$OUTER
+OUTER="--ro /dev/null --rox $BIN --rw $D/rw"
+nested --degrade -- "$E" write "$D/rw/nested-nounix" >"$OUT" 2>"$ERR"
+t_eq "nested, the outer plan without --unix: refused (125)" "$?" 125
+t_grep "naming the grant the outer plan needs" \
+	'^confexec: refusing: listener channel: socketpair\(AF_UNIX\): Operation not permitted \(.*outer plan to grant --unix\)$' \
+	"$ERR"
+ok "the inner payload did not run" test ! -e "$D/rw/nested-nounix"
+OUTER=$OUTER0
 
 # ---- not root: the advice is a delegated child cgroup --------------------
 CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
@@ -290,6 +301,31 @@ else
 		"$ERR"
 	t_nogrep "never the cgroup2 root" "chown [0-9]+ $CG2( |,|\\)|\$)" "$ERR"
 	t_nogrep "nor chown -R" 'chown -R' "$ERR"
+	# The advice followed, as root: a child cgroup of the cgroup2 root
+	# (a name of this file's own: other runs share the machine, and a
+	# borne-PID-... name is a run cgroup's, reaped by any confexec once
+	# PID is gone), its directory and three files chowned, the caller's
+	# shell moved in.
+	DG=$CG2/bornetest-delegated-$$
+	mkdir "$DG"
+	at_exit "rmdir '$DG' 2>/dev/null"
+	chown 65534 "$DG" "$DG/cgroup.procs" "$DG/cgroup.threads" \
+	    "$DG/cgroup.subtree_control"
+	plan -- /bin/cat /proc/self/cgroup >"$D/p.dg"
+	chmod 644 "$D/p.dg"
+	# (The sanitized build's leak checker cannot stop the threads of a
+	# process in its own user namespace: off for confexec here.)
+	t_exit 0 "not root, strict, in the delegated cgroup the advice names: runs" \
+		sh -c 'echo $$ >"$1/cgroup.procs" && exec setpriv --reuid=65534 \
+		    --regid=65534 --clear-groups env ASAN_OPTIONS=detect_leaks=0 \
+		    "$2" <"$3"' sh "$DG" "$CX" "$D/p.dg"
+	t_grep "the payload's cgroup is the run's, beneath the delegated one" \
+		"^0::/${DG#"$CG2"/}/[^/]+\$" "$OUT"
+	t_nogrep "no WARNING" 'WARNING' "$ERR"
+	t_eq "the run's cgroup is gone after it: only the delegated one is left" \
+		"$(find "$DG" -mindepth 1 -type d)" ""
+	# (bounded: the caller's exit may not have left the cgroup yet)
+	ok "and it can be removed" wait_for -t 10 rmdir "$DG"
 fi
 
 done_testing

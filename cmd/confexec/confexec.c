@@ -275,7 +275,11 @@ prepare_child(struct run *r)
 		refuse(r, "stdin for the payload: %s", strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
 		r->sock) == -1)
-		refuse(r, "listener channel: %s", strerror(errno));
+		refuse(r, "listener channel: socketpair(AF_UNIX): %s%s",
+		    strerror(errno), errno != EPERM ? "" :
+		    " (a seccomp filter refuses AF_UNIX sockets, as a "
+		    "confexec payload's does: a nested confexec needs the "
+		    "outer plan to grant --unix)");
 	if (boundary_view(r, err, sizeof(err)) == -1 ||
 	    boundary_env(r, err, sizeof(err)) == -1 ||
 	    boundary_kept(r, err, sizeof(err)) == -1)

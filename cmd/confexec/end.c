@@ -443,6 +443,12 @@ end_child_failed(struct run *r, const struct report *rep)
 	else if (rep->stage == S_FDVERIFY && rep->fd >= 0)
 		snprintf(why, sizeof(why), "child: %s: fd %d is still open",
 		    stage_name[rep->stage], rep->fd);
+	else if (rep->stage == S_FDVERIFY && rep->err == EACCES)
+		snprintf(why, sizeof(why), "child: %s: /proc/self/fd: %s "
+		    "(a Landlock domain above confexec refuses /proc, as a "
+		    "confexec payload's does unless its plan grants it: a "
+		    "nested confexec needs the outer plan to grant --ro "
+		    "/proc)", stage_name[rep->stage], strerror(rep->err));
 	else
 		snprintf(why, sizeof(why), "child: %s: %s",
 		    stage_name[rep->stage], strerror(rep->err));
