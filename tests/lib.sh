@@ -50,6 +50,33 @@ t_cleanup() {
 
 # at_exit CMD: run CMD (a string) when the test file ends.
 at_exit() { T_CLEANUP="$1${T_CLEANUP:+; $T_CLEANUP}"; }
+# /etc/subuid and /etc/subgid are machine-wide: every test or bench that
+# edits them takes this lock first (descriptor 9, 5 minutes at most) and
+# restores them before letting go.  subid_lock: 0 once held.  subid_add:
+# both saved, root:100000:65536 added to each, restored at exit only while
+# still held (later the files are another holder's).  subid_restore:
+# both as saved.  subid_unlock: the lock let go.
+subid_lock() {
+	exec 9>/run/lock/borne-subid.lock
+	flock -w 300 9
+}
+subid_add() {
+	cp -p /etc/subuid "$TMP/subuid.bak" &&
+	    cp -p /etc/subgid "$TMP/subgid.bak" || return 1
+	SUBID_HELD=1
+	at_exit '[ -z "$SUBID_HELD" ] || subid_restore'
+	echo "root:100000:65536" >>/etc/subuid
+	echo "root:100000:65536" >>/etc/subgid
+}
+subid_restore() {
+	cat "$TMP/subuid.bak" >/etc/subuid
+	cat "$TMP/subgid.bak" >/etc/subgid
+	SUBID_HELD=
+}
+subid_unlock() {
+	flock -u 9
+	exec 9>&-
+}
 # kill_ours [-P PARENT] [-SIG] PID...: signal each PID that is still a
 # child of this test's shell (or of PARENT).  A pid waited for long
 # before may be another process's by the time a test ends (pids are

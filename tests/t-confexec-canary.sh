@@ -237,22 +237,12 @@ mkdir -m 755 "$U/closed"
 mkdir -m 700 "$U/priv"
 mkdir -m 777 "$U/priv/inner"
 chmod 777 "$U/open" "$U/priv/inner"
-exec 9>/run/lock/borne-subid.lock
-if flock -w 300 9; then pass "subid lock taken"; else fail "subid lock taken"; fi
-cp -p /etc/subuid "$TMP/subuid.bak"
-cp -p /etc/subgid "$TMP/subgid.bak"
-SUBID_HELD=1
-at_exit "[ -z \"\$SUBID_HELD\" ] || { cat '$TMP/subuid.bak' >/etc/subuid;
-    cat '$TMP/subgid.bak' >/etc/subgid; }"
-echo "root:100000:65536" >>/etc/subuid
-echo "root:100000:65536" >>/etc/subgid
+if subid_lock; then pass "subid lock taken"; else fail "subid lock taken"; fi
+subid_add
 t_exit 0 "--uid 100123: every probe matches, exit 0" canary -- --uid 100123 \
     --gid 100456 --rw "$U/open" --rw "$U/closed" --rw "$U/priv/inner"
-cat "$TMP/subuid.bak" >/etc/subuid
-cat "$TMP/subgid.bak" >/etc/subgid
-SUBID_HELD=
-flock -u 9
-exec 9>&-
+subid_restore
+subid_unlock
 no_mismatch
 # rwc DIR: the rw-create line of the rule DIR, fields 3 and 4.
 rwc() { awk -F'\t' -v d="$1/" '$1 == "rw-create" &&

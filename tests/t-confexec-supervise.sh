@@ -281,12 +281,10 @@ rmdir "$SIB"
 printf 'borne-plan 1\nprogram /bin/true\narg /bin/true\nro /\nuid 100123\ngid 100123\nmode strict\nend\n' \
 	>"$TMP/p.dry"
 # /etc/subuid is shared: under the lock of every test that edits it.
-exec 9>/run/lock/borne-subid.lock
-flock -w 300 9
+subid_lock
 t_exit 125 "dry run of a plan refused for its uid: 125" \
 	"$CX" --dry-run --journal "$JD/dry.jnl" <"$TMP/p.dry"
-flock -u 9
-exec 9>&-
+subid_unlock
 t_grep "the dry run says why" 'strict mode would refuse: uid 100123' "$ERR"
 ok "and journals nothing" test ! -e "$JD/dry.jnl"
 
@@ -467,20 +465,13 @@ fault "payload: network namespace" 125 'child: network namespace' \
 
 # The uid/gid switch needs subordinate ids: /etc/subuid is shared, under
 # the lock every test that edits it takes.
-exec 9>/run/lock/borne-subid.lock
-if flock -w 300 9; then pass "subid lock taken"; else fail "subid lock taken"; fi
-cp -p /etc/subuid "$TMP/subuid.bak"
-cp -p /etc/subgid "$TMP/subgid.bak"
-at_exit "cat '$TMP/subuid.bak' >/etc/subuid; cat '$TMP/subgid.bak' >/etc/subgid"
-echo "root:100000:65536" >>/etc/subuid
-echo "root:100000:65536" >>/etc/subgid
+if subid_lock; then pass "subid lock taken"; else fail "subid lock taken"; fi
+subid_add
 plan --uid 100123 --gid 100456 -- "$E" exit 0 >"$TMP/p.uid"
 FP=$TMP/p.uid
 fault "uid/gid switch" 125 'child: uid/gid switch' fi_ 1.2 setgroups 1 1
-cat "$TMP/subuid.bak" >/etc/subuid
-cat "$TMP/subgid.bak" >/etc/subgid
-flock -u 9
-exec 9>&-
+subid_restore
+subid_unlock
 
 # ---- a caller that is not root -----------------------------------------
 NB=$TMP/nb

@@ -370,20 +370,11 @@ kill "$SPID" 2>/dev/null
 # ---- uid/gid switch ------------------------------------------------------
 # /etc/subuid and /etc/subgid are machine-wide: every test or bench that
 # edits them takes this lock first (and restores them before releasing it).
-exec 9>/run/lock/borne-subid.lock
-if flock -w 300 9; then pass "subid lock taken"; else fail "subid lock taken"; fi
+if subid_lock; then pass "subid lock taken"; else fail "subid lock taken"; fi
 cxp "uid 100123" "gid 100456" -- "$E" ids >"$OUT" 2>"$ERR"
 t_eq "uid switch without subuid entries refused (125)" "$?" 125
 t_grep "the refusal names /etc/subuid" 'subuid' "$ERR"
-cp -p /etc/subuid "$TMP/subuid.bak"
-cp -p /etc/subgid "$TMP/subgid.bak"
-# Restored at exit only while the lock is held: later, the files are
-# another holder's.
-SUBID_HELD=1
-at_exit "[ -z \"\$SUBID_HELD\" ] || { cat '$TMP/subuid.bak' >/etc/subuid;
-    cat '$TMP/subgid.bak' >/etc/subgid; }"
-echo "root:100000:65536" >>/etc/subuid
-echo "root:100000:65536" >>/etc/subgid
+subid_add
 t_exit 0 "uid switch with temporary subuid/subgid entries" \
 	cxp "uid 100123" "gid 100456" -- "$E" ids
 t_eq "getresuid/getresgid all equal, no supplementary groups" \
@@ -392,13 +383,10 @@ t_exit 0 "status after a uid switch" \
 	cxp "uid 100123" "gid 100456" -- "$E" status
 t_grep "CapBnd empty after a uid switch" '^CapBnd:[[:space:]]+0000000000000000$' "$OUT"
 t_grep "CapPrm empty after a uid switch" '^CapPrm:[[:space:]]+0000000000000000$' "$OUT"
-cat "$TMP/subuid.bak" >/etc/subuid
-cat "$TMP/subgid.bak" >/etc/subgid
-SUBID_HELD=
+subid_restore
 cxp "uid 100123" -- "$E" ids >"$OUT" 2>"$ERR"
 t_eq "entries restored: refused again" "$?" 125
-flock -u 9
-exec 9>&-
+subid_unlock
 
 # ---- descriptors, environment, prompt -----------------------------------
 echo inherited >"$TMP/inh"

@@ -510,25 +510,14 @@ t_exit 126 "a file that is not ELF is refused (126)" sh -c \
 t_eq "neither entered the cache" "$(ls "$C" | wc -l)" "$n"
 
 # ---- a uid-switched payload executes the 0555 image ----------------------
-exec 9>/run/lock/borne-subid.lock
-if flock -w 300 9; then
-	cp -p /etc/subuid "$TMP/subuid.bak"
-	cp -p /etc/subgid "$TMP/subgid.bak"
-	# Restored at exit only while the lock is held: later, the files are
-	# another holder's.
-	SUBID_HELD=1
-	at_exit "[ -z \"\$SUBID_HELD\" ] || { cat '$TMP/subuid.bak' >/etc/subuid;
-	    cat '$TMP/subgid.bak' >/etc/subgid; }"
-	echo "root:100000:65536" >>/etc/subuid
-	echo "root:100000:65536" >>/etc/subgid
+if subid_lock; then
+	subid_add
 	plan --uid 100000 --gid 100000 -- "$D/prog" >"$TMP/p.uid"
 	t_exit 0 "a payload switched to uid 100000 runs the cached image" \
 	    sh -c "'$CX' --image-cache '$C' <'$TMP/p.uid'"
 	t_eq "A's bytes, from the cache" "$(cat "$OUT")" "$da $C/$da"
-	cat "$TMP/subuid.bak" >/etc/subuid
-	cat "$TMP/subgid.bak" >/etc/subgid
-	SUBID_HELD=
-	flock -u 9
+	subid_restore
+	subid_unlock
 else
 	skip "a uid-switched payload runs the cached image" "subid lock busy"
 fi
