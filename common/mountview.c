@@ -264,19 +264,48 @@ add_rule(int rfd, int fd, const char *path, uint64_t access)
 		goto fail;                                               \
 	} while (0)
 
+static int walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir,
+    int host);
+
+/* The host's directory at the first n bytes of path (from its root
+ * host, never following a link): its mode and owner on the directory dir
+ * just made in the view's own root, so that the way to a rule is no
+ * wider than the host's (a --uid payload searches it as it would there).
+ * Where the host has none, dir stays root's, 0755. */
+static void
+like_host(int host, const char *path, size_t n, int dir)
+{
+	char part[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (host == -1 || n >= sizeof(part))
+		return;
+	memcpy(part, path, n);
+	part[n] = '\0';
+	if ((fd = walk_at(host, part, 0, 0, 0, -1)) == -1)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		(void)fchown(dir, st.st_uid, st.st_gid);
+		(void)fchmod(dir, st.st_mode & 01777);
+	}
+	close(fd);
+}
+
 /* path from dfd (absolute, normalised), one component at a time, none
  * followed if it is a symbolic link (ELOOP).  With mk, a component
  * missing in a directory of the file system mkdev (the view's own root)
- * is made: a directory, or for the last one an empty file unless dir.
- * The descriptor (O_PATH), or -1 with errno. */
+ * is made: a directory (its mode and owner the host's directory's there,
+ * looked up from host unless -1), or for the last one an empty file
+ * unless dir.  The descriptor (O_PATH), or -1 with errno. */
 static int
-walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir)
+walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir, int host)
 {
 	char comp[NAME_MAX + 1];
 	const char *c = path;
 	struct stat st;
 	size_t len;
-	int cur, fd, last, e;
+	int cur, fd, last, e, made;
 
 	if ((cur = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1)
 		return -1;
@@ -294,15 +323,18 @@ walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir)
 		while (*c == '/')
 			c++;
 		last = *c == '\0';
+		made = 0;
 		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd == -1 && errno == ENOENT && mk &&
 		    fstat(cur, &st) == 0 && st.st_dev == mkdev) {
 			if (!last || dir)
-				(void)mkdirat(cur, comp, 0755);
+				made = mkdirat(cur, comp, 0755) == 0;
 			else
 				(void)mknodat(cur, comp, S_IFREG | 0644, 0);
-			fd = openat(cur, comp, O_PATH | O_NOFOLLOW |
-			    O_CLOEXEC);
+			fd = openat(cur, comp, (made ? O_RDONLY | O_DIRECTORY :
+			    O_PATH) | O_NOFOLLOW | O_CLOEXEC);
+			if (fd != -1 && made)
+				like_host(host, path, (size_t)(c - path), fd);
 		}
 		e = errno;
 		close(cur);
@@ -351,11 +383,12 @@ fail:
 /* tree onto path in the view (from root), its mount point made in the
  * view's own root where missing. */
 static int
-place(int tree, int root, dev_t rootdev, const char *path, int dir)
+place(int tree, int root, dev_t rootdev, const char *path, int dir,
+    int host)
 {
 	int t, r, e;
 
-	if ((t = walk_at(root, path, rootdev, 1, dir)) == -1)
+	if ((t = walk_at(root, path, rootdev, 1, dir, host)) == -1)
 		return -1;
 	r = (int)syscall(__NR_move_mount, tree, "", t, "",
 	    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
@@ -382,7 +415,7 @@ alias(int root, dev_t rootdev, const struct mv_alias *al)
 		return;
 	memcpy(dir, al->path, n);
 	dir[n] = '\0';
-	if ((d = walk_at(root, dir, rootdev, 1, 1)) == -1)
+	if ((d = walk_at(root, dir, rootdev, 1, 1, -1)) == -1)
 		return;
 	(void)symlinkat(al->to, d, slash + 1);
 	close(d);
@@ -402,7 +435,7 @@ bind_here(struct mv_bind *b)
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	r = walk_at(fd, b->path, 0, 0, 0);
+	r = walk_at(fd, b->path, 0, 0, 0, -1);
 	e = errno;
 	close(fd);
 	if ((fd = r) == -1)
@@ -431,7 +464,7 @@ mv_apply(struct mountview *mv)
 	int tree[PLAN_MAX_PATHS];
 	struct stat st;
 	size_t i, n = 0;
-	int m = -1, root = -1, t = -1, e;
+	int m = -1, root = -1, t = -1, host = -1, e;
 
 	/* In a user namespace of its own, the clones are made here, from
 	 * the host's tree as this namespace copied it. */
@@ -442,6 +475,10 @@ mv_apply(struct mountview *mv)
 		if (tree[i] == -1)
 			FAIL("clone", mv->bind[i].path);
 	}
+	/* The host's root as copied, for the modes of the directories on
+	 * the way to a rule (like_host). */
+	if ((host = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		FAIL("root", "/");
 	/* The view's own root: an empty tmpfs over the copied /, whose
 	 * mount stops taking part in the host's propagation first. */
 	if (mount(NULL, "/", NULL, MS_PRIVATE, NULL) == -1)
@@ -461,7 +498,7 @@ mv_apply(struct mountview *mv)
 	for (i = 0; i < mv->nbind; i++) {
 		struct mv_bind *b = &mv->bind[i];
 
-		if (place(tree[i], root, st.st_dev, b->path, b->dir) == -1)
+		if (place(tree[i], root, st.st_dev, b->path, b->dir, host) == -1)
 			FAIL("bind", b->path);
 		if (strcmp(b->path, "/") == 0)
 			root = tree[i];
@@ -474,7 +511,7 @@ mv_apply(struct mountview *mv)
 	if (mv->tmp != NULL) {
 		if ((t = fs_new("tmpfs", tmpopt, MOUNT_ATTR_NOSUID |
 		    MOUNT_ATTR_NODEV)) == -1 ||
-		    place(t, root, st.st_dev, mv->tmp, 1) == -1)
+		    place(t, root, st.st_dev, mv->tmp, 1, host) == -1)
 			FAIL("tmpfs", mv->tmp);
 		if (add_rule(mv->rulesetfd, t, NULL, mv->tmp_access) == -1)
 			FAIL("tmp rule", mv->tmp);
@@ -483,13 +520,15 @@ mv_apply(struct mountview *mv)
 	}
 	if ((t = fs_new("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 	    MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY)) == -1 ||
-	    place(t, root, st.st_dev, "/proc", 1) == -1)
+	    place(t, root, st.st_dev, "/proc", 1, -1) == -1)
 		FAIL("procfs", "/proc");
 	close(t);
 	t = -1;
 	/* Nothing more is made in the view's own root. */
 	if (setattr(m, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0, 0) == -1)
 		FAIL("read-only", "/");
+	close(host);
+	host = -1;
 	if (fchdir(root) == -1 || chroot(".") == -1 || chdir("/") == -1)
 		FAIL("root", "/");
 	if (root != m)
@@ -517,6 +556,8 @@ fail:
 			close(tree[i]);
 	if (t != -1)
 		close(t);
+	if (host != -1)
+		close(host);
 	if (root != -1 && root != m)
 		close(root);
 	if (m != -1)
