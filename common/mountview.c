@@ -807,52 +807,72 @@ proc_write(pid_t pid, const char *file, unsigned long from,
 	return write_small(AT_FDCWD, p, m);
 }
 
+/* The child of idmap_ns: born in its user namespace (CLONE_NEWUSER), in
+ * the caller's memory (CLONE_VM: no copy of its pages), on a stack of its
+ * own and a copy of the caller's descriptors; it waits until the pipe's
+ * other end closes, then leaves.  System calls only. */
+static char idmap_stack[16384] __attribute__((aligned(16)));
+
+static int
+idmap_wait(void *arg)
+{
+	const int *go = arg;
+	char c;
+
+	/* Its copy of the write end closed: the caller's close is the end. */
+	(void)syscall(SYS_close, go[1]);
+	(void)syscall(SYS_read, go[0], &c, 1);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
 /* A user namespace whose only mapping takes on-disk uid:gid to
- * touid:togid, as a descriptor: a child enters it, says so on one pipe
- * and waits on another while its maps are written, then leaves. */
+ * touid:togid, as a descriptor: a child born in it waits while its maps
+ * are written and its namespace opened, then leaves.  The last one made
+ * is kept for the next call with the same ids (stdout and stderr in files
+ * of one owner, /etc). */
 static int
 idmap_ns(uid_t uid, gid_t gid, uid_t touid, gid_t togid)
 {
-	char p[64], c = 1;
-	int ready[2], go[2], fd = -1, e = 0;
+	static int cached = -1;
+	static uid_t cu, ctu;
+	static gid_t cg, ctg;
+	char p[64];
+	int go[2], fd = -1, e = 0;
 	pid_t pid;
 
-	if (pipe2(ready, O_CLOEXEC) == -1)
+	if (cached != -1 && cu == uid && cg == gid && ctu == touid &&
+	    ctg == togid)
+		return fcntl(cached, F_DUPFD_CLOEXEC, 0);
+	if (pipe2(go, O_CLOEXEC) == -1)
 		return -1;
-	if (pipe2(go, O_CLOEXEC) == -1) {
+	pid = clone(idmap_wait, idmap_stack + sizeof(idmap_stack),
+	    CLONE_VM | CLONE_NEWUSER | SIGCHLD, go);
+	if (pid == -1) {
 		e = errno;
-		close(ready[0]);
-		close(ready[1]);
-		errno = e;
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		c = unshare(CLONE_NEWUSER) == 0 ? 0 : 1;
-		(void)write(ready[1], &c, 1);
-		close(go[1]);
-		(void)read(go[0], &c, 1);
-		_exit(0);
-	}
-	close(ready[1]);
-	close(go[0]);
-	if (pid == -1 || read(ready[0], &c, 1) != 1 || c != 0) {
-		e = pid == -1 ? errno : EPERM;
 		goto out;
 	}
 	if (proc_write(pid, "uid_map", uid, touid) == -1 ||
 	    proc_write(pid, "setgroups", 0, 0) == -1 ||
-	    proc_write(pid, "gid_map", gid, togid) == -1)
-		goto fail;
+	    proc_write(pid, "gid_map", gid, togid) == -1) {
+		e = errno;
+		goto out;
+	}
 	snprintf(p, sizeof(p), "/proc/%ld/ns/user", (long)pid);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
-fail:
 	e = fd == -1 ? errno : 0;
 out:
-	close(ready[0]);
 	close(go[1]);	/* the child leaves */
+	close(go[0]);
 	if (pid > 0)
-		waitpid(pid, NULL, 0);
+		while (waitpid(pid, NULL, __WALL) == -1 && errno == EINTR)
+			;
+	if (fd != -1) {
+		if (cached != -1)
+			close(cached);
+		cached = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		cu = uid, cg = gid, ctu = touid, ctg = togid;
+	}
 	errno = e;
 	return fd;
 }
