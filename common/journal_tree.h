@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: ISC */
+/* journal_tree: a journal's records as the leaves of an RFC 6962 Merkle
+ * tree (common/merkle), for signed checkpoints and consistency proofs
+ * (journalchain(1), checkpoint, prove, verify --checkpoint).
+ *
+ * Leaf i (from 0) is record i + 1's line exactly as stored, its newline
+ * included: the same bytes its chain hash covers, so that a leaf is
+ * SHA-256(0x00 || line) and the record's hash is SHA-256(line). */
+#ifndef BORNE_JOURNAL_TREE_H
+#define BORNE_JOURNAL_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+
+/* Called for each leaf in order: its index and its leaf hash. */
+typedef void journal_leaf_fn(void *arg, uint64_t i,
+    const uint8_t leaf[SHA256_LEN]);
+
+/* The first n records of the journal open on fd, read from offset 0 in
+ * one streaming pass (pread(2) in chunks of a few MiB, never mapped nor
+ * held whole): each one checked by the journal's one record checker (its
+ * seq and its link to the one before), then its leaf hash given to fn.
+ * Returns 0; or -1 with errno EBADMSG (record *bad, from 1, fails the
+ * check or is missing: err says why), ENOMEM, or pread(2)'s. */
+int journal_leaves(int fd, uint64_t n, journal_leaf_fn *fn, void *arg,
+    uint64_t *bad, char *err, size_t errlen);
+
+/* The RFC 6962 root of the first n records (journal_leaves into a
+ * frontier: O(log n) memory).  Returns 0, or -1 as journal_leaves. */
+int journal_tree_root(int fd, uint64_t n, uint8_t root[SHA256_LEN],
+    uint64_t *bad, char *err, size_t errlen);
+
+#endif
