@@ -8,7 +8,7 @@
 //	tlogcheck root JOURNAL N              the RFC 6962 root of N records
 //	tlogcheck prove JOURNAL OLD           the consistency proof, as prove
 //	tlogcheck consistent VKEYFILE OLDNOTE NEWNOTE PROOF
-//	tlogcheck sign SKEYFILE TEXTFILE      sign a text (a note on stdout)
+//	tlogcheck sign TEXTFILE SKEYFILE...   sign a text (a note on stdout)
 //	tlogcheck keygen NAME PREFIX          PREFIX.key and PREFIX.pub
 //
 // Exit 0 on success, 1 when a check fails, 2 on misuse.
@@ -169,16 +169,20 @@ func main() {
 			die(1, "%d does not extend %d: %v", n, m, err)
 		}
 		fmt.Printf("consistent %d %d\n", m, n)
-	case a[0] == "sign" && len(a) == 3:
-		s, err := note.NewSigner(readKey(a[1]))
-		if err != nil {
-			die(1, "%s: %v", a[1], err)
+	case a[0] == "sign" && len(a) >= 3:
+		var ss []note.Signer
+		for _, k := range a[2:] {
+			s, err := note.NewSigner(readKey(k))
+			if err != nil {
+				die(1, "%s: %v", k, err)
+			}
+			ss = append(ss, s)
 		}
-		text, err := os.ReadFile(a[2])
+		text, err := os.ReadFile(a[1])
 		if err != nil {
 			die(2, "%v", err)
 		}
-		msg, err := note.Sign(&note.Note{Text: string(text)}, s)
+		msg, err := note.Sign(&note.Note{Text: string(text)}, ss...)
 		if err != nil {
 			die(1, "%v", err)
 		}
