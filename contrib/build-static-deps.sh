@@ -122,6 +122,9 @@ run libcap.log make -C libcap $capmk COPTS="$CFLAGS" install-static-cap
 d=$(srcdir gmp)
 say "gmp: $(basename "$d")"
 cd "$d"
+# Debian's source has no doc/ and patches configure.ac and Makefile.am to
+# leave it out: regenerate, as Debian's own build does.
+run gmp.log autoreconf -fi
 run gmp.log ./configure --prefix="$prefix" --libdir="$prefix/lib" \
     --disable-shared --enable-static --disable-cxx
 run gmp.log make -j"$jobs"
