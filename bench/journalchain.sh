@@ -68,3 +68,41 @@ awk -v sz="$size" -v v="$v" -v o="$o" -v s="$s" 'BEGIN {
 	printf "verify / openssl throughput:   %.2fx (target >= 0.8x)\n", o / v
 	printf "verify / sha256sum throughput: %.2fx\n", s / v
 }'
+
+# Signed checkpoints (journalchain checkpoint, verify --checkpoint, prove)
+# of a journal of 100,000 records beside verify and sha256sum of the same
+# file, interleaved: a checkpoint verifies the whole chain (the same pass
+# as verify, two threads hashing), then streams the records once more
+# with O(log n) memory (the Merkle frontier: one 32-byte hash per 1 bit
+# of the count) and signs (Ed25519).
+head -n 100000 "$D/in" | "$J" append "$D/c" || exit 1
+"$J" keygen example.org/bench "$D/k" || exit 1
+csize=$(wc -c <"$D/c")
+echo "checkpoint journal: 100000 records, $csize bytes"
+"$J" checkpoint --key "$D/k.key" "$D/c" >"$D/c.ckpt" || exit 1
+r=0
+: >"$D/tc"; : >"$D/tcv"; : >"$D/tp"; : >"$D/tv2"; : >"$D/ts2"
+while [ $r -lt "$ROUNDS" ]; do
+	t0=$(now); "$J" checkpoint --key "$D/k.key" "$D/c" >/dev/null || exit 1; t1=$(now)
+	echo "$t1 - $t0" | bc >>"$D/tc"
+	t0=$(now); "$J" verify --checkpoint "$D/c.ckpt" --pub "$D/k.pub" "$D/c" >/dev/null || exit 1; t1=$(now)
+	echo "$t1 - $t0" | bc >>"$D/tcv"
+	t0=$(now); "$J" prove --from 50000 "$D/c" >/dev/null || exit 1; t1=$(now)
+	echo "$t1 - $t0" | bc >>"$D/tp"
+	t0=$(now); "$J" verify "$D/c" >/dev/null || exit 1; t1=$(now)
+	echo "$t1 - $t0" | bc >>"$D/tv2"
+	t0=$(now); sha256sum "$D/c" >/dev/null; t1=$(now)
+	echo "$t1 - $t0" | bc >>"$D/ts2"
+	r=$((r + 1))
+done
+c=$(median <"$D/tc"); cv=$(median <"$D/tcv"); p=$(median <"$D/tp")
+v=$(median <"$D/tv2"); s=$(median <"$D/ts2")
+awk -v c="$c" -v cv="$cv" -v p="$p" -v v="$v" -v s="$s" 'BEGIN {
+	printf "checkpoint:              median %6.3f s (target < 1 s)\n", c
+	printf "verify --checkpoint:     median %6.3f s\n", cv
+	printf "prove --from 50000:      median %6.3f s\n", p
+	printf "verify (chain only):     median %6.3f s\n", v
+	printf "sha256sum:               median %6.3f s\n", s
+	printf "checkpoint / verify time:    %.2fx\n", c / v
+	printf "checkpoint / sha256sum time: %.2fx\n", c / s
+}'

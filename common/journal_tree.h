@@ -22,6 +22,8 @@ typedef void journal_leaf_fn(void *arg, uint64_t i,
  * one streaming pass (pread(2) in chunks of a few MiB, never mapped nor
  * held whole): each one checked by the journal's one record checker (its
  * seq and its link to the one before), then its leaf hash given to fn.
+ * The two hashes of each line (the chain's and the leaf's) are computed on
+ * two threads for a big batch, the checks made in order on this one.
  * Returns 0; or -1 with errno EBADMSG (record *bad, from 1, fails the
  * check or is missing: err says why), ENOMEM, or pread(2)'s. */
 int journal_leaves(int fd, uint64_t n, journal_leaf_fn *fn, void *arg,
