@@ -126,6 +126,7 @@ planenc --argv0 a b -- /bin/true
 confexec --journal $TMP/j1 $TMP/j2
 confexec --control $TMP/c1 $TMP/c2
 confexec --image-cache $TMP/ic1 $TMP/ic2
+confexec --registry $TMP/r1 $TMP/r2
 cgprobe --require landlock seccomp
 suidstrip --chown 1:1 2:2 $TMP/empty
 suidstrip --budget 5 6 $TMP/empty

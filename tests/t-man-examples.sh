@@ -253,6 +253,15 @@ ex_confexec() {
 		    t_eq "  the pinned tool got the prompt" "$(cat "$OUT")" \
 			"prompt: summarise the data"
 		;;
+	"run only what the registry admits")
+		expect=$(cx_want)
+		run "$expect"
+		t_eq "  the registry lists the interpreter that runs the tool" \
+		    "$(cut -d' ' -f1 "$W/etc/borne/programs")" \
+		    "$(sha256sum /bin/sh | cut -d' ' -f1)"
+		[ "$expect" -eq 0 ] &&
+		    t_eq "  the admitted tool ran" "$(cat "$OUT")" "prompt: "
+		;;
 	"fetch one listed host through the egress broker")
 		# The listed host is a destination on this host's loopback,
 		# listed as its IP literal (the guard refuses loopback
@@ -366,7 +375,9 @@ python3 "$T_TOP/tests/egress-upstream.py" 127.0.0.1 "$TMP/mxup.port" \
 at_exit "kill_ours $! 2>/dev/null"
 wait_for test -s "$TMP/mxup.port"
 MXUP=$(cat "$TMP/mxup.port" 2>/dev/null)
+mkdir -p "$W/etc/borne"
 page_examples ex_confexec "s|pypi.org:443|127.0.0.1:$MXUP|;
+    s|/etc/borne|$W/etc/borne|g;
     s|https://pypi.org/simple/|http://127.0.0.1:$MXUP/|;
     s|sha256sum /usr/bin/tool|sha256sum /bin/sh|;
     s|-- /usr/bin/tool|-- /bin/sh $SBIN/tool|; s|/srv/data|$W/srv/data|g;
