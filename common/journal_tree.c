@@ -64,19 +64,20 @@ hash_lines(const char *buf, struct tline *ln, size_t k)
 }
 
 int
-journal_leaves(int fd, uint64_t n, journal_leaf_fn *fn, void *arg,
-    uint64_t *bad, char *err, size_t errlen)
+journal_leaves_from(int fd, struct journal_pos *pos, uint64_t limit,
+    uint64_t max, journal_leaf_fn *fn, void *arg, uint64_t *bad, char *err,
+    size_t errlen)
 {
 	char prev[SHA256_HEX_LEN + 1], why[200];
-	size_t have = 0, at, k, j, bufsz = TBUF + JOURNAL_RECORD_MAX;
-	uint64_t off = 0, i = 0;
+	size_t have = 0, at, k, j, want, bufsz = TBUF + JOURNAL_RECORD_MAX;
+	uint64_t done = 0;
 	struct tline *ln;
 	char *buf, *nl;
 	ssize_t r;
 	int e;
 
 	*bad = 0;
-	if (n == 0)
+	if (max == 0 || pos->off >= limit)
 		return 0;
 	buf = malloc(bufsz);
 	ln = malloc(BATCH * sizeof(*ln));
@@ -85,9 +86,15 @@ journal_leaves(int fd, uint64_t n, journal_leaf_fn *fn, void *arg,
 		free(ln);
 		return err_set_sys(err, errlen, "journal tree");
 	}
-	memcpy(prev, journal_zero_hex, sizeof(prev));
-	while (i < n) {
-		r = pread(fd, buf + have, bufsz - have, (off_t)(off + have));
+	sha256_hex(pos->head, prev);
+	if (pos->seq == 0)
+		memcpy(prev, journal_zero_hex, sizeof(prev));
+	while (done < max) {
+		want = bufsz - have;
+		if ((uint64_t)want > limit - (pos->off + have))
+			want = (size_t)(limit - (pos->off + have));
+		r = want == 0 ? 0 : pread(fd, buf + have, want,
+		    (off_t)(pos->off + have));
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
@@ -100,9 +107,10 @@ journal_leaves(int fd, uint64_t n, journal_leaf_fn *fn, void *arg,
 		have += (size_t)r;
 		at = 0;
 		for (;;) {
-			/* a batch of complete lines, at most n - i */
-			for (k = 0; k < BATCH && i + k < n && (nl = memchr(buf +
-			    at, '\n', have - at)) != NULL; k++) {
+			/* a batch of complete lines, at most max - done */
+			for (k = 0; k < BATCH && done + k < max &&
+			    (nl = memchr(buf + at, '\n', have - at)) != NULL;
+			    k++) {
 				ln[k].start = at;
 				ln[k].len = (size_t)(nl - (buf + at)) + 1;
 				at += ln[k].len;
@@ -110,40 +118,117 @@ journal_leaves(int fd, uint64_t n, journal_leaf_fn *fn, void *arg,
 			if (k == 0)
 				break;
 			hash_lines(buf, ln, k);
-			for (j = 0; j < k; j++, i++) {
-				struct jrec_want w = {0, i + 1, prev, NULL};
+			for (j = 0; j < k; j++) {
+				struct jrec_want w = {0, pos->seq + 1, prev,
+				    NULL};
 
 				if (jrec_check(&w, buf + ln[j].start,
 				    ln[j].len, ln[j].d, why, sizeof(why)) ==
 				    -1) {
 					free(buf);
 					free(ln);
-					*bad = i + 1;
+					*bad = pos->seq + 1;
 					errno = EBADMSG;
 					return err_set(err, errlen, "record "
-					    "%llu: %s", (unsigned long long)(i +
-					    1), why);
+					    "%llu: %s", (unsigned long long)
+					    *bad, why);
 				}
-				fn(arg, i, ln[j].leaf);
+				fn(arg, pos->seq, ln[j].leaf);
 				sha256_hex(ln[j].d, prev);
+				memcpy(pos->head, ln[j].d, SHA256_LEN);
+				pos->seq++;
+				pos->off += ln[j].len;
+				done++;
 			}
 		}
-		if (i == n)
-			break;
-		if (r == 0 || (have - at >= JOURNAL_RECORD_MAX)) {
-			free(buf);
-			free(ln);
-			*bad = i + 1;
-			errno = EBADMSG;
-			return err_set(err, errlen, "record %llu is missing "
-			    "or not terminated", (unsigned long long)(i + 1));
-		}
 		memmove(buf, buf + at, have - at);
-		off += at;
 		have -= at;
+		/* The end, or an unterminated tail too long to be a record:
+		 * the caller judges what is left after pos->off. */
+		if (r == 0 || have >= JOURNAL_RECORD_MAX)
+			break;
 	}
 	free(buf);
 	free(ln);
+	return 0;
+}
+
+int
+journal_leaves(int fd, uint64_t n, journal_leaf_fn *fn, void *arg,
+    uint64_t *bad, char *err, size_t errlen)
+{
+	struct journal_pos pos;
+
+	memset(&pos, 0, sizeof(pos));
+	if (journal_leaves_from(fd, &pos, UINT64_MAX, n, fn, arg, bad, err,
+	    errlen) == -1)
+		return -1;
+	if (pos.seq < n) {
+		*bad = pos.seq + 1;
+		errno = EBADMSG;
+		return err_set(err, errlen, "record %llu is missing or not "
+		    "terminated", (unsigned long long)*bad);
+	}
+	return 0;
+}
+
+int
+journal_pos_check(int fd, const struct journal_pos *pos, char *err,
+    size_t errlen)
+{
+	struct journal_record rec;
+	uint8_t d[SHA256_LEN];
+	size_t len, start;
+	ssize_t r;
+	char *buf, *nl;
+	uint64_t from;
+
+	if (pos->seq == 0)
+		return pos->off == 0 ? 0 : (errno = EBADMSG, err_set(err,
+		    errlen, "no record before byte %llu",
+		    (unsigned long long)pos->off));
+	/* The last line before pos->off: at most one longest record. */
+	from = pos->off > JOURNAL_RECORD_MAX ? pos->off - JOURNAL_RECORD_MAX :
+	    0;
+	len = (size_t)(pos->off - from);
+	if ((buf = malloc(len + 1)) == NULL)
+		return err_set_sys(err, errlen, "journal tree");
+	do
+		r = pread(fd, buf, len, (off_t)from);
+	while (r == -1 && errno == EINTR);
+	if (r == -1) {
+		free(buf);
+		return err_set_sys(err, errlen, "reading the journal");
+	}
+	if ((size_t)r != len || len == 0 || buf[len - 1] != '\n') {
+		free(buf);
+		errno = EBADMSG;
+		return err_set(err, errlen, "record %llu does not end at byte "
+		    "%llu: the journal was truncated or rewritten",
+		    (unsigned long long)pos->seq,
+		    (unsigned long long)pos->off);
+	}
+	buf[len] = '\0';
+	nl = len >= 2 ? memrchr(buf, '\n', len - 1) : NULL;
+	start = nl != NULL ? (size_t)(nl + 1 - buf) : 0;
+	if (nl == NULL && from != 0) {
+		free(buf);
+		errno = EBADMSG;
+		return err_set(err, errlen, "no record ends at byte %llu",
+		    (unsigned long long)pos->off);
+	}
+	sha256_buf(buf + start, len - start, d);
+	if (memcmp(d, pos->head, SHA256_LEN) != 0 ||
+	    journal_record_parse(buf + start, len - start - 1, &rec, NULL) ==
+	    -1 || rec.seq != pos->seq) {
+		free(buf);
+		errno = EBADMSG;
+		return err_set(err, errlen, "record %llu, ending at byte %llu, "
+		    "is not the one checkpointed: the journal was rewritten",
+		    (unsigned long long)pos->seq,
+		    (unsigned long long)pos->off);
+	}
+	free(buf);
 	return 0;
 }
 

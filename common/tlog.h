@@ -47,4 +47,33 @@ int tlog_parse(const char *text, size_t len, struct tlog_checkpoint *c, char *er
 int tlog_proof_parse(const char *buf, size_t len, uint64_t *old,
     uint8_t (*p)[SHA256_LEN], size_t *k, char *err, size_t errlen);
 
+/* The signer's state between two checkpoints of one journal
+ * (journalchain checkpoint --state), text:
+ *   borne-checkpoint-state 1\n
+ *   offset OFF\n          the byte just after the last record checkpointed
+ *   head HEX\n            that record's hash (64 lower-case hex digits)
+ *   frontier N[ HASH]...\n the tree's right edge: N records, then one
+ *                         base64 hash per 1 bit of N, the largest subtree
+ *                         first (merkle_frontier)
+ * then the signed checkpoint of those N records, to the end.  Nothing
+ * in it is trusted before the checkpoint's signature is verified and
+ * the frontier's root found equal to its root. */
+struct tlog_state {
+	uint64_t off;
+	uint8_t head[SHA256_LEN];
+	struct merkle_frontier f;
+	const char *note;		/* in the parsed buffer */
+	size_t note_len;
+};
+
+/* The state text of s with the signed note note[0..len): a malloc'ed
+ * *out of *outlen bytes.  Returns 0, or -1 with errno ENOMEM. */
+int tlog_state_format(const struct tlog_state *s, const char *note,
+    size_t len, char **out, size_t *outlen);
+
+/* Parse a state text buf[0..len) (s->note points into buf).  Returns 0,
+ * or -1 with errno EINVAL and err. */
+int tlog_state_parse(const char *buf, size_t len, struct tlog_state *s,
+    char *err, size_t errlen);
+
 #endif

@@ -207,6 +207,76 @@ t_exit 1 "consistent: a proof one hash short fails" journalchain consistent \
 t_exit 1 "consistent: checkpoints of other origins" journalchain consistent \
     --pub "$TMP/k.pub" --old "$TMP/c7o" --proof "$TMP/p13" "$TMP/c13"
 
+# ---- checkpoint --state: only the records since the last checkpoint ----
+S=$TMP/state
+cp "$TMP/j7" "$TMP/js"
+t_exit 0 "checkpoint --state, no state yet" journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/js"
+cp "$OUT" "$TMP/cs7"
+ok "  the same checkpoint as without" cmp "$TMP/cs7" "$TMP/c7"
+t_eq "  the state has mode 600" "$(stat -c %a "$S")" 600
+t_eq "  it starts with its magic line" "$(line 1 "$S")" "borne-checkpoint-state 1"
+t_eq "  and keeps the checkpoint" "$(sed -n '5,$p' "$S")" "$(cat "$TMP/c7")"
+events 8 10 | journalchain append "$TMP/js" || fail "append js"
+t_exit 0 "three records later" journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/js"
+cp "$OUT" "$TMP/cs10"
+journalchain checkpoint --key "$TMP/k.key" "$TMP/js" >"$TMP/cf10" || fail "cf10"
+ok "  the same checkpoint as a full pass" cmp "$TMP/cs10" "$TMP/cf10"
+t_eq "  the state follows it" "$(sed -n '5,$p' "$S")" "$(cat "$TMP/cs10")"
+t_exit 0 "nothing new: the same checkpoint" journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/js"
+cp "$OUT" "$TMP/cs10b"
+ok "  byte for byte" cmp "$TMP/cs10b" "$TMP/cs10"
+# Only the new records are read: a byte changed inside record 2 (the
+# chain broken there) is not seen by checkpoint --state, but verify
+# --checkpoint of what it signed catches it: the root signed is that of
+# the records as they were.
+cp "$TMP/js" "$TMP/js.orig"
+cp "$S" "$TMP/state.orig"
+sed -i '2s/"i":2/"i":9/' "$TMP/js"
+echo '{"i":11}' | journalchain append "$TMP/js" || fail "append js 11"
+t_exit 0 "an old record changed: checkpoint --state reads only the new one" \
+    journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/js"
+cp "$OUT" "$TMP/cs11"
+t_exit 1 "  whose checkpoint the changed journal fails" \
+    journalchain verify --checkpoint "$TMP/cs11" --pub "$TMP/k.pub" "$TMP/js"
+t_grep "  at record 2" "verification failed at record 3" "$ERR"
+sed -i '2s/"i":9/"i":2/' "$TMP/js"
+t_exit 0 "  and the journal put back verifies against it" \
+    journalchain verify --checkpoint "$TMP/cs11" --pub "$TMP/k.pub" "$TMP/js"
+cp "$S" "$TMP/state11"
+# what the state refuses to extend
+head -n 10 "$TMP/js" >"$TMP/jt"
+cp "$TMP/state11" "$S"
+t_exit 1 "the journal truncated since the state: not signed" \
+    journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/jt"
+t_grep "  says so" "jt: the journal is shorter \(truncated\) since the checkpoint in .*state: not signed" "$ERR"
+ok "  the state unchanged" cmp "$S" "$TMP/state11"
+{ events 1 10; echo '{"i":111}'; events 12 12; } | journalchain append "$TMP/jr11" || fail "jr11"
+t_exit 1 "the last record checkpointed rewritten: not signed" \
+    journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/jr11"
+t_grep "  says so" "record 11(, ending at byte [0-9]+, is not the one checkpointed| does not end at byte [0-9]+): the journal was (truncated or )?rewritten" "$ERR"
+cp "$TMP/js" "$TMP/jtorn"; printf '{"seq":12,"pr' >>"$TMP/jtorn"
+t_exit 3 "a torn tail after the state: exit 3" \
+    journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/jtorn"
+cp "$TMP/js" "$TMP/jbad"; echo '{"seq":12,"prev":"x"}' >>"$TMP/jbad"
+t_exit 1 "a bad record after the state: exit 1" \
+    journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/jbad"
+t_grep "  names it" "verification failed at record 12" "$ERR"
+ok "  the state unchanged by every refusal" cmp "$S" "$TMP/state11"
+awk 'NR == 4 { $3 = ($3 == "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" ? "BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" : "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=") } 1' \
+    "$TMP/state11" >"$S"
+t_exit 1 "a state whose tree was changed: refused" \
+    journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/js"
+t_grep "  its tree is not the one signed" "its tree is not the one its checkpoint signed" "$ERR"
+cp "$TMP/state11" "$S"
+t_exit 1 "another key's state: refused" \
+    journalchain checkpoint --key "$TMP/o.key" --state "$S" "$TMP/js"
+t_grep "  says so" "no signature by example\.org/other" "$ERR"
+chmod 644 "$S"
+t_exit 0 "a state others may read is fine" journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/js"
+chmod 664 "$S"
+t_exit 2 "a state others may write: refused" journalchain checkpoint --key "$TMP/k.key" --state "$S" "$TMP/js"
+chmod 600 "$S"
+
 # ---- usage ----
 t_exit 2 "checkpoint without --key" journalchain checkpoint "$J"
 t_exit 2 "prove without --from" journalchain prove "$J"
@@ -234,6 +304,8 @@ t_eq "  its text is the checkpoint" "$(cat "$OUT")" "$(head -n 3 "$TMP/c7")"
 t_exit 1 "Go's note.Open refuses the forged one" "$G" open "$TMP/k.pub" "$TMP/c7forged"
 t_exit 0 "Go's tlog.TreeHash: the root of 7" "$G" root "$TMP/j7" 7
 t_eq "  the checkpoint's" "$(cat "$OUT")" "$(line 3 "$TMP/c7")"
+t_exit 0 "Go's tlog.TreeHash: the root checkpoint --state signed, 11 records" "$G" root "$TMP/js" 11
+t_eq "  the incremental checkpoint's" "$(cat "$OUT")" "$(line 3 "$TMP/cs11")"
 t_exit 0 "Go's tlog.CheckTree: 13 extends 7" "$G" consistent "$TMP/k.pub" "$TMP/c7" "$TMP/c13" "$TMP/p13"
 for x in rw ro; do
 	t_exit 1 "Go's tlog.CheckTree: the $x journal does not" "$G" consistent \

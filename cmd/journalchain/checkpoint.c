@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,9 +28,14 @@
 /* Exit status of a torn tail, as verify's (journalchain(1)). */
 #define EXIT_TORN 3
 
+/* How read_file checks a file before reading it. */
+enum { ANYONE, SECRET, MINE };
+
 /* Read the whole of path (at most max bytes) into a malloc'ed *buf.  A
- * signer key (secret set) must be a regular file of the caller's that no
- * one else may read or write: refused otherwise, before a byte is read. */
+ * signer key (SECRET) must be a regular file of the caller's that no one
+ * else may read or write; a checkpoint state (MINE) one of the caller's
+ * that no one else may write: refused otherwise, before a byte is
+ * read.  NULL when a MINE file does not exist. */
 static char *
 read_file(const char *path, size_t max, int secret, size_t *len)
 {
@@ -40,18 +46,25 @@ read_file(const char *path, size_t max, int secret, size_t *len)
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY |
-	    (secret ? O_NOFOLLOW : 0));
+	    (secret != ANYONE ? O_NOFOLLOW : 0));
+	if (fd == -1 && secret == MINE && errno == ENOENT)
+		return NULL;
 	if (fd == -1)
 		die_sys(EXIT_NO, "cannot open %s", path);
 	if (fstat(fd, &sb) == -1)
 		die_sys(EXIT_NO, "cannot stat %s", path);
 	if (!S_ISREG(sb.st_mode))
 		die(EXIT_USAGE, "%s: not a regular file", path);
-	if (secret && sb.st_uid != geteuid())
-		die(EXIT_USAGE, "%s: signer key owned by uid %u, not by this "
-		    "user (%u): refused", path, (unsigned)sb.st_uid,
+	if (secret != ANYONE && sb.st_uid != geteuid())
+		die(EXIT_USAGE, "%s: %s owned by uid %u, not by this user "
+		    "(%u): refused", path, secret == SECRET ? "signer key" :
+		    "checkpoint state", (unsigned)sb.st_uid,
 		    (unsigned)geteuid());
-	if (secret && (sb.st_mode & 077) != 0)
+	if (secret == MINE && (sb.st_mode & 022) != 0)
+		die(EXIT_USAGE, "%s: checkpoint state has mode %04o, so others "
+		    "may write it: refused", path,
+		    (unsigned)(sb.st_mode & 07777));
+	if (secret == SECRET && (sb.st_mode & 077) != 0)
 		die(EXIT_USAGE, "%s: signer key has mode %04o, so others may "
 		    "read it: refused (chmod 600 %s, or make a new key)", path,
 		    (unsigned)(sb.st_mode & 07777), path);
@@ -80,7 +93,7 @@ read_file(const char *path, size_t max, int secret, size_t *len)
 static char *
 key_text(const char *path, int secret, size_t *len)
 {
-	char *t = read_file(path, KEYFILE_MAX, secret, len);
+	char *t = read_file(path, KEYFILE_MAX, secret ? SECRET : ANYONE, len);
 
 	if (*len == 0 || t[*len - 1] != '\n' ||
 	    memchr(t, '\n', *len - 1) != NULL)
@@ -123,7 +136,7 @@ load_checkpoint(const char *path, const struct note_verifier *v,
 	char err[256], *t;
 	size_t len, tlen;
 
-	t = read_file(path, NOTE_MAX, 0, &len);
+	t = read_file(path, NOTE_MAX, ANYONE, &len);
 	if (note_open(t, len, v, &tlen, err, sizeof(err)) == -1)
 		die(errno == EINVAL ? EXIT_USAGE : EXIT_NO, "%s: %s", path,
 		    err);
@@ -239,11 +252,139 @@ tree_root(int fd, const char *path, uint64_t n, uint8_t root[SHA256_LEN])
 		    "while reading?)", path, err);
 }
 
+static void
+push(void *arg, uint64_t i, const uint8_t leaf[SHA256_LEN])
+{
+	merkle_push(arg, leaf);
+}
+
+/* The state in path (--state), trusted only once its checkpoint's
+ * signature verifies with v and its frontier's root is that
+ * checkpoint's: 1 loaded into *st (pointing into *buf), 0 when there is
+ * no such file yet. */
+static int
+load_state(const char *path, const struct note_verifier *v,
+    struct tlog_state *st, char **buf)
+{
+	struct tlog_checkpoint c;
+	uint8_t root[SHA256_LEN];
+	char err[256];
+	size_t len, tl;
+
+	*buf = read_file(path, NOTE_MAX + 4096, MINE, &len);
+	if (*buf == NULL)
+		return 0;
+	if (tlog_state_parse(*buf, len, st, err, sizeof(err)) == -1)
+		die(EXIT_USAGE, "%s: %s", path, err);
+	if (note_open(st->note, st->note_len, v, &tl, err, sizeof(err)) == -1)
+		die(EXIT_NO, "%s: its checkpoint: %s (the state of another "
+		    "key?)", path, err);
+	if (tlog_parse(st->note, tl, &c, err, sizeof(err)) == -1)
+		die(EXIT_USAGE, "%s: its checkpoint: %s", path, err);
+	merkle_root(&st->f, root);
+	if (c.size != st->f.n || memcmp(root, c.root, SHA256_LEN) != 0)
+		die(EXIT_NO, "%s: its tree is not the one its checkpoint "
+		    "signed: refused", path);
+	return 1;
+}
+
+/* Replace path with the state of pos and f under the checkpoint note:
+ * a new file beside it (mode 0600), synced, renamed over it. */
+static void
+save_state(const char *path, const struct journal_pos *pos,
+    const struct merkle_frontier *f, const char *note, size_t len)
+{
+	struct tlog_state st;
+	char *tmp, *out;
+	size_t olen, off = 0;
+	ssize_t w;
+	int fd;
+
+	st.off = pos->off;
+	memcpy(st.head, pos->head, SHA256_LEN);
+	st.f = *f;
+	if (tlog_state_format(&st, note, len, &out, &olen) == -1 ||
+	    asprintf(&tmp, "%s.XXXXXX", path) == -1)
+		die(EXIT_NO, "out of memory");
+	if ((fd = mkstemp(tmp)) == -1)
+		die_sys(EXIT_NO, "cannot create %s", tmp);
+	while (off < olen) {
+		w = write(fd, out + off, olen - off);
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w == -1) {
+			unlink(tmp);
+			die_sys(EXIT_NO, "writing %s", tmp);
+		}
+		off += (size_t)w;
+	}
+	if (fchmod(fd, 0600) == -1 || fsync(fd) == -1 || close(fd) == -1 ||
+	    rename(tmp, path) == -1) {
+		unlink(tmp);
+		die_sys(EXIT_NO, "cannot write %s", path);
+	}
+	free(tmp);
+	free(out);
+}
+
+/* With --state: the records after the state's, checked from there on
+ * (their links to it included) and added to its tree; the journal must
+ * still hold the state's last record where it was. */
+static void
+tree_from_state(const char *journal, const char *path,
+    const struct note_verifier *v, struct journal_pos *pos,
+    struct merkle_frontier *f)
+{
+	struct tlog_state st;
+	struct stat sb;
+	char err[512], *buf = NULL;
+	uint64_t bad;
+	int fd, r;
+
+	memset(pos, 0, sizeof(*pos));
+	merkle_init(f);
+	if (load_state(path, v, &st, &buf)) {
+		pos->seq = st.f.n;
+		pos->off = st.off;
+		memcpy(pos->head, st.head, SHA256_LEN);
+		*f = st.f;
+	}
+	free(buf);
+	fd = open(journal, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		die_sys(EXIT_NO, "cannot open %s", journal);
+	/* Appenders hold the exclusive lock until their records are
+	 * durable: the size seen under a shared lock ends on a record. */
+	while ((r = flock(fd, LOCK_SH)) == -1 && errno == EINTR)
+		;
+	if (r == -1 || fstat(fd, &sb) == -1)
+		die_sys(EXIT_NO, "cannot lock or stat %s", journal);
+	flock(fd, LOCK_UN);
+	if ((uint64_t)sb.st_size < pos->off ||
+	    journal_pos_check(fd, pos, err, sizeof(err)) == -1)
+		die(EXIT_NO, "%s: %s since the checkpoint in %s: not signed",
+		    journal, (uint64_t)sb.st_size < pos->off ? "the journal "
+		    "is shorter (truncated)" : err, path);
+	if (journal_leaves_from(fd, pos, (uint64_t)sb.st_size, UINT64_MAX,
+	    push, f, &bad, err, sizeof(err)) == -1)
+		die(EXIT_NO, "%s: verification failed at %s", journal, err);
+	close(fd);
+	if (pos->off != (uint64_t)sb.st_size)
+		die(EXIT_TORN, "%s: torn tail at record %llu, byte %llu: %llu "
+		    "bytes of an unterminated record (journalchain recover)",
+		    journal, (unsigned long long)(pos->seq + 1),
+		    (unsigned long long)pos->off,
+		    (unsigned long long)((uint64_t)sb.st_size - pos->off));
+}
+
 int
-ckpt_checkpoint(const char *journal, const char *key, const char *origin)
+ckpt_checkpoint(const char *journal, const char *key, const char *origin,
+    const char *state)
 {
 	struct note_signer s;
 	struct tlog_checkpoint c;
+	struct journal_pos pos;
+	struct merkle_frontier f;
 	char text[TLOG_ORIGIN_MAX + 128], err[256], *note;
 	size_t len;
 	int fd, tl;
@@ -256,15 +397,23 @@ ckpt_checkpoint(const char *journal, const char *key, const char *origin)
 		    "of UTF-8, no control character)", TLOG_ORIGIN_MAX);
 	memset(&c, 0, sizeof(c));
 	memcpy(c.origin, origin, strlen(origin));
-	fd = journal_checked(journal, &c.size);
-	tree_root(fd, journal, c.size, c.root);
-	close(fd);
+	if (state != NULL) {
+		tree_from_state(journal, state, &s.v, &pos, &f);
+		c.size = pos.seq;
+		merkle_root(&f, c.root);
+	} else {
+		fd = journal_checked(journal, &c.size);
+		tree_root(fd, journal, c.size, c.root);
+		close(fd);
+	}
 	tl = tlog_format(&c, text, sizeof(text));
 	if (tl == -1 || note_sign(text, (size_t)tl, &s, &note, &len, err,
 	    sizeof(err)) == -1)
 		die(EXIT_NO, "cannot sign the checkpoint: %s", tl == -1 ?
 		    "too long" : err);
 	explicit_bzero(s.seed, sizeof(s.seed));
+	if (state != NULL)
+		save_state(state, &pos, &f, note, len);
 	if (fwrite(note, 1, len, stdout) != len || fflush(stdout) == EOF)
 		die_sys(EXIT_NO, "writing stdout");
 	free(note);
@@ -388,7 +537,7 @@ ckpt_consistent(const char *newck, const char *oldck, const char *proof,
 	load_verifier(pub, &v);
 	load_checkpoint(oldck, &v, &o);
 	load_checkpoint(newck, &v, &c);
-	t = read_file(proof, 8192, 0, &len);
+	t = read_file(proof, 8192, ANYONE, &len);
 	if (tlog_proof_parse(t, len, &old, p, &k, err, sizeof(err)) == -1)
 		die(EXIT_USAGE, "%s: %s", proof, err);
 	free(t);

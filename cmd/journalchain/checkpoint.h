@@ -12,10 +12,12 @@
  * existing before. */
 int ckpt_keygen(const char *name, const char *prefix);
 
-/* checkpoint --key KEY [--origin O] JOURNAL: the signed note of the
- * journal's checkpoint on stdout (origin: the key's name by default). */
+/* checkpoint --key KEY [--origin O] [--state FILE] JOURNAL: the signed
+ * note of the journal's checkpoint on stdout (origin: the key's name by
+ * default); with a state, only the records since its checkpoint are
+ * read, and the state is replaced by the new one's. */
 int ckpt_checkpoint(const char *journal, const char *key,
-    const char *origin);
+    const char *origin, const char *state);
 
 /* verify --checkpoint FILE --pub VKEY [--origin O] JOURNAL. */
 int ckpt_verify(const char *journal, const char *ckpt, const char *pub,

@@ -21,7 +21,7 @@
 	"journalchain append [--batch N] FILE | verify [--deep] "          \
 	"[--from SEQ:HASH] FILE | show [--json] FILE | head FILE | "       \
 	"recover FILE | keygen NAME PREFIX | checkpoint --key KEY "        \
-	"[--origin O] FILE | verify --checkpoint CKPT --pub VKEY "         \
+	"[--origin O] [--state STATE] FILE | verify --checkpoint CKPT --pub VKEY "         \
 	"[--origin O] FILE | prove --from OLD [--to N] FILE | consistent " \
 	"--pub VKEY --old CKPT --proof PROOF CKPT"
 
@@ -37,7 +37,7 @@ enum cmd {
 enum {
 	OPT_BATCH = USAGE_LONG_ONLY, OPT_DEEP, OPT_FROM, OPT_JSON,
 	OPT_VERSION, OPT_KEY, OPT_ORIGIN, OPT_CHECKPOINT, OPT_PUB, OPT_TO,
-	OPT_OLD, OPT_PROOF,
+	OPT_OLD, OPT_PROOF, OPT_STATE,
 };
 
 static const struct usage_opt options[] = {
@@ -64,6 +64,9 @@ static const struct usage_opt options[] = {
 	    "consistent: the older signed checkpoint" },
 	{ "proof", required_argument, OPT_PROOF, "PROOF",
 	    "consistent: the proof prove printed" },
+	{ "state", required_argument, OPT_STATE, "STATE",
+	    "checkpoint: read only the records since the checkpoint kept in "
+	    "STATE, then keep this one" },
 	USAGE_STD_ROWS(OPT_VERSION),
 };
 
@@ -286,16 +289,16 @@ cmd_recover(const char *path)
 }
 
 /* The checkpoint options ck[] (--key, --origin, --checkpoint, --pub,
- * --to, --old, --proof) each belong to some subcommands; some are
- * required there.  chain_opts: --deep or --from given. */
+ * --to, --old, --proof, --state) each belong to some subcommands; some
+ * are required there.  chain_opts: --deep or --from given. */
 static void
-ckpt_options(enum cmd cmd, const char *const ck[7], int chain_opts)
+ckpt_options(enum cmd cmd, const char *const ck[8], int chain_opts)
 {
 	/* which subcommands take each option: allowed, then required */
 	static const struct {
 		const char *name;
 		unsigned allowed, required;
-	} rule[7] = {
+	} rule[8] = {
 		{ "key", 1u << C_CHECKPOINT, 1u << C_CHECKPOINT },
 		{ "origin", 1u << C_CHECKPOINT | 1u << C_VERIFY, 0 },
 		{ "checkpoint", 1u << C_VERIFY, 0 },
@@ -304,10 +307,11 @@ ckpt_options(enum cmd cmd, const char *const ck[7], int chain_opts)
 		{ "to", 1u << C_PROVE, 0 },
 		{ "old", 1u << C_CONSISTENT, 1u << C_CONSISTENT },
 		{ "proof", 1u << C_CONSISTENT, 1u << C_CONSISTENT },
+		{ "state", 1u << C_CHECKPOINT, 0 },
 	};
 	int i;
 
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < 8; i++) {
 		if (ck[i] != NULL && !(rule[i].allowed & 1u << cmd))
 			die_usage_hint(EXIT_USAGE, "--%s is not for this "
 			    "subcommand (journalchain --help)", rule[i].name);
@@ -337,11 +341,11 @@ main(int argc, char *argv[])
 	int c, json = 0, have_from = 0, have_batch = 0;
 	const char *sub, *path = NULL, *path2 = NULL, *from_arg = NULL;
 	/* checkpoint.c's options, each once: --key, --origin, --checkpoint,
-	 * --pub, --to, --old, --proof */
-	const char *ck[7] = {0};
-	static const char *const ck_name[7] = { "key", "origin",
-	    "checkpoint", "pub", "to", "old", "proof" };
-	int ck_seen[7] = {0};
+	 * --pub, --to, --old, --proof, --state */
+	const char *ck[8] = {0};
+	static const char *const ck_name[8] = { "key", "origin",
+	    "checkpoint", "pub", "to", "old", "proof", "state" };
+	int ck_seen[8] = {0};
 	struct option longopts[sizeof(options) / sizeof(options[0])];
 	char shorts[16];
 	enum cmd cmd;
@@ -412,6 +416,7 @@ main(int argc, char *argv[])
 			break;
 		case OPT_KEY: case OPT_ORIGIN: case OPT_CHECKPOINT:
 		case OPT_PUB: case OPT_TO: case OPT_OLD: case OPT_PROOF:
+		case OPT_STATE:
 			usage_once(&ck_seen[c - OPT_KEY], EXIT_USAGE,
 			    ck_name[c - OPT_KEY], optarg);
 			ck[c - OPT_KEY] = optarg;
@@ -466,7 +471,7 @@ main(int argc, char *argv[])
 	case C_KEYGEN:
 		return ckpt_keygen(path, path2);
 	case C_CHECKPOINT:
-		return ckpt_checkpoint(path, ck[0], ck[1]);
+		return ckpt_checkpoint(path, ck[0], ck[1], ck[7]);
 	case C_PROVE:
 		return ckpt_prove(path, from_arg, ck[4]);
 	case C_CONSISTENT:

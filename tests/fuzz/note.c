@@ -2,7 +2,8 @@
 /* libFuzzer target: arbitrary bytes as what verify --checkpoint and
  * consistent read from files others may have written: a signed note
  * (opened with a fixed key), the checkpoint text inside it, a proof, a
- * verifier or signer key text, base64.  Each accepted input must survive
+ * checkpoint state (checkpoint --state), a verifier or signer key text,
+ * base64.  Each accepted input must survive
  * its round trip: base64 and checkpoint texts re-encode to the same
  * bytes, and a valid note text signed then opened gives it back. */
 #include <stdint.h>
@@ -55,6 +56,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	(void)tlog_proof_parse(t, size, &old, p, &k, NULL, 0);
+	{
+		struct tlog_state st;
+		char *o;
+		size_t ol;
+
+		/* a state accepted is written back the same way */
+		if (tlog_state_parse(t, size, &st, NULL, 0) == 0) {
+			if (st.note < t || st.note + st.note_len != t + size ||
+			    tlog_state_format(&st, st.note, st.note_len, &o,
+			    &ol) != 0)
+				abort();
+			if (ol != size || memcmp(o, t, size) != 0)
+				abort();
+			free(o);
+		}
+	}
 	(void)note_verifier_parse(t, size, &v, NULL, 0);
 	(void)note_signer_parse(t, size, &s2, NULL, 0);
 	(void)note_name_ok(t, size);

@@ -173,6 +173,10 @@ main(void)
 	    "an empty extension line refused");
 	is_int(tlog_parse("o\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
 	    "ext\n", 53, &c, NULL, 0), 0, "an extension line kept apart");
+	/* found by tests/fuzz/note.c: a NUL ended the number early */
+	is_int(tlog_parse("o\n7\0\n"
+	    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n", 51, &c, NULL, 0),
+	    -1, "a size with a NUL inside refused");
 
 	/* proofs */
 	is_int(tlog_proof_parse("old 3\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n",
