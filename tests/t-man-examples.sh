@@ -516,10 +516,11 @@ t_exit 0 "journalchain(5): the sample journal verifies (--deep)" \
 t_grep "  two records" "^2 records, head 2:" "$OUT"
 # CHECKPOINTS' samples: the verifier key (1), the signer key (2), the
 # checkpoints of the sample journal's first record (3) and of both (4),
-# the proof between them (5), all real.
+# the proof between them (5), the state kept with the second (6), all
+# real.
 C5=$TMP/jc5c
-t_eq "journalchain(5): CHECKPOINTS has its five samples" \
-    "$(man_examples "$T_TOP/man/journalchain.5.scd" "$C5" CHECKPOINTS)" 5
+t_eq "journalchain(5): CHECKPOINTS has its six samples" \
+    "$(man_examples "$T_TOP/man/journalchain.5.scd" "$C5" CHECKPOINTS)" 6
 head -n 1 "${sample:-/nonexistent}" >"$C5/first.jnl"
 t_exit 0 "  the checkpoint of both records verifies with the sample key" \
     "$BIN/journalchain" verify --checkpoint "$C5/4.sh" --pub "$C5/1.sh" "${sample:-/nonexistent}"
@@ -537,6 +538,9 @@ t_exit 0 "  the sample signer key signs a checkpoint of the sample journal" \
 cp "$OUT" "$C5/ckpt"
 ok "  which is the sample checkpoint, byte for byte (Ed25519 is deterministic)" \
     cmp "$C5/ckpt" "$C5/4.sh"
+t_exit 0 "  checkpoint --state of the sample journal" \
+    "$BIN/journalchain" checkpoint --key "$C5/k.key" --state "$C5/state" "${sample:-/nonexistent}"
+t_eq "  keeps the sample state" "$(head -n 4 "$C5/state")" "$(cat "$C5/6.sh")"
 ex_journalchain_5() {
 	case $1 in
 	"append two events and look")
