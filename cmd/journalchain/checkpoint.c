@@ -248,7 +248,7 @@ tree_root(int fd, const char *path, uint64_t n, uint8_t root[SHA256_LEN])
 	uint64_t bad;
 
 	if (journal_tree_root(fd, n, root, &bad, err, sizeof(err)) == -1)
-		die(errno == EBADMSG ? EXIT_NO : EXIT_NO, "%s: %s (changed "
+		die(EXIT_NO, "%s: %s (changed "
 		    "while reading?)", path, err);
 }
 
