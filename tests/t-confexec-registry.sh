@@ -115,6 +115,11 @@ chmod 666 "$R"
 t_exit 125 "  whose mode is checked" cx "$TMP/reglink" -- /bin/echo x
 chmod 644 "$R"
 
+ln "$R" "$IO/programs-link"
+t_exit 125 "a registry with a second name (a hard link) refused" cx "$R" --rw "$IO" -- /bin/echo x
+t_grep "  says so" "file $R has 2 links: another name of it could be written: refused" "$ERR"
+rm "$IO/programs-link"
+
 # ---- a rw rule that reaches it ----
 t_exit 125 "a rw rule over its directory refused" cx "$R" --rw "$RD" -- /bin/echo x
 t_grep "  names the rule" "registry $R: the payload may write a directory it is in \(rule rw $RD\) and could admit programs of its own" "$ERR"

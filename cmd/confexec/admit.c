@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,15 @@ admit_open(struct run *r, char *err, size_t len)
 		close(dfd);
 		close(fd);
 		return -1;
+	}
+	/* Another name of the same file could lie under a rw rule, where
+	 * no check below would see it. */
+	if (st.st_nlink != 1) {
+		close(dfd);
+		close(fd);
+		return err_set(err, len, "registry %s: file %s has %ju links: "
+		    "another name of it could be written: refused", ad.path,
+		    ad.real, (uintmax_t)st.st_nlink);
 	}
 	/* The payload must not write it either: a rw rule over the file or
 	 * a directory it is in (the same check as the journal's). */
