@@ -18,7 +18,7 @@
 
 /* Longest registry file read, and most entries. */
 #define REGISTRY_MAX (1u << 20)
-#define REGISTRY_ENTRIES 16384
+#define REGISTRY_ENTRIES 8192
 
 struct registry {
 	uint8_t (*hash)[SHA256_LEN];	/* sorted, for a binary search */
