@@ -371,8 +371,8 @@ note_open(const char *msg, size_t len, const struct note_verifier *v,
 		    !ed25519_sha512_verify(v->pub, split - 1,
 		    (const uint8_t *)msg, raw + 4)) {
 			errno = EBADMSG;
-			err_set(err, errlen, "the signature by %s+%08x does not "
-			    "verify", v->name, (unsigned)v->hash);
+			err_set(err, errlen, "the signature by %s+%08x does "
+			    "not verify", v->name, (unsigned)v->hash);
 			goto out;
 		}
 		found = 1;

@@ -21,9 +21,9 @@
 	"journalchain append [--batch N] FILE | verify [--deep] "          \
 	"[--from SEQ:HASH] FILE | show [--json] FILE | head FILE | "       \
 	"recover FILE | keygen NAME PREFIX | checkpoint --key KEY "        \
-	"[--origin O] [--state STATE] FILE | verify --checkpoint CKPT --pub VKEY "         \
-	"[--origin O] FILE | prove --from OLD [--to N] FILE | consistent " \
-	"--pub VKEY --old CKPT --proof PROOF CKPT"
+	"[--origin O] [--state STATE] FILE | verify --checkpoint CKPT "    \
+	"--pub VKEY [--origin O] FILE | prove --from OLD [--to N] FILE | " \
+	"consistent --pub VKEY --old CKPT --proof PROOF CKPT"
 
 /* Exit status of a torn tail (journalchain(1)). */
 #define EXIT_TORN 3
@@ -39,6 +39,10 @@ enum {
 	OPT_VERSION, OPT_KEY, OPT_ORIGIN, OPT_CHECKPOINT, OPT_PUB, OPT_TO,
 	OPT_OLD, OPT_PROOF, OPT_STATE,
 };
+
+/* checkpoint.c's options, in the order of their OPT_ values: ck[K_...]. */
+enum { K_KEY, K_ORIGIN, K_CHECKPOINT, K_PUB, K_TO, K_OLD, K_PROOF, K_STATE,
+	K_N };
 
 static const struct usage_opt options[] = {
 	{ "batch", required_argument, OPT_BATCH, "N",
@@ -292,13 +296,13 @@ cmd_recover(const char *path)
  * --to, --old, --proof, --state) each belong to some subcommands; some
  * are required there.  chain_opts: --deep or --from given. */
 static void
-ckpt_options(enum cmd cmd, const char *const ck[8], int chain_opts)
+ckpt_options(enum cmd cmd, const char *const ck[K_N], int chain_opts)
 {
 	/* which subcommands take each option: allowed, then required */
 	static const struct {
 		const char *name;
 		unsigned allowed, required;
-	} rule[8] = {
+	} rule[K_N] = {
 		{ "key", 1u << C_CHECKPOINT, 1u << C_CHECKPOINT },
 		{ "origin", 1u << C_CHECKPOINT | 1u << C_VERIFY, 0 },
 		{ "checkpoint", 1u << C_VERIFY, 0 },
@@ -311,7 +315,7 @@ ckpt_options(enum cmd cmd, const char *const ck[8], int chain_opts)
 	};
 	int i;
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < K_N; i++) {
 		if (ck[i] != NULL && !(rule[i].allowed & 1u << cmd))
 			die_usage_hint(EXIT_USAGE, "--%s is not for this "
 			    "subcommand (journalchain --help)", rule[i].name);
@@ -319,13 +323,15 @@ ckpt_options(enum cmd cmd, const char *const ck[8], int chain_opts)
 			die_usage_hint(EXIT_USAGE, "this subcommand needs "
 			    "--%s", rule[i].name);
 	}
-	if (cmd == C_VERIFY && (ck[2] != NULL) != (ck[3] != NULL))
+	if (cmd == C_VERIFY &&
+	    (ck[K_CHECKPOINT] != NULL) != (ck[K_PUB] != NULL))
 		die_usage_hint(EXIT_USAGE, "verify: --checkpoint and --pub go "
 		    "together");
-	if (cmd == C_VERIFY && ck[1] != NULL && ck[2] == NULL)
+	if (cmd == C_VERIFY && ck[K_ORIGIN] != NULL &&
+	    ck[K_CHECKPOINT] == NULL)
 		die_usage_hint(EXIT_USAGE, "verify: --origin needs "
 		    "--checkpoint");
-	if (cmd == C_VERIFY && ck[2] != NULL && chain_opts)
+	if (cmd == C_VERIFY && ck[K_CHECKPOINT] != NULL && chain_opts)
 		die_usage_hint(EXIT_USAGE, "verify: --checkpoint goes without "
 		    "--deep and --from");
 	if (cmd == C_PROVE && !chain_opts)
@@ -342,10 +348,10 @@ main(int argc, char *argv[])
 	const char *sub, *path = NULL, *path2 = NULL, *from_arg = NULL;
 	/* checkpoint.c's options, each once: --key, --origin, --checkpoint,
 	 * --pub, --to, --old, --proof, --state */
-	const char *ck[8] = {0};
-	static const char *const ck_name[8] = { "key", "origin",
+	const char *ck[K_N] = {0};
+	static const char *const ck_name[K_N] = { "key", "origin",
 	    "checkpoint", "pub", "to", "old", "proof", "state" };
-	int ck_seen[8] = {0};
+	int ck_seen[K_N] = {0};
 	struct option longopts[sizeof(options) / sizeof(options[0])];
 	char shorts[16];
 	enum cmd cmd;
@@ -459,8 +465,9 @@ main(int argc, char *argv[])
 	case C_APPEND:
 		return cmd_append(path, batch);
 	case C_VERIFY:
-		if (ck[2] != NULL)
-			return ckpt_verify(path, ck[2], ck[3], ck[1]);
+		if (ck[K_CHECKPOINT] != NULL)
+			return ckpt_verify(path, ck[K_CHECKPOINT], ck[K_PUB],
+			    ck[K_ORIGIN]);
 		return cmd_verify(path, flags, have_from ? &from : NULL);
 	case C_SHOW:
 		return cmd_show(path, json);
@@ -471,11 +478,13 @@ main(int argc, char *argv[])
 	case C_KEYGEN:
 		return ckpt_keygen(path, path2);
 	case C_CHECKPOINT:
-		return ckpt_checkpoint(path, ck[0], ck[1], ck[7]);
+		return ckpt_checkpoint(path, ck[K_KEY], ck[K_ORIGIN],
+		    ck[K_STATE]);
 	case C_PROVE:
-		return ckpt_prove(path, from_arg, ck[4]);
+		return ckpt_prove(path, from_arg, ck[K_TO]);
 	case C_CONSISTENT:
-		return ckpt_consistent(path, ck[5], ck[6], ck[3]);
+		return ckpt_consistent(path, ck[K_OLD], ck[K_PROOF],
+		    ck[K_PUB]);
 	default:
 		die_usage(USAGE);
 	}
