@@ -101,10 +101,14 @@ for m in 640 604 620 602 644 666; do
 	t_eq "  nothing on stdout" "$(cat "$OUT")" ""
 done
 chmod 600 "$TMP/k.key"
-chown 65534 "$TMP/k.key"
-t_exit 2 "a signer key of another user refused" journalchain checkpoint --key "$TMP/k.key" "$J"
-t_grep "  names its owner" "signer key owned by uid 65534" "$ERR"
-chown 0 "$TMP/k.key"
+if [ "$(id -u)" -eq 0 ]; then
+	chown 65534 "$TMP/k.key"
+	t_exit 2 "a signer key of another user refused" journalchain checkpoint --key "$TMP/k.key" "$J"
+	t_grep "  names its owner" "signer key owned by uid 65534" "$ERR"
+	chown 0 "$TMP/k.key"
+else
+	skip "a signer key of another user refused" "needs root (chown)"
+fi
 ln -s "$TMP/k.key" "$TMP/klink"
 t_exit 1 "a signer key through a symlink refused" journalchain checkpoint --key "$TMP/klink" "$J"
 sed 's/+\([0-9a-f]\)/+0/' "$TMP/k.key" >"$TMP/kbad.key"; chmod 600 "$TMP/kbad.key"
