@@ -251,4 +251,13 @@ t_eq "  a device node beneath the rw rule: EACCES (nodev)" \
 t_eq "  host side: the node is still there, unchanged" \
 	"$(stat -c '%F %t:%T' "$W/nulldev")" "character special file 1:3"
 
+# ---- 7. --timings: where a launch's time went ----------------------------
+"$PE" $SYS $QUIET -- /bin/true >"$TMP/p.true" || fail "planenc: /bin/true"
+t_exit 0 "--timings: a run of /bin/true" "$CX" --timings <"$TMP/p.true"
+t_grep "  one line, every stage from the plan to the end record" \
+	'^confexec: timings \(us\): plan [0-9]+ rules [0-9]+ cgroup [0-9]+ seal [0-9]+ view [0-9]+ start [0-9]+ clone [0-9]+ mount [0-9]+ landlock [0-9]+ seccomp [0-9]+ exec [0-9]+ run [0-9]+ end [0-9]+ total [0-9]+$' \
+	"$ERR"
+t_exit 0 "without it" "$CX" <"$TMP/p.true"
+t_nogrep "  nothing said" 'timings' "$ERR"
+
 done_testing

@@ -31,7 +31,7 @@
 static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "[--dry-run] [--outlive-caller]\n"
 			    "\t[--image-cache DIR | --no-image-cache] "
-			    "[--explain-denials] [--registry FILE] < PLAN\n"
+			    "[--explain-denials] [--registry FILE] [--timings]\n\t< PLAN\n"
 			    "       confexec [--journal FILE] [--registry FILE] "
 			    "--canary [--json] < PLAN\n"
 			    "       confexec [--journal FILE] --reap\n"
