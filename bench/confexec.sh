@@ -433,14 +433,16 @@ report() {
 	done <"$TMP/versus.$1"
 }
 
-# stages PLAN LABEL: NSTAGES launches of PLAN by confexec --timings, the
-# median of each stage in microseconds (confexec(1), --timings).
+# stages PLAN LABEL [CONFEXEC]: NSTAGES launches of PLAN by confexec
+# --timings (standard error a pipe), the median of each stage in
+# microseconds (confexec(1), --timings).
 stages() {
 	i=0
 	: >"$TMP/stages"
 	while [ "$i" -lt "$NSTAGES" ]; do
-		"$CX" $CACHE --timings <"$1" 2>>"$TMP/stages" >/dev/null ||
-		    { echo "bench: a --timings run failed" >&2; exit 1; }
+		{ "${3:-$CX}" $CACHE --timings <"$1" 2>&1 >/dev/null ||
+		    echo "bench: a --timings run failed" >&2; } |
+		    cat >>"$TMP/stages"
 		i=$((i + 1))
 	done
 	printf '  %-16s' "$2"
@@ -462,6 +464,9 @@ for g in $BENCH_GROUPS; do
 		    "runs each, microseconds ($CX --timings):"
 		stages "$TMP/plan" "the preset plan"
 		stages "$TMP/plan.four" "four rules"
+		[ -z "${BASE_BIN:-}" ] || ! [ -x "$BASE_BIN/confexec" ] ||
+		    stages "$TMP/plan" "BASE_BIN, the preset plan" \
+		    "$BASE_BIN/confexec"
 		continue
 	fi
 	[ -f "$TMP/group.$g" ] || continue
