@@ -163,12 +163,13 @@ if static_ok; then
 	versus launch "confexec, static" "confexec, static, four rules"
 	add launch "confexec, static, no cache" \
 	    "$STATIC_BIN/confexec --no-image-cache <$TMP/plan"
-	# BASE_BIN: another build's confexec (an earlier commit), side by
+	# BASE_BIN: another build's confexec and planenc (an earlier
+	# commit's), the same options encoded by its own planenc, side by
 	# side with this one in the same rounds.
 	if [ -n "${BASE_BIN:-}" ] && [ -x "$BASE_BIN/confexec" ] &&
-	    "$BASE_BIN/confexec" $CACHE <"$TMP/plan" >/dev/null; then
+	    BIN=$BASE_BIN plan "$TMP/plan.base" /bin/true; then
 		add launch "confexec, BASE_BIN" \
-		    "$BASE_BIN/confexec $CACHE <$TMP/plan"
+		    "$BASE_BIN/confexec $CACHE <$TMP/plan.base"
 		versus launch "confexec, static" "confexec, BASE_BIN"
 	fi
 fi
@@ -465,7 +466,7 @@ for g in $BENCH_GROUPS; do
 		stages "$TMP/plan" "the preset plan"
 		stages "$TMP/plan.four" "four rules"
 		[ -z "${BASE_BIN:-}" ] || ! [ -x "$BASE_BIN/confexec" ] ||
-		    stages "$TMP/plan" "BASE_BIN, the preset plan" \
+		    stages "$TMP/plan.base" "BASE_BIN, the preset plan" \
 		    "$BASE_BIN/confexec"
 		continue
 	fi
