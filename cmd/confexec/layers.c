@@ -167,9 +167,11 @@ judge_views(struct run *r)
 		int layer;
 		const char *lost;
 	} v[] = {
-		{L_MOUNTNS, "the mode, owner, times, xattrs and flags of host "
-		    "files outside the rw rules, the host's /proc and a tmpfs "
-		    "for the private tmp are then not bounded"},
+		{L_MOUNTNS, "what no rule names is then there (host daemons' "
+		    "sockets, /run, the host's mounts and /etc's secrets), "
+		    "the mode, owner, times, xattrs and flags of host files "
+		    "outside the rw rules, the host's /proc and a tmpfs for "
+		    "the private tmp are not bounded"},
 		{L_IPCNS, "SysV IPC stays refused (the host's objects)"},
 		{L_NETNS, "abstract unix names and binds are then the host's, "
 		    "checked by the supervisor"},
