@@ -451,9 +451,9 @@ stages() {
 	for k in $(head -n 1 "$TMP/st" | awk '{ for (i = 1; i < NF; i += 2)
 	    print $i }'); do
 		awk -v k="$k" '{ for (i = 1; i < NF; i += 2) if ($i == k)
-		    print $(i + 1) }' "$TMP/st" | sort -n | awk -v k="$k" '
-		    { v[NR] = $1 } END { printf " %s %d", k, NR % 2 ?
-		    v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		    print $(i + 1) }' "$TMP/st" | sort -n >"$TMP/st.k"
+		n=$(wc -l <"$TMP/st.k")
+		printf ' %s %s' "$k" "$(sed -n "$(((n + 1) / 2))p" "$TMP/st.k")"
 	done
 	echo
 }
