@@ -270,9 +270,11 @@ named(const struct mountview *mv, const char *path)
 }
 
 /* The secrets by name beneath /etc, covered where they exist (never
- * through a link: a link's target is judged where it lies). */
+ * through a link: a link's target is judged where it lies); with
+ * readable_only (/etc idmapped: the payload is "others" there), only
+ * those others may read or search. */
 static int
-secrets_by_name(struct mountview *mv)
+secrets_by_name(struct mountview *mv, int readable_only)
 {
 	const char *const *g;
 	char pat[PATH_MAX];
@@ -291,6 +293,8 @@ secrets_by_name(struct mountview *mv)
 		for (j = 0; j < gl.gl_pathc; j++)
 			if (lstat(gl.gl_pathv[j], &st) == 0 &&
 			    !S_ISLNK(st.st_mode) && !named(mv, gl.gl_pathv[j]) &&
+			    (!readable_only || (st.st_mode & (S_IROTH |
+			    (S_ISDIR(st.st_mode) ? S_IXOTH : 0)))) &&
 			    cover_add(mv, gl.gl_pathv[j],
 			    S_ISDIR(st.st_mode)) == -1) {
 				globfree(&gl);
@@ -397,7 +401,7 @@ secrets(struct mountview *mv, uid_t uid, char *err, size_t errlen)
 		mv->etc_how = "covered";
 	} else
 		return err_set_sys(err, errlen, "mount view: idmapping /etc");
-	if (secrets_by_name(mv) == -1)
+	if (secrets_by_name(mv, r == 0) == -1)
 		return err_set_sys(err, errlen, "mount view: the secrets of "
 		    "/etc");
 	return 0;

@@ -59,8 +59,9 @@
  * instead (at most MV_SCAN_MAX entries, else refused), and each entry
  * others may not read is covered.  Either way the secrets by name
  * (plan_preset_secret_globs: shadow, gshadow, sudoers, sudoers.d, ssh
- * host keys, ...) are covered by an empty file or directory of mode 0,
- * unless a rule names one of them or a path beneath it.  Not withheld: a
+ * host keys, ...) that others may read (or, without the id map, all of
+ * them) are covered by an empty file or directory of mode 0, unless a
+ * rule names one of them or a path beneath it.  Not withheld: a
  * rw or rwx rule's /etc (the plan grants writing it), and a payload in a
  * user namespace of its own (a caller that is not root: the payload has
  * the caller's uid, which the host's file modes already hold back).
