@@ -27,6 +27,8 @@ endif
 BASE_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -ffunction-sections -fdata-sections -MMD -MP
 BASE_LDFLAGS := -Wl,--gc-sections
 LIBS := -lseccomp -lcap -lnettle -ljansson
+# journalchain serve's HTTP (libmicrohttpd), linked into journalchain only.
+$(B)/bin/journalchain: LIBS += -lmicrohttpd
 
 MUSL_PREFIX := $(CURDIR)/.build/musl/prefix
 

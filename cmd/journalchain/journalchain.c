@@ -14,12 +14,13 @@
 #include "hash.h"
 #include "journal.h"
 #include "scan.h"
+#include "serve.h"
 #include "usage.h"
 
 #define USAGE                                                              \
 	"journalchain append [--batch N] FILE | verify [--deep] "          \
 	"[--from SEQ:HASH] FILE | show [--json] FILE | head FILE | "       \
-	"recover FILE"
+	"recover FILE | serve [OPTION...] FILE..."
 
 /* Exit status of a torn tail (journalchain(1)). */
 #define EXIT_TORN 3
@@ -285,8 +286,11 @@ main(int argc, char *argv[])
 	}
 	if (argc < 2)
 		die_usage_hint(EXIT_USAGE, "no subcommand (append, verify, "
-		    "show, head or recover)");
+		    "show, head, recover or serve)");
 	sub = argv[1];
+	/* serve has options and operands of its own (serve.c). */
+	if (strcmp(sub, "serve") == 0)
+		return serve_main(argc - 1, argv + 1);
 	if (strcmp(sub, "append") == 0)
 		cmd = C_APPEND;
 	else if (strcmp(sub, "verify") == 0)
