@@ -110,6 +110,7 @@ struct stream {
 	char *buf;		/* bytes of the event being written */
 	size_t len, off;
 	int suspended;
+	int opened;		/* its first comment written */
 	int done;
 	time_t last;		/* when something was last written */
 	struct stream *next, *prev;
@@ -392,6 +393,14 @@ stream_fill(struct stream *s)
 
 	if (s->done)
 		return -1;
+	/* A comment first, so that the client has the response's head
+	 * even while the stream waits (a follow, the dashboard's events). */
+	if (!s->opened) {
+		s->opened = 1;
+		s->buf = strdup(": borne\n\n");
+		s->len = s->buf ? strlen(s->buf) : 0;
+		return s->buf ? 1 : -1;
+	}
 	if (s->a != NULL) {
 		st = agui_next(s->a, &s->buf, &s->len);
 		if (st == AGUI_EVENT)
@@ -412,7 +421,7 @@ stream_fill(struct stream *s)
 	 * found (a suspended connection is not watched). */
 	if (time(NULL) - s->last >= KEEPALIVE_S) {
 		s->buf = strdup(": keepalive\n\n");
-		s->len = 13;
+		s->len = s->buf ? strlen(s->buf) : 0;
 		return s->buf ? 1 : -1;
 	}
 	return 0;
