@@ -132,6 +132,7 @@ static struct {
 	struct listener l[2];
 	struct stream *streams;
 	size_t nstreams;
+	int stopping;		/* every stream ends at its next read */
 } S;
 
 static void
@@ -435,6 +436,8 @@ stream_read(void *cls, uint64_t pos, char *out, size_t max)
 	int r;
 
 	(void)pos;
+	if (S.stopping)
+		return MHD_CONTENT_READER_END_OF_STREAM;
 	if (s->off == s->len) {
 		free(s->buf);
 		s->buf = NULL;
@@ -883,7 +886,9 @@ serve_main(int argc, char *argv[])
 		for (k = 0; k < nl; k++)
 			MHD_run(S.l[k].d);
 	}
-	/* Suspended connections must be resumed before the daemon stops. */
+	/* Suspended connections must be resumed before the daemon stops;
+	 * resumed, they end at once (stopping). */
+	S.stopping = 1;
 	streams_wake(1);
 	for (k = 0; k < nl; k++) {
 		MHD_run(S.l[k].d);
