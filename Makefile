@@ -269,7 +269,14 @@ FUZZ_OBJ := $(COMMON_SRC:%.c=.build/fuzz/%.o)
 
 .build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS) -pthread
+	clang $(FUZZ_CFLAGS) $(FUZZ_INC) -o $@ $< $(FUZZ_EXTRA) $(FUZZ_OBJ) \
+	    $(LIBS) -pthread
+
+# journalchain serve's AG-UI request and stream: its own sources beside
+# common/.
+.build/fuzz/agui: FUZZ_INC := -Icmd/journalchain
+.build/fuzz/agui: FUZZ_EXTRA := cmd/journalchain/agui.c cmd/journalchain/runs.c
+.build/fuzz/agui: cmd/journalchain/agui.c cmd/journalchain/runs.c
 
 ifneq ($(VARIANT),dyn)
 .build/dyn/gen/sysfilter-bpf.h:

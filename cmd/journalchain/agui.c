@@ -222,11 +222,14 @@ on_end(struct agui *a, json_t *ev)
 		emit(a, custom("borne.denials", json_object_get(ev,
 		    "denials")));
 	if (!json_is_null(get_or_null(ev, "residue")) ||
-	    !json_is_null(get_or_null(ev, "tmp_residue")))
-		emit(a, custom("borne.residue", json_pack("{s:O,s:O}",
-		    "residue", get_or_null(ev, "residue"), "tmp_residue",
-		    get_or_null(ev, "tmp_residue"))));
-	res = json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O}",
+	    !json_is_null(get_or_null(ev, "tmp_residue"))) {
+		json_t *v = json_pack("{s:O,s:O}", "residue", get_or_null(ev,
+		    "residue"), "tmp_residue", get_or_null(ev, "tmp_residue"));
+
+		emit(a, custom("borne.residue", v));
+		json_decref(v);
+	}
+	res = json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o}",
 	    "exit", get_or_null(ev, "exit"), "status", get_or_null(ev,
 	    "status"), "signal", get_or_null(ev, "signal"), "signal_by",
 	    get_or_null(ev, "signal_by"), "timeout", get_or_null(ev,
