@@ -95,8 +95,11 @@ async function main() {
   await evaluate(`location.hash = ''`);
   const loadsBefore = loads;
   execFileSync('sh', [append], { stdio: ['ignore', 'ignore', 'inherit'] });
-  await until('the appended run on the page',
-    `document.querySelectorAll('#rrows tr').length === ${Number(nruns) + 1}`, 20000);
+  // APPEND has returned: the run has ended, and the page must say so
+  // (it may have shown it running first, from its start record).
+  await until('the appended run on the page, ended',
+    `document.querySelectorAll('#rrows tr').length === ${Number(nruns) + 1} &&
+     !document.querySelector('#rrows tr').classList.contains('running')`, 20000);
   const after = await evaluate(READ);
   const shot = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
   fs.writeFileSync(png, Buffer.from(shot.data, 'base64'));
