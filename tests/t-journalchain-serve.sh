@@ -146,6 +146,26 @@ ok "the half-sent requests are closed by the server (idle timeout)" \
 t_eq "  all 200 of them" "$(cat "$TMP/stall.done")" "closed 200"
 kill_ours "$STP"
 
+# A client that is never idle (a byte every 0.2 s) but never finishes its
+# request: closed at the request's deadline, long before its 300 bytes.
+t_eq "a request trickled a byte at a time is cut off before it is whole" \
+	"$(/usr/bin/python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+req = b"GET /api/runs HTTP/1.1\r\nX-Pad: " + b"x" * 270 + b"\r\n"
+s.settimeout(0.2)
+for i, b in enumerate(req):
+    try:
+        s.send(bytes([b]))
+        if s.recv(1) == b"":
+            print("closed"); break
+    except socket.timeout:
+        continue
+    except OSError:
+        print("closed"); break
+else:
+    print("never closed")' "$PORT")" closed
+
 # ---- live updates ----------------------------------------------------------
 curl -sS -N --max-time 60 -H 'Accept: text/event-stream' \
     "${DASH}api/events" >"$TMP/sse" 2>/dev/null &

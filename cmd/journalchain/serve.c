@@ -16,8 +16,9 @@
  * request with an Origin must be same-origin or allowed by --allow-origin.
  * Bounds: connections per listener (--max-connections), a connection's
  * memory (libmicrohttpd's pool, MEMORY_LIMIT), an idle connection's time
- * (TIMEOUT_S), a request body (BODY_MAX); a stream holds one event at a
- * time, so a reader that does not read costs its socket's buffers only.
+ * (TIMEOUT_S), a request's time until it is answered (REQUEST_S), a
+ * request body (BODY_MAX); a stream holds one event at a time, so a
+ * reader that does not read costs its socket's buffers only.
  * Journals are only ever opened O_RDONLY (runs.c). */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,6 +59,7 @@
 #define DEFAULT_DASHBOARD "127.0.0.1:18082"
 #define DEFAULT_AGUI "127.0.0.1:18083"
 #define TIMEOUT_S 10		/* an idle connection is closed */
+#define REQUEST_S 10		/* a request's head and body, at most */
 #define MEMORY_LIMIT (32 * 1024)	/* per connection */
 #define BODY_MAX (64 * 1024)	/* a RunAgentInput */
 #define TICK_MS 200		/* journals looked at */
@@ -116,6 +118,17 @@ struct stream {
 	struct stream *next, *prev;
 };
 
+/* A connection, from accept to close: when its current request began
+ * (its first byte awaited), and whether it has been answered. */
+struct conn {
+	struct MHD_Connection *c;
+	int fd;
+	time_t since;
+	int answered;
+	int cut;		/* shut down for its deadline */
+	struct conn *next, *prev;
+};
+
 /* A request: its body, while it arrives. */
 struct request {
 	char *body;
@@ -132,6 +145,7 @@ static struct {
 	struct listener l[2];
 	struct stream *streams;
 	size_t nstreams;
+	struct conn *conns;
 	int stopping;		/* every stream ends at its next read */
 } S;
 
@@ -275,6 +289,72 @@ accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 	return MHD_NO;
 }
 
+/* ---- a deadline per request ---- */
+
+/* libmicrohttpd closes a connection idle for TIMEOUT_S, but a client
+ * that sends one byte now and then is never idle: each connection's
+ * request must be whole (head and body) within REQUEST_S of its first
+ * byte being awaited, or its socket is shut down (the loop's next
+ * libmicrohttpd run sees the end and closes it). */
+static void
+conn_notify(void *cls, struct MHD_Connection *c, void **sctx,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	struct conn *k = *sctx;
+	const union MHD_ConnectionInfo *fi;
+
+	(void)cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		k = calloc(1, sizeof(*k));
+		if (k == NULL)
+			return;
+		fi = MHD_get_connection_info(c,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		k->c = c;
+		k->fd = fi != NULL ? fi->connect_fd : -1;
+		k->since = time(NULL);
+		k->next = S.conns;
+		if (S.conns)
+			S.conns->prev = k;
+		S.conns = k;
+		*sctx = k;
+		return;
+	}
+	if (k == NULL)
+		return;
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		S.conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	free(k);
+	*sctx = NULL;
+}
+
+static struct conn *
+conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i = MHD_get_connection_info(c,
+	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i != NULL ? i->socket_context : NULL;
+}
+
+static void
+conns_sweep(void)
+{
+	struct conn *k;
+	time_t now = time(NULL);
+
+	for (k = S.conns; k != NULL; k = k->next)
+		if (!k->answered && !k->cut && k->fd != -1 &&
+		    now - k->since >= REQUEST_S) {
+			k->cut = 1;
+			shutdown(k->fd, SHUT_RDWR);
+		}
+}
+
 /* ---- responses ---- */
 
 static void
@@ -316,6 +396,8 @@ queue(struct MHD_Connection *c, unsigned status, const char *type,
 	r = MHD_create_response_from_buffer(len, (void *)body, mode);
 	if (r == NULL)
 		return MHD_NO;
+	if (conn_of(c) != NULL)
+		conn_of(c)->answered = 1;
 	common_headers(r, type);
 	if (origin != NULL) {
 		MHD_add_response_header(r, "Access-Control-Allow-Origin",
@@ -492,6 +574,8 @@ start_stream(struct MHD_Connection *c, struct agui *a)
 	s->c = c;
 	s->a = a;
 	s->last = time(NULL);
+	if (conn_of(c) != NULL)
+		conn_of(c)->answered = 1;
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
 	    stream_read, s, stream_free);
 	if (r == NULL) {
@@ -617,6 +701,8 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 			    MHD_RESPMEM_PERSISTENT);
 			enum MHD_Result ret;
 
+			if (conn_of(c) != NULL)
+				conn_of(c)->answered = 1;
 			common_headers(r, "text/plain");
 			MHD_add_response_header(r,
 			    "Access-Control-Allow-Origin", allowed_origin(c));
@@ -662,10 +748,15 @@ completed(void *cls, struct MHD_Connection *c, void **ctx,
     enum MHD_RequestTerminationCode toe)
 {
 	struct request *rq = *ctx;
+	struct conn *k = conn_of(c);
 
 	(void)cls;
-	(void)c;
 	(void)toe;
+	/* A kept-alive connection's next request: a deadline of its own. */
+	if (k != NULL) {
+		k->answered = 0;
+		k->since = time(NULL);
+	}
 	if (rq != NULL) {
 		free(rq->body);
 		free(rq);
@@ -712,6 +803,7 @@ start_listener(struct listener *l, const char *spec, int nonloop)
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+	    MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
 	    MHD_OPTION_END);
 	if (l->d == NULL)
 		die(EXIT_NO, "serve: cannot listen on %s for the %s", spec,
@@ -882,6 +974,7 @@ serve_main(int argc, char *argv[])
 		    last.tv_nsec) / 1000000 >= TICK_MS) {
 			last = now;
 			streams_wake(runs_refresh());
+			conns_sweep();
 		}
 		for (k = 0; k < nl; k++)
 			MHD_run(S.l[k].d);
