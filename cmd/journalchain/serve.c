@@ -725,6 +725,12 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 			return error_json(c, 404, "AG-UI: POST /");
 		return MHD_YES;
 	}
+	/* Answered already (a refusal, the dashboard): what else comes is
+	 * dropped, never taken for a RunAgentInput. */
+	if (!l->agui || (conn_of(c) != NULL && conn_of(c)->answered)) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
 	if (*upload_size > 0) {
 		if (rq->len + *upload_size > BODY_MAX)
 			rq->toobig = 1;
