@@ -171,6 +171,12 @@ post 415 "a body not declared JSON" \
 post 406 "a client that does not take an event stream" \
 	'{"threadId":"t","runId":"r","messages":[],"forwardedProps":{"borne":{"run":"last"}}}' \
 	application/json application/json
+t_eq "no Accept at all: answered with the stream" \
+	"$(curl -sS --max-time 10 -o "$TMP/na.out" -w '%{http_code} %{content_type}' \
+	    -H 'Content-Type: application/json' -H 'Accept:' \
+	    --data '{"threadId":"t","runId":"r","messages":[],"forwardedProps":{"borne":{"run":"last"}}}' \
+	    "$AGUI")" "200 text/event-stream"
+t_grep "  ending in RUN_FINISHED" '^data: \{"type":"RUN_FINISHED"' "$TMP/na.out"
 head -c 70000 /dev/zero | tr '\0' ' ' >"$TMP/big"
 post 413 "a body over 64 KiB" "@$TMP/big"
 t_eq "a GET: 405" "$(curl -sS -o /dev/null -w '%{http_code}' "$AGUI")" 405

@@ -668,7 +668,10 @@ agui(struct MHD_Connection *c, struct request *rq)
 	if (type == NULL || strncmp(type, "application/json", 16) != 0)
 		return error_json(c, 415, "want Content-Type: "
 		    "application/json");
-	if (accept == NULL || strstr(accept, "text/event-stream") == NULL)
+	/* No Accept takes anything; one that names types must take an event
+	 * stream (text/event-stream, text/ or any). */
+	if (accept != NULL && strstr(accept, "text/event-stream") == NULL &&
+	    strstr(accept, "text/*") == NULL && strstr(accept, "*/*") == NULL)
 		return error_json(c, 406, "want Accept: text/event-stream");
 	a = agui_open(rq->body ? rq->body : "", rq->len, &status, msg,
 	    sizeof(msg));
