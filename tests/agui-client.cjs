@@ -7,7 +7,8 @@
 //   follow F    forwardedProps.borne.follow = true; F is written once the
 //               server answered the request's headers (the run to follow
 //               may start then)
-// Prints one JSON line: {"ok", "error", "types", "events", "chain"}; chain
+// Prints one JSON line: {"ok", "error", "types", "events", "chain",
+// "state" (the agent's state, snapshot and deltas applied)}; chain
 // counts the RAW records whose line hashes to the next one's prev (the
 // client verifying the chain itself) and those that do not.  Exit 0 when
 // the run streamed without an error thrown by the client, 1 otherwise.
@@ -60,6 +61,7 @@ function report(err) {
     types: events.map((e) => e.type),
     events,
     chain: { linked, broken },
+    state: agent.state,
   };
   process.stdout.write(JSON.stringify(out) + '\n');
   process.exit(out.ok ? 0 : 1);

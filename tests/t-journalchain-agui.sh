@@ -78,9 +78,12 @@ t_eq "  its result: exit 0, the time, the counts" \
 	"$(q '[.events[] | select(.type == "TOOL_CALL_RESULT") | .content | fromjson |
 	    [.exit, (.wall_ns | tonumber > 0), (.counts | type)]]')" \
 	'[[0,true,"object"]]'
-t_eq "  ended before the run ends: TOOL_CALL_END, RESULT, RUN_FINISHED" \
-	"$(q '[.types[-3:][]]')" \
-	'["TOOL_CALL_END","TOOL_CALL_RESULT","RUN_FINISHED"]'
+t_eq "  ended before the run ends: TOOL_CALL_END, RESULT, the state, RUN_FINISHED" \
+	"$(q '[.types[-4:][]]')" \
+	'["TOOL_CALL_END","TOOL_CALL_RESULT","STATE_DELTA","RUN_FINISHED"]'
+t_eq "  the agent's state (snapshot, then JSON Patch deltas): its records, finished" \
+	"$(q '.state | [.run, .records, .state, .chain.status]')" \
+	"[\"$(sid 1)\",2,\"finished\",\"verified\"]"
 t_eq "  each journal record as RAW, the client verifying the links" \
 	"$(q '[([.events[] | select(.type == "RAW")] | length), .chain]')" \
 	'[2,{"linked":1,"broken":0}]'
@@ -104,17 +107,20 @@ t_exit 0 "a refused run streams without a client error" agui "$(sid 2)"
 t_eq "  it ends in RUN_ERROR borne.refused with confexec's reason" \
 	"$(q '.events[-1] | [.type, .code, .message]')" \
 	'["RUN_ERROR","borne.refused","/bin/true: SHA-256 differs from the pinned digest"]'
+t_eq "  its state: refused" "$(q .state.state)" '"refused"'
 t_eq "  no step and no tool call: nothing ran" \
 	"$(q '[.types[] | select(test("STEP|TOOL"))] | length')" 0
 t_exit 0 "a timed-out run" agui "$(sid 3)"
 t_eq "  RUN_FINISHED, outcome cancelled, the timeout in the result" \
 	"$(q '.events[-1] | [.type, .outcome.type, .result.timeout, .result.exit]')" \
 	'["RUN_FINISHED","cancelled",true,124]'
+t_eq "  its state: timeout" "$(q .state.state)" '"timeout"'
 t_exit 0 "a run cancelled through confexec's control socket" \
 	agui "$(sid 4)"
 t_eq "  RUN_FINISHED, outcome cancelled, by the control socket" \
 	"$(q '.events[-1] | [.type, .outcome.type, .result.cancel]')" \
 	'["RUN_FINISHED","cancelled","control"]'
+t_eq "  its state: cancelled" "$(q .state.state)" '"cancelled"'
 
 # ---- a followed run ------------------------------------------------------
 rm -f "$TMP/runs/go" "$TMP/follow.ready"

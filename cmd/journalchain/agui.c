@@ -3,8 +3,10 @@
  *
  * The mapping (journalchain(5), AG-UI EVENTS), in stream order:
  *   RUN_STARTED {threadId, runId}            the client's ids
- *   STATE_SNAPSHOT {snapshot}                the run's id, journal, chain
- *   per record: RAW {event: {journal, seq, line}, source "borne.journal"}
+ *   STATE_SNAPSHOT {snapshot}                the run's id, its journal's
+ *                                            chain, records 0, state running
+ *   per record: RAW {event: {journal, seq, line}, source "borne.journal"},
+ *     STATE_DELTA replacing /records (the run's records streamed so far)
  *     start: STEP_STARTED/STEP_FINISHED per layer applied, in order;
  *            CUSTOM borne.degraded when layers are missing; then, when
  *            the payload was started (layers applied), TOOL_CALL_START
@@ -13,7 +15,9 @@
  *            borne.canary {value: the event}; others CUSTOM borne.record
  *     end:   CUSTOM borne.denials, borne.residue when there are any;
  *            TOOL_CALL_END, TOOL_CALL_RESULT {content: exit, time,
- *            counts}; then RUN_ERROR {message, code} for a refused run
+ *            counts}; STATE_DELTA replacing /state (refused, failed,
+ *            timeout, cancelled or finished); then RUN_ERROR {message,
+ *            code} for a refused run
  *            (exit 125: borne.refused; 126/127 with a refusal:
  *            borne.exec), RUN_FINISHED {outcome cancelled} for a timeout
  *            or a cancel, RUN_FINISHED {outcome success, result} else.
@@ -257,6 +261,17 @@ on_end(struct agui *a, json_t *ev)
 		free(txt);
 		a->toolcall = 0;
 	}
+	{
+		const char *st = exitc == 125 ? "refused" :
+		    refused != NULL && (exitc == 126 || exitc == 127) ?
+		    "failed" : json_is_true(json_object_get(ev, "timeout")) ?
+		    "timeout" : json_is_string(json_object_get(ev, "cancel")) ?
+		    "cancelled" : "finished";
+
+		emit(a, json_pack("{s:s,s:[{s:s,s:s,s:s}]}", "type",
+		    "STATE_DELTA", "delta", "op", "replace", "path", "/state",
+		    "value", st));
+	}
 	if (exitc == 125 || (refused != NULL && (exitc == 126 ||
 	    exitc == 127)))
 		emit(a, json_pack("{s:s,s:s,s:s}", "type", "RUN_ERROR",
@@ -289,6 +304,9 @@ on_record(struct agui *a, json_t *ev, const char *line, size_t ll,
 	    json_null(), "seq", (json_int_t)seq, "line", line, ll, "source",
 	    "borne.journal"));
 	json_decref(chain);
+	emit(a, json_pack("{s:s,s:[{s:s,s:s,s:I}]}", "type", "STATE_DELTA",
+	    "delta", "op", "replace", "path", "/records", "value",
+	    (json_int_t)a->k));
 	if (kind == NULL)
 		kind = "";
 	if (strcmp(kind, "start") == 0)
@@ -326,9 +344,10 @@ produce(struct agui *a)
 		a->started = 1;
 		emit(a, json_pack("{s:s,s:s,s:s}", "type", "RUN_STARTED",
 		    "threadId", a->thread, "runId", a->runid));
-		emit(a, json_pack("{s:s,s:{s:s,s:O}}", "type",
+		emit(a, json_pack("{s:s,s:{s:s,s:O,s:i,s:s}}", "type",
 		    "STATE_SNAPSHOT", "snapshot", "run", a->id, "chain",
-		    chain ? chain : json_null()));
+		    chain ? chain : json_null(), "records", 0, "state",
+		    "running"));
 		json_decref(chain);
 		return 0;
 	}
