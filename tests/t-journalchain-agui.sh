@@ -25,9 +25,12 @@ if [ ! -f "$NPMDIR/node_modules/@ag-ui/client/package.json" ] ||
 	# node too.
 	ca=$(npm config get cafile 2>/dev/null)
 	[ -f "$ca" ] && export NODE_EXTRA_CA_CERTS="$ca"
-	(flock -w 300 9 &&
+	# One installer at a time (the variants' runs of this file); the
+	# one that waited finds it done.
+	(flock -w 300 9 && { { [ -f "$NPMDIR/node_modules/@ag-ui/client/package.json" ] &&
+	    [ -f "$NPMDIR/node_modules/@ag-ui/core/package.json" ]; } ||
 	    npm install --prefix "$NPMDIR" --no-audit --no-fund \
-	    --loglevel=error @ag-ui/client@1.0.0 @ag-ui/core@1.0.0) \
+	    --loglevel=error @ag-ui/client@1.0.0 @ag-ui/core@1.0.0; }) \
 	    9>"$NPMDIR.lock" >"$TMP/npm.log" 2>&1 ||
 	    { diag_file "$TMP/npm.log"; skip_all "cannot install @ag-ui/client from npm"; }
 fi
