@@ -32,6 +32,8 @@ LIBS := -lseccomp -lcap -lnettle -ljansson
 # build links statically too (contrib/build-static-deps.sh).
 HOGWEED_LIBS := -lseccomp -lcap -lhogweed -lnettle \
 	$(if $(filter static,$(VARIANT)),-lgmp) -ljansson
+# journalchain serve's HTTP (libmicrohttpd), linked into journalchain only
+# (with hogweed: its LIBS below).
 
 MUSL_PREFIX := $(CURDIR)/.build/musl/prefix
 
@@ -134,7 +136,8 @@ $(B)/unit/%: tests/unit/%.c $(B)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libcommon.a $(LIBS) -pthread
 
-$(B)/bin/journalchain $(B)/unit/note: LIBS = $(HOGWEED_LIBS)
+$(B)/unit/note: LIBS = $(HOGWEED_LIBS)
+$(B)/bin/journalchain: LIBS = -lmicrohttpd $(HOGWEED_LIBS)
 
 # The payload's seccomp programs are compiled with libseccomp at build
 # time, one per socket grant (common/gen/sysfilter-gen.c): libseccomp's
@@ -274,7 +277,14 @@ FUZZ_OBJ := $(COMMON_SRC:%.c=.build/fuzz/%.o)
 
 .build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(HOGWEED_LIBS) -pthread
+	clang $(FUZZ_CFLAGS) $(FUZZ_INC) -o $@ $< $(FUZZ_EXTRA) $(FUZZ_OBJ) \
+	    $(HOGWEED_LIBS) -pthread
+
+# journalchain serve's AG-UI request and stream: its own sources beside
+# common/.
+.build/fuzz/agui: FUZZ_INC := -Icmd/journalchain
+.build/fuzz/agui: FUZZ_EXTRA := cmd/journalchain/agui.c cmd/journalchain/runs.c
+.build/fuzz/agui: cmd/journalchain/agui.c cmd/journalchain/runs.c
 
 ifneq ($(VARIANT),dyn)
 .build/dyn/gen/sysfilter-bpf.h:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # build-static-deps.sh: rebuild libseccomp, libcap, GMP, nettle (with
-# hogweed) and jansson for
+# hogweed), jansson and libmicrohttpd for
 # musl, as static libraries only, from Debian's own source packages (with
 # Debian's patches applied), so that `make static` can link fully static
 # binaries.  Debian's *.a files are glibc builds and cannot be used.
@@ -23,6 +23,9 @@
 #            compression function is picked at run time (SHA-NI where the
 #            CPU has it).
 #   libcap   libcap.a only (no libpsx, no tools, no PAM module, no Go).
+#   libmicrohttpd  --disable-https: no GnuTLS to rebuild (journalchain
+#            serve listens on loopback only, plain HTTP); no curl, docs or
+#            examples.
 #   all      -O2, -isystem DIR/prefix/kinc for the kernel headers musl lacks.
 set -eu
 
@@ -85,7 +88,7 @@ unset MFLAGS MAKELEVEL 2>/dev/null || true
 say "fetching Debian sources into $src"
 cd "$src"
 run fetch.log apt-get -o APT::Sandbox::User=root source --download-only \
-    libseccomp libcap2 gmp nettle jansson
+    libseccomp libcap2 gmp nettle jansson libmicrohttpd
 for d in *.dsc; do
 	run unpack.log dpkg-source --no-check -x "$d"
 done
@@ -164,13 +167,26 @@ run jansson.log make -j"$jobs" -C src libjansson.la
 run jansson.log make -C src install-libLTLIBRARIES install-includeHEADERS \
     install-nodist_includeHEADERS
 
+# ---- libmicrohttpd ----
+d=$(srcdir libmicrohttpd)
+say "libmicrohttpd: $(basename "$d")"
+cd "$d"
+# Debian's patch touches a source file only: keep autotools asleep.
+touch aclocal.m4; find . -name 'Makefile.in' -exec touch {} + ; touch configure
+run libmicrohttpd.log ./configure --prefix="$prefix" --libdir="$prefix/lib" \
+    --disable-shared --enable-static --disable-https --without-gnutls \
+    --disable-curl --disable-doc --disable-examples
+run libmicrohttpd.log make -j"$jobs" -C src/microhttpd libmicrohttpd.la
+run libmicrohttpd.log make -C src/microhttpd install-libLTLIBRARIES
+run libmicrohttpd.log make -C src/include install-includeHEADERS
+
 # Only static archives: no libtool .la, no shared objects.
 rm -f "$prefix"/lib/*.la "$prefix"/lib/*.so*
-for l in seccomp cap gmp nettle hogweed jansson; do
+for l in seccomp cap gmp nettle hogweed jansson microhttpd; do
 	[ -f "$prefix/lib/lib$l.a" ] || { say "missing lib$l.a"; exit 1; }
 done
 for h in seccomp.h sys/capability.h gmp.h nettle/sha2.h nettle/eddsa.h \
-    jansson.h jansson_config.h; do
+    jansson.h jansson_config.h microhttpd.h; do
 	[ -f "$prefix/include/$h" ] || { say "missing $h"; exit 1; }
 done
 touch "$prefix/.done"

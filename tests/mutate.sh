@@ -16,8 +16,9 @@
 # The tree (its tracked and untracked files, as they are now) is copied
 # to .build/mutate/src and built there (dyn variant) once; every test
 # file the list names must pass on it first.  Then, break by break: the
-# file changed, confexec rebuilt (make -j2), the break's test files run
-# until one fails, the file restored.  One line a break, "caught (t-X)"
+# file changed, its binary rebuilt (make -j2: the tool of a cmd/ file,
+# confexec for common/), the break's test files run until one fails, the
+# file restored.  One line a break, "caught (t-X)"
 # or "MISSED", then the counts; exits 1 when a break was missed or could
 # not be applied.
 set -u
@@ -123,6 +124,15 @@ for t in $(sort -u "$W/tests" 2>/dev/null); do
 	say "mutate: $t passes on the tree as it is ($(($(date +%s) - t0)) s)"
 done
 
+# tool_of FILE: the binary a break of FILE is rebuilt as (cmd/TOOL/...: that
+# tool; common/: confexec, the boundary's).
+tool_of() {
+	case $1 in
+	cmd/*/*) _t=${1#cmd/}; echo "${_t%%/*}" ;;
+	*) echo confexec ;;
+	esac
+}
+
 caught=0
 missed=0
 while IFS= read -r line; do
@@ -141,7 +151,7 @@ while IFS= read -r line; do
 	if cmp -s "$S/$f" "$W/orig"; then
 		say "$id: ERROR: $f unchanged"
 		errors=$((errors + 1))
-	elif ! build .build/dyn/bin/confexec; then
+	elif ! build ".build/dyn/bin/$(tool_of "$f")"; then
 		say "$id: ERROR: does not build ($f)"
 		tail -n 5 "$W/log/build" | sed 's/^/    /'
 		errors=$((errors + 1))
@@ -166,7 +176,7 @@ while IFS= read -r line; do
 	cp "$W/orig" "$S/$f"
 	touch "$S/$f"
 done <"$W/breaks"
-build .build/dyn/bin/confexec || die "the restored tree does not build"
+build all || die "the restored tree does not build"
 
 say "mutate: $(wc -l <"$W/breaks" | tr -d ' ') breaks: $caught caught," \
 	"$missed missed, $errors errors ($(($(date +%s) - start)) s)"

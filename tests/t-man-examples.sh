@@ -500,6 +500,18 @@ ex_journalchain_1() {
 		    "consistent: example.org/ci-runner-7/log 1 -> 2"
 		t_eq "  a proof of one hash" "$(wc -l <"$W/proof" | tr -d ' ')" 2
 		;;
+	"serve a run, read it as JSON and as AG-UI events")
+		# Two free ports for the page's 18082 and 18083.
+		set -- $(python3 -c 'import socket
+for _ in range(2):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		sed -i "s/18082/$1/g; s/18083/$2/g" "$W/.ex.sh"
+		run 0
+		t_eq "  the run listed, ok" "$(sed -n 1p "$OUT")" "$(printf '1\tok')"
+		t_eq "  streamed from RUN_STARTED to RUN_FINISHED" \
+		    "$(sed 1d "$OUT" | tr '\n' ' ')" \
+		    "RUN_STARTED STATE_SNAPSHOT RAW STATE_DELTA STEP_STARTED STEP_FINISHED TOOL_CALL_START TOOL_CALL_ARGS RAW STATE_DELTA TOOL_CALL_END TOOL_CALL_RESULT STATE_DELTA RUN_FINISHED "
+		;;
 	*) unexpected ;;
 	esac
 }

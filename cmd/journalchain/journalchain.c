@@ -15,6 +15,7 @@
 #include "hash.h"
 #include "journal.h"
 #include "scan.h"
+#include "serve.h"
 #include "usage.h"
 
 #define USAGE                                                              \
@@ -23,7 +24,8 @@
 	"recover FILE | keygen NAME PREFIX | checkpoint --key KEY "        \
 	"[--origin O] [--state STATE] FILE | verify --checkpoint CKPT "    \
 	"--pub VKEY [--origin O] FILE | prove --from OLD [--to N] FILE | " \
-	"consistent --pub VKEY --old CKPT --proof PROOF CKPT"
+	"consistent --pub VKEY --old CKPT --proof PROOF CKPT | "           \
+	"serve [OPTION...] FILE..."
 
 /* Exit status of a torn tail (journalchain(1)). */
 #define EXIT_TORN 3
@@ -369,9 +371,12 @@ main(int argc, char *argv[])
 	}
 	if (argc < 2)
 		die_usage_hint(EXIT_USAGE, "no subcommand (append, verify, "
-		    "show, head, recover, keygen, checkpoint, prove or "
-		    "consistent)");
+		    "show, head, recover, keygen, checkpoint, prove, "
+		    "consistent or serve)");
 	sub = argv[1];
+	/* serve has options and operands of its own (serve.c). */
+	if (strcmp(sub, "serve") == 0)
+		return serve_main(argc - 1, argv + 1);
 	if (strcmp(sub, "append") == 0)
 		cmd = C_APPEND;
 	else if (strcmp(sub, "verify") == 0)
