@@ -7,7 +7,7 @@
 #   ok        /bin/echo, exit 0
 #   refused   a pinned digest that differs: refused (125)
 #   timeout   /bin/sleep 30 with --timeout 1: killed (124)
-#   denial    a read outside the rules, --explain-denials
+#   denial    a read outside the rules (the package database), --explain-denials
 #   egress    a request to a destination not on the egress list (403)
 #   handoff   a connection to a docker socket of the test's own, in a
 #             private mount namespace with a tmpfs on /run
@@ -58,7 +58,7 @@ timeout)
 	want 124 run --timeout 1 -- /bin/sleep 30 ;;
 denial)
 	# shellcheck disable=SC2086
-	"$PE" $BASEP -- "$HELP/escape" read /etc/shadow >"$W/plan.$$" &&
+	"$PE" $BASEP -- "$HELP/escape" read /var/lib/dpkg/status >"$W/plan.$$" &&
 	    "$CX" --explain-denials --journal "$J" <"$W/plan.$$" ;;
 egress)
 	run --egress 127.0.0.1:1 -- /usr/bin/curl -sS -o /dev/null \
@@ -74,7 +74,8 @@ handoff)
 	    "$W/docker.log" &
 	sp=$!
 	poll 200 test -e "$W/docker.ready" || { kill "$sp"; exit 1; }
-	run --unix --ack-daemon docker -- "$HELP/handoff" connect plain \
+	run --unix --ack-daemon docker --ro /run/docker.sock -- \
+	    "$HELP/handoff" connect plain \
 	    /run/docker.sock
 	r=$?
 	kill "$sp"
