@@ -44,6 +44,14 @@
 #define PV_BUDGET_S 300		/* for every tree together */
 #define PV_SHOWN 1024		/* a path as said, escaped and cut */
 
+/* A test build without the check (the canary must catch it; the bench
+ * compares launches with and without it): Makefile, confexec-weak-*. */
+#ifdef BORNE_WEAK_PRIVCHECK
+static const int weak = 1;
+#else
+static const int weak = 0;
+#endif
+
 /* What happened to one privileged file. */
 enum pv_action { PV_REFUSED, PV_STRIPPED, PV_STRIP_FAILED, PV_HARDLINK,
 	PV_OVER };
@@ -258,9 +266,7 @@ walk_ent(void *ctx, const struct walk_ent *e)
 		pv.stripped++;	/* counted before the strip: the bound holds */
 	pthread_mutex_unlock(&pv.mu);
 	if (h.action == PV_STRIPPED) {
-#ifndef BORNE_WEAK_PRIVCHECK
 		op = priv_strip(e, &f);
-#endif
 		if (op != NULL) {
 			h.action = PV_STRIP_FAILED;
 			snprintf(h.why, sizeof(h.why), "%s: %s", op,
@@ -461,6 +467,8 @@ privileged_check(struct run *r, char *err, size_t len)
 	uint64_t deadline;
 	size_t i;
 
+	if (weak)
+		return 0;
 	pv.r = r;
 	pv.degrade = p->mode == PLAN_DEGRADE;
 	for (i = 0; i < p->nfs; i++) {
