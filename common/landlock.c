@@ -197,7 +197,7 @@ real_path(int fd)
 
 static int
 add_path(int rfd, int rootfd, struct walk_cache *wc, const struct plan *p,
-    size_t i, int abi, char **real, char *err, size_t errlen)
+    size_t i, int abi, char **real, int *fds, char *err, size_t errlen)
 {
 	const struct plan_fsrule *fr = &p->fs[i];
 	const char *k = plan_intent_name(fr->intent);
@@ -236,7 +236,10 @@ add_path(int rfd, int rootfd, struct walk_cache *wc, const struct plan *p,
 		    fr->path);
 		goto fail;
 	}
-	close(fd);
+	if (fds != NULL)
+		fds[i] = fd;
+	else
+		close(fd);
 	return 0;
 fail:
 	e = errno;
@@ -314,16 +317,30 @@ ll_build(const struct plan *p, int abi, int *rfd, char *err, size_t errlen)
 	char **real = NULL;
 	int r;
 
-	r = ll_build_real(p, abi, rfd, &real, err, errlen);
+	r = ll_build_real(p, abi, rfd, &real, NULL, err, errlen);
 	ll_real_free(real, p->nfs);
 	return r;
 }
 
+void
+ll_fds_free(int *fds, size_t n)
+{
+	size_t i;
+
+	if (fds == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		if (fds[i] != -1)
+			close(fds[i]);
+	free(fds);
+}
+
 int
 ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
-    char *err, size_t errlen)
+    int **fdsp, char *err, size_t errlen)
 {
 	char **real;
+	int *fds = NULL;
 	const struct ll_abi_rights *r = ll_rights(abi);
 	struct borne_landlock_ruleset_attr attr;
 	struct walk_cache wc;
@@ -337,6 +354,14 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 	if ((real = calloc(p->nfs + 1, sizeof(char *))) == NULL)
 		return err_set_sys(err, errlen, "landlock: rule paths");
 	*realp = real;
+	if (fdsp != NULL) {
+		*fdsp = NULL;
+		if ((fds = malloc((p->nfs + 1) * sizeof(int))) == NULL)
+			return err_set_sys(err, errlen, "landlock: rule paths");
+		for (i = 0; i <= p->nfs; i++)
+			fds[i] = -1;
+		*fdsp = fds;
+	}
 	if (r == NULL) {
 		errno = EOPNOTSUPP;
 		return err_set(err, errlen, "landlock: not available");
@@ -363,7 +388,7 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 		goto fail;
 	}
 	for (i = 0; i < p->nfs; i++)
-		if (add_path(fd, rootfd, &wc, p, i, abi, real, err,
+		if (add_path(fd, rootfd, &wc, p, i, abi, real, fds, err,
 		    errlen) == -1)
 			goto fail;
 	if (rootfd != -1)

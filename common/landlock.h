@@ -39,9 +39,13 @@ int ll_build(const struct plan *p, int abi, int *rfd, char *err,
 /* As ll_build(), and *real an array of p->nfs malloc'd strings: the path
  * each rule resolved to (the plan's own, but where a followed symlink
  * led).  Release *real with ll_real_free(*real, p->nfs), whatever the
- * result. */
+ * result.  With fds non-NULL, *fds gets an array of p->nfs descriptors
+ * (O_PATH, close-on-exec): each rule's path as its walk opened it, the
+ * one lookup of that path (the mount view binds them, mountview.h);
+ * -1 where none was opened.  Release with ll_fds_free(*fds, p->nfs). */
 int ll_build_real(const struct plan *p, int abi, int *rfd, char ***real,
-    char *err, size_t errlen);
+    int **fds, char *err, size_t errlen);
+void ll_fds_free(int *fds, size_t n);
 void ll_real_free(char **real, size_t n);
 
 /* One more rule, on the directory open at dirfd (the run's private tmp,

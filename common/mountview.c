@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* mountview: the run's read-only view of the host (mountview.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,7 +18,6 @@
 #include "err.h"
 #include "io.h"
 #include "landlock.h"
-#include "mountinfo.h"
 #include "mountview.h"
 #include "uapi.h"
 
@@ -42,108 +42,6 @@ by_length(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
-/* Device file systems, and whatever is mounted on /dev (a container's
- * tmpfs): their devices stay usable (mountview.h, step 7). */
-static int
-dev_mount(const struct mountinfo *m, void *arg)
-{
-	struct mountview *mv = arg;
-	char **n;
-	size_t i;
-
-	if (strcmp(m->fstype, "devtmpfs") != 0 &&
-	    strcmp(m->fstype, "devpts") != 0 &&
-	    strcmp(m->mountpoint, "/dev") != 0)
-		return 0;
-	for (i = 0; i < mv->ndev; i++)
-		if (strcmp(mv->dev[i], m->mountpoint) == 0)
-			return 0;
-	n = realloc(mv->dev, (mv->ndev + 1) * sizeof(*n));
-	if (n == NULL)
-		return 1;
-	mv->dev = n;
-	if ((mv->dev[mv->ndev] = strdup(m->mountpoint)) == NULL)
-		return 1;
-	mv->ndev++;
-	return 0;
-}
-
-int
-mv_prepare(struct mountview *mv, const struct plan *p, char *const *real,
-    int rulesetfd, int abi, const char *tmp, uid_t uid, gid_t gid,
-    uint64_t tmp_bytes, const char *cwd, char *err, size_t errlen)
-{
-	struct stat st;
-	size_t i;
-	int r;
-
-	memset(mv, 0, sizeof(*mv));
-	mv->rulesetfd = rulesetfd;
-	mv->cwd = cwd;
-	mv->bind = calloc(p->nfs + 1, sizeof(*mv->bind));
-	mv->proc = calloc(p->nfs + 1, sizeof(*mv->proc));
-	if (mv->bind == NULL || mv->proc == NULL)
-		return err_set_sys(err, errlen, "mount view");
-	for (i = 0; i < p->nfs; i++) {
-		const struct plan_fsrule *fr = &p->fs[i];
-		int rw = fr->intent == PLAN_RW || fr->intent == PLAN_RWX;
-
-		if (beneath(fr->path, "/proc")) {
-			/* The run's own procfs replaces the host's. */
-			if (stat(real[i], &st) == -1)
-				return err_set_sys(err, errlen, "mount view: %s",
-				    fr->path);
-			mv->proc[mv->nproc].path = fr->path;
-			mv->proc[mv->nproc++].access = ll_intent_rights(
-			    fr->intent, S_ISDIR(st.st_mode), abi);
-			mv->proc_rw |= rw;
-			continue;
-		}
-		if (stat(real[i], &st) == -1)
-			return err_set_sys(err, errlen, "mount view: %s",
-			    real[i]);
-		/* A shared sticky directory (/tmp) the payload owns: its
-		 * mode and ACLs, which the kernel leaves to the owner, are
-		 * every user's. */
-		if (rw && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) &&
-		    st.st_uid == uid)
-			return errno = EPERM, err_set(err, errlen, "%s %s: a "
-			    "shared sticky directory owned by uid %lu, the "
-			    "payload's: its mode and ACLs would be the "
-			    "payload's (use --tmp for a private temporary "
-			    "directory, or --uid)", plan_intent_name(fr->intent),
-			    fr->path, (unsigned long)uid);
-		/* rw on / itself: nothing to make read-only (a clone moved
-		 * onto / would lie above the process's own root). */
-		if (rw && strcmp(fr->path, "/") == 0) {
-			mv->rw_root = 1;
-			continue;
-		}
-		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-			mv->bind[mv->nbind].device = 1;
-		else if (!rw)
-			continue;
-		mv->bind[mv->nbind].path = real[i];
-		mv->bind[mv->nbind++].fd = -1;
-	}
-	qsort(mv->bind, mv->nbind, sizeof(*mv->bind), by_length);
-	r = mountinfo_each("/proc/self/mountinfo", dev_mount, mv);
-	if (r != 0)
-		return err_set_sys(err, errlen, "mount view: "
-		    "/proc/self/mountinfo");
-	if (tmp != NULL) {
-		mv->tmp = tmp;
-		mv->tmp_access = ll_intent_rights(PLAN_RW, 1, abi);
-		if (snprintf(mv->tmpopts, sizeof(mv->tmpopts),
-		    "mode=0700,uid=%lu,gid=%lu,size=%llu", (unsigned long)uid,
-		    (unsigned long)gid, (unsigned long long)tmp_bytes) >=
-		    (int)sizeof(mv->tmpopts))
-			return errno = ENAMETOOLONG,
-			    err_set_sys(err, errlen, "mount view: tmp");
-	}
-	return 0;
-}
-
 static long
 tree_clone(int dfd, const char *path, unsigned flags)
 {
@@ -152,25 +50,200 @@ tree_clone(int dfd, const char *path, unsigned flags)
 
 static int
 setattr(int dfd, const char *path, unsigned flags, uint64_t set,
-    uint64_t clr)
+    uint64_t clr, uint64_t propagation)
 {
-	struct borne_mount_attr a = {set, clr, 0, 0};
+	struct borne_mount_attr a = {set, clr, propagation, 0};
 
 	return (int)syscall(__NR_mount_setattr, dfd, path, flags, &a,
 	    sizeof(a));
 }
 
-/* One more Landlock rule, on path as this namespace resolves it. */
+/* The rule's clone, detached, with its attributes, private: nothing
+ * mounted beneath the host's path reaches it, nothing mounted beneath it
+ * reaches the host. */
 static int
-add_rule(int rfd, const char *path, uint64_t access)
+bind_tree(struct mv_bind *b, int src)
+{
+	long t;
+	int e;
+
+	t = tree_clone(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_EMPTY_PATH | AT_RECURSIVE);
+	if (t == -1)
+		return -1;
+	if (setattr((int)t, "", AT_EMPTY_PATH | AT_RECURSIVE, b->set, b->clr,
+	    MS_PRIVATE) == -1) {
+		e = errno;
+		close((int)t);
+		errno = e;
+		return -1;
+	}
+	b->tree = (int)t;
+	return 0;
+}
+
+/* The links of a merged /usr in / (/lib -> usr/lib, /bin, /lib64): root's,
+ * relative, not climbing, in a / only root may write, leading to or into
+ * a bound path.  The view has them too, as the same links. */
+static void
+root_links(struct mountview *mv)
+{
+	struct dirent *de;
+	struct stat st, rs;
+	char to[sizeof(mv->link[0].to)], abs[sizeof(to) + 1];
+	ssize_t n;
+	size_t i;
+	DIR *d;
+
+	if (stat("/", &rs) == -1 || rs.st_uid != 0 ||
+	    (rs.st_mode & (S_IWGRP | S_IWOTH)) || (d = opendir("/")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && mv->nlink < MV_LINK_MAX) {
+		if (de->d_type != DT_LNK || strlen(de->d_name) >=
+		    sizeof(mv->link[0].name))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+		    -1 || !S_ISLNK(st.st_mode) || st.st_uid != 0)
+			continue;
+		n = readlinkat(dirfd(d), de->d_name, to, sizeof(to) - 1);
+		if (n <= 0)
+			continue;
+		to[n] = '\0';
+		if (to[0] == '/' || strstr(to, "..") != NULL)
+			continue;
+		snprintf(abs, sizeof(abs), "/%s", to);
+		for (i = 0; i < mv->nbind; i++)
+			if (beneath(mv->bind[i].path, abs) ||
+			    beneath(abs, mv->bind[i].path))
+				break;
+		if (i == mv->nbind)
+			continue;
+		memcpy(mv->link[mv->nlink].name, de->d_name,
+		    strlen(de->d_name) + 1);
+		memcpy(mv->link[mv->nlink].to, to, (size_t)n + 1);
+		mv->nlink++;
+	}
+	closedir(d);
+}
+
+int
+mv_prepare(struct mountview *mv, const struct mv_args *a, char *err,
+    size_t errlen)
+{
+	const struct plan *p = a->plan;
+	struct stat st;
+	size_t i;
+
+	memset(mv, 0, sizeof(*mv));
+	mv->rulesetfd = a->rulesetfd;
+	mv->cwd = a->cwd;
+	mv->userns = a->userns;
+	mv->bind = calloc(p->nfs + 1, sizeof(*mv->bind));
+	mv->proc = calloc(p->nfs + 1, sizeof(*mv->proc));
+	mv->alias = calloc(p->nfs + 1, sizeof(*mv->alias));
+	if (mv->bind == NULL || mv->proc == NULL || mv->alias == NULL)
+		return err_set_sys(err, errlen, "mount view");
+	for (i = 0; i < p->nfs; i++) {
+		const struct plan_fsrule *fr = &p->fs[i];
+		int rw = fr->intent == PLAN_RW || fr->intent == PLAN_RWX;
+		const char *k = plan_intent_name(fr->intent);
+		struct mv_bind *b;
+
+		if (fstat(a->rulefd[i], &st) == -1)
+			return err_set_sys(err, errlen, "mount view: %s",
+			    a->real[i]);
+		if (beneath(a->real[i], "/proc") || beneath(fr->path, "/proc")) {
+			/* The run's own procfs replaces the host's, read-only
+			 * whatever the rules: its controls (/proc/sys,
+			 * sysrq-trigger) are the host's. */
+			if (rw)
+				return errno = EPERM, err_set(err, errlen, "%s "
+				    "%s: /proc is read-only in the view (its "
+				    "/proc/sys and sysrq-trigger act on the "
+				    "host)", k, fr->path);
+			mv->proc[mv->nproc].path = fr->path;
+			mv->proc[mv->nproc++].access = ll_intent_rights(
+			    fr->intent, S_ISDIR(st.st_mode), a->abi);
+			continue;
+		}
+		if (rw && beneath(a->real[i], "/sys"))
+			return errno = EPERM, err_set(err, errlen, "%s %s: "
+			    "/sys is read-only in the view (its files act on "
+			    "the host's kernel and devices)", k, fr->path);
+		if (rw && beneath(a->real[i], "/dev") && !S_ISCHR(st.st_mode) &&
+		    !S_ISBLK(st.st_mode))
+			return errno = EPERM, err_set(err, errlen, "%s %s: "
+			    "beneath /dev only single device nodes may be "
+			    "granted rw (a device directory is the host's)",
+			    k, fr->path);
+		/* A shared sticky directory (/tmp) the payload owns: its
+		 * mode and ACLs, which the kernel leaves to the owner, are
+		 * every user's. */
+		if (rw && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) &&
+		    st.st_uid == a->uid)
+			return errno = EPERM, err_set(err, errlen, "%s %s: a "
+			    "shared sticky directory owned by uid %lu, the "
+			    "payload's: its mode and ACLs would be the "
+			    "payload's (use --tmp for a private temporary "
+			    "directory, or --uid)", k, fr->path,
+			    (unsigned long)a->uid);
+		if (strcmp(fr->path, a->real[i]) != 0) {
+			mv->alias[mv->nalias].path = fr->path;
+			mv->alias[mv->nalias++].to = a->real[i];
+		}
+		b = &mv->bind[mv->nbind];
+		b->path = a->real[i];
+		b->dev = st.st_dev;
+		b->ino = st.st_ino;
+		b->dir = S_ISDIR(st.st_mode);
+		b->tree = -1;
+		b->set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+		b->clr = 0;
+		/* A device node: read-only (a write to a device is not a
+		 * write to its file system: its mode, owner and times stay
+		 * the host's), with devices. */
+		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+			b->set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID;
+			b->clr = MOUNT_ATTR_NODEV;
+		} else if (!rw)
+			b->set |= MOUNT_ATTR_RDONLY;
+		/* As root, the clone is made here, from the descriptor the
+		 * rule's walk opened: nothing is looked up again.  In a user
+		 * namespace of its own the payload clones it (mv_apply). */
+		if (!a->userns && bind_tree(b, a->rulefd[i]) == -1)
+			return err_set_sys(err, errlen, "mount view: a clone "
+			    "of %s %s", k, a->real[i]);
+		mv->nbind++;
+	}
+	qsort(mv->bind, mv->nbind, sizeof(*mv->bind), by_length);
+	root_links(mv);
+	if (a->tmp != NULL) {
+		mv->tmp = a->tmp;
+		mv->tmp_access = ll_intent_rights(PLAN_RW, 1, a->abi);
+		if (snprintf(mv->tmpuid, sizeof(mv->tmpuid), "%lu",
+		    (unsigned long)a->uid) >= (int)sizeof(mv->tmpuid) ||
+		    snprintf(mv->tmpgid, sizeof(mv->tmpgid), "%lu",
+		    (unsigned long)a->gid) >= (int)sizeof(mv->tmpgid) ||
+		    snprintf(mv->tmpsize, sizeof(mv->tmpsize), "%llu",
+		    (unsigned long long)a->tmp_bytes) >=
+		    (int)sizeof(mv->tmpsize))
+			return errno = ENAMETOOLONG,
+			    err_set_sys(err, errlen, "mount view: tmp");
+	}
+	return 0;
+}
+
+/* One more Landlock rule, on path as this namespace resolves it (fd -1),
+ * or on fd. */
+static int
+add_rule(int rfd, int fd, const char *path, uint64_t access)
 {
 	struct landlock_path_beneath_attr pb;
-	int fd, r, e;
+	int own = -1, r, e;
 
 	if (rfd == -1 || access == 0)
 		return 0;
-	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd == -1)
+	if (fd == -1 && (fd = own = open(path, O_PATH | O_CLOEXEC)) == -1)
 		return -1;
 	memset(&pb, 0, sizeof(pb));
 	pb.parent_fd = fd;
@@ -178,7 +251,8 @@ add_rule(int rfd, const char *path, uint64_t access)
 	r = (int)syscall(__NR_landlock_add_rule, rfd,
 	    LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
 	e = errno;
-	close(fd);
+	if (own != -1)
+		close(own);
 	errno = e;
 	return r;
 }
@@ -190,61 +264,243 @@ add_rule(int rfd, const char *path, uint64_t access)
 		goto fail;                                               \
 	} while (0)
 
+/* path from dfd (absolute, normalised), one component at a time, none
+ * followed if it is a symbolic link (ELOOP).  With mk, a component
+ * missing in a directory of the file system mkdev (the view's own root)
+ * is made: a directory, or for the last one an empty file unless dir.
+ * The descriptor (O_PATH), or -1 with errno. */
+static int
+walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir)
+{
+	char comp[NAME_MAX + 1];
+	const char *c = path;
+	struct stat st;
+	size_t len;
+	int cur, fd, last, e;
+
+	if ((cur = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return -1;
+	while (*c == '/')
+		c++;
+	while (*c != '\0') {
+		len = strcspn(c, "/");
+		if (len > NAME_MAX) {
+			close(cur);
+			return errno = ENAMETOOLONG, -1;
+		}
+		memcpy(comp, c, len);
+		comp[len] = '\0';
+		c += len;
+		while (*c == '/')
+			c++;
+		last = *c == '\0';
+		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1 && errno == ENOENT && mk &&
+		    fstat(cur, &st) == 0 && st.st_dev == mkdev) {
+			if (!last || dir)
+				(void)mkdirat(cur, comp, 0755);
+			else
+				(void)mknodat(cur, comp, S_IFREG | 0644, 0);
+			fd = openat(cur, comp, O_PATH | O_NOFOLLOW |
+			    O_CLOEXEC);
+		}
+		e = errno;
+		close(cur);
+		if (fd == -1)
+			return errno = e, -1;
+		if (fstat(fd, &st) == -1 || S_ISLNK(st.st_mode)) {
+			e = S_ISLNK(st.st_mode) ? ELOOP : errno;
+			close(fd);
+			return errno = e, -1;
+		}
+		cur = fd;
+	}
+	return cur;
+}
+
+/* A new file system, detached: type with its string options (name,
+ * value pairs, NULL-ended), mounted with attr. */
+static int
+fs_new(const char *type, const char *const *opt, unsigned attr)
+{
+	long fs, m;
+	int e;
+
+	fs = syscall(__NR_fsopen, type, BORNE_FSOPEN_CLOEXEC);
+	if (fs == -1)
+		return -1;
+	for (; opt != NULL && opt[0] != NULL; opt += 2)
+		if (syscall(__NR_fsconfig, (int)fs, BORNE_FSCONFIG_SET_STRING,
+		    opt[0], opt[1], 0) == -1)
+			goto fail;
+	if (syscall(__NR_fsconfig, (int)fs, BORNE_FSCONFIG_CMD_CREATE, NULL,
+	    NULL, 0) == -1)
+		goto fail;
+	m = syscall(__NR_fsmount, (int)fs, BORNE_FSMOUNT_CLOEXEC, attr);
+	if (m == -1)
+		goto fail;
+	close((int)fs);
+	return (int)m;
+fail:
+	e = errno;
+	close((int)fs);
+	errno = e;
+	return -1;
+}
+
+/* tree onto path in the view (from root), its mount point made in the
+ * view's own root where missing. */
+static int
+place(int tree, int root, dev_t rootdev, const char *path, int dir)
+{
+	int t, r, e;
+
+	if ((t = walk_at(root, path, rootdev, 1, dir)) == -1)
+		return -1;
+	r = (int)syscall(__NR_move_mount, tree, "", t, "",
+	    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	e = errno;
+	close(t);
+	errno = e;
+	return r;
+}
+
+/* The plan's path of a rule named through a followed link, as a link to
+ * where it led, unless the view has that name already (a system link
+ * leads there, or the host's own link is in a bound directory).  Where
+ * its directory cannot be made, nothing: the rule is still bound at its
+ * resolved path. */
+static void
+alias(int root, dev_t rootdev, const struct mv_alias *al)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(al->path, '/');
+	size_t n = slash != NULL ? (size_t)(slash - al->path) : 0;
+	int d;
+
+	if (slash == NULL || slash[1] == '\0' || n >= sizeof(dir))
+		return;
+	memcpy(dir, al->path, n);
+	dir[n] = '\0';
+	if ((d = walk_at(root, dir, rootdev, 1, 1)) == -1)
+		return;
+	(void)symlinkat(al->to, d, slash + 1);
+	close(d);
+}
+
+/* In a user namespace of its own: the rule's path walked here (this
+ * namespace's copy of the host's mounts), never following a link, and
+ * cloned only if it is still the inode the rule's walk opened (ESTALE).
+ * The clone's descriptor, or -1 with errno. */
+static int
+bind_here(struct mv_bind *b)
+{
+	struct mv_bind c = *b;
+	struct stat st;
+	int fd, r, e;
+
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return -1;
+	r = walk_at(fd, b->path, 0, 0, 0);
+	e = errno;
+	close(fd);
+	if ((fd = r) == -1)
+		return errno = e, -1;
+	if (fstat(fd, &st) == -1 || st.st_dev != b->dev ||
+	    st.st_ino != b->ino) {
+		close(fd);
+		return errno = ESTALE, -1;
+	}
+	r = bind_tree(&c, fd);
+	e = errno;
+	close(fd);
+	errno = e;
+	return r == -1 ? -1 : c.tree;
+}
+
 int
 mv_apply(struct mountview *mv)
 {
-	uint64_t attr;
-	size_t i;
-	long fd;
-	int e;
+	static const char *const rootopt[] = { "mode", "0755", "size", "1m",
+		NULL };
+	const char *tmpopt[] = { "mode", "0700", "uid", mv->tmpuid, "gid",
+		mv->tmpgid, "size", mv->tmpsize, NULL };
+	/* The payload shares the parent's memory, not its descriptors:
+	 * its clones are its own, never written into mv. */
+	int tree[PLAN_MAX_PATHS];
+	struct stat st;
+	size_t i, n = 0;
+	int m = -1, root = -1, t = -1, e;
 
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
-		FAIL("propagation", "/");
-	for (i = 0; i < mv->nbind; i++) {
-		fd = tree_clone(AT_FDCWD, mv->bind[i].path, OPEN_TREE_CLONE |
-		    OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-		if (fd == -1)
+	/* In a user namespace of its own, the clones are made here, from
+	 * the host's tree as this namespace copied it. */
+	for (i = 0; i < mv->nbind && i < PLAN_MAX_PATHS; i++) {
+		tree[i] = mv->userns ? bind_here(&mv->bind[i]) :
+		    mv->bind[i].tree;
+		n = i + 1;
+		if (tree[i] == -1)
 			FAIL("clone", mv->bind[i].path);
-		mv->bind[i].fd = (int)fd;
 	}
-	attr = (mv->rw_root ? 0 : MOUNT_ATTR_RDONLY) | MOUNT_ATTR_NOSUID |
-	    MOUNT_ATTR_NODEV;
-	if (setattr(AT_FDCWD, "/", AT_RECURSIVE, attr, 0) == -1)
-		FAIL("read-only", "/");
+	/* The view's own root: an empty tmpfs over the copied /, whose
+	 * mount stops taking part in the host's propagation first. */
+	if (mount(NULL, "/", NULL, MS_PRIVATE, NULL) == -1)
+		FAIL("propagation", "/");
+	if ((m = fs_new("tmpfs", rootopt, MOUNT_ATTR_NOSUID |
+	    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) == -1)
+		FAIL("root", "/");
+	if (syscall(__NR_move_mount, m, "", AT_FDCWD, "/",
+	    MOVE_MOUNT_F_EMPTY_PATH) == -1 || fstat(m, &st) == -1)
+		FAIL("root", "/");
+	root = m;
+	for (i = 0; i < mv->nlink; i++)
+		if (symlinkat(mv->link[i].to, m, mv->link[i].name) == -1)
+			FAIL("link", mv->link[i].name);
+	/* Each rule's clone at its own path, shortest first: nested rules
+	 * stack.  One on / itself becomes the root. */
 	for (i = 0; i < mv->nbind; i++) {
 		struct mv_bind *b = &mv->bind[i];
 
-		attr = b->device ? MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID :
-		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-		if (setattr(b->fd, "", AT_EMPTY_PATH | AT_RECURSIVE, attr,
-			b->device ? MOUNT_ATTR_NODEV : 0) == -1)
-			FAIL("bind attributes", b->path);
-		if (syscall(__NR_move_mount, b->fd, "", AT_FDCWD, b->path,
-			MOVE_MOUNT_F_EMPTY_PATH) == -1)
+		if (place(tree[i], root, st.st_dev, b->path, b->dir) == -1)
 			FAIL("bind", b->path);
-		close(b->fd);
-		b->fd = -1;
+		if (strcmp(b->path, "/") == 0)
+			root = tree[i];
+		else
+			close(tree[i]);
+		tree[i] = -1;
 	}
+	for (i = 0; i < mv->nalias; i++)
+		alias(root, st.st_dev, &mv->alias[i]);
 	if (mv->tmp != NULL) {
-		if (mount("tmpfs", mv->tmp, "tmpfs", MS_NOSUID | MS_NODEV,
-			mv->tmpopts) == -1)
+		if ((t = fs_new("tmpfs", tmpopt, MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV)) == -1 ||
+		    place(t, root, st.st_dev, mv->tmp, 1) == -1)
 			FAIL("tmpfs", mv->tmp);
-		if (add_rule(mv->rulesetfd, mv->tmp, mv->tmp_access) == -1)
+		if (add_rule(mv->rulesetfd, t, NULL, mv->tmp_access) == -1)
 			FAIL("tmp rule", mv->tmp);
+		close(t);
+		t = -1;
 	}
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC |
-		(mv->proc_rw ? 0 : MS_RDONLY), NULL) == -1)
+	if ((t = fs_new("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+	    MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY)) == -1 ||
+	    place(t, root, st.st_dev, "/proc", 1) == -1)
 		FAIL("procfs", "/proc");
+	close(t);
+	t = -1;
+	/* Nothing more is made in the view's own root. */
+	if (setattr(m, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0, 0) == -1)
+		FAIL("read-only", "/");
+	if (fchdir(root) == -1 || chroot(".") == -1 || chdir("/") == -1)
+		FAIL("root", "/");
+	if (root != m)
+		close(root);
+	close(m);
+	m = root = -1;
 	for (i = 0; i < mv->nproc; i++)
-		if (add_rule(mv->rulesetfd, mv->proc[i].path,
+		if (add_rule(mv->rulesetfd, -1, mv->proc[i].path,
 			mv->proc[i].access) == -1)
 			FAIL("proc rule", mv->proc[i].path);
-	/* Devices back where they live: a mount point gone or covered
-	 * stays nodev, which only narrows. */
-	for (i = 0; i < mv->ndev; i++)
-		(void)setattr(AT_FDCWD, mv->dev[i], 0, 0, MOUNT_ATTR_NODEV);
-	/* A cwd gone or out of reach stays where it was: on the read-only
-	 * mount beneath, never a wider one. */
+	/* A cwd gone or out of reach stays /: never a wider one. */
 	if (mv->cwd != NULL && mv->cwd[0] != '\0')
 		(void)chdir(mv->cwd);
 	/* dup3 by number: musl's dup3(.., 0) is a dup2, which the stage
@@ -256,11 +512,15 @@ mv_apply(struct mountview *mv)
 	return 0;
 fail:
 	e = errno;
-	for (i = 0; i < mv->nbind; i++)
-		if (mv->bind[i].fd != -1) {
-			close(mv->bind[i].fd);
-			mv->bind[i].fd = -1;
-		}
+	for (i = 0; i < n; i++)
+		if (tree[i] != -1 && tree[i] != root)
+			close(tree[i]);
+	if (t != -1)
+		close(t);
+	if (root != -1 && root != m)
+		close(root);
+	if (m != -1)
+		close(m);
 	errno = e;
 	return -1;
 }
@@ -479,15 +739,32 @@ mv_end(struct mountview *mv)
 	mv->nhand = 0;
 }
 
-void
-mv_free(struct mountview *mv)
+/* The clones the payload did not take (it failed before, or the run
+ * never started). */
+static void
+trees_close(struct mountview *mv)
 {
 	size_t i;
 
-	for (i = 0; i < mv->ndev; i++)
-		free(mv->dev[i]);
-	free(mv->dev);
+	for (i = 0; i < mv->nbind; i++)
+		if (mv->bind[i].tree != -1) {
+			close(mv->bind[i].tree);
+			mv->bind[i].tree = -1;
+		}
+}
+
+void
+mv_spawned(struct mountview *mv)
+{
+	trees_close(mv);
+}
+
+void
+mv_free(struct mountview *mv)
+{
+	trees_close(mv);
 	free(mv->bind);
+	free(mv->alias);
 	free(mv->proc);
 	memset(mv, 0, sizeof(*mv));
 }

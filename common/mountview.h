@@ -1,34 +1,49 @@
 /* SPDX-License-Identifier: ISC */
-/* mountview: the run's view of the host, a mount namespace of its own in
- * which the kernel, not a supervisor, refuses writes and metadata changes
- * outside the plan's rw and rwx rules (EROFS).  Prepared in the parent
- * (mv_prepare: allocation, lookups), applied by the payload between its
- * clone (CLONE_NEWNS) and the capability drop (mv_apply: system calls
- * only).  Nothing here prints.
+/* mountview: the run's world, a mount namespace of its own that holds
+ * only what the plan names; the kernel, not a supervisor, refuses writes
+ * and metadata changes outside the plan's rw and rwx rules (EROFS), and
+ * what no rule names is not there (ENOENT): host sockets, /run, other
+ * mounts, the host's mount table.  Prepared in the parent (mv_prepare:
+ * allocation, the clones), applied by the payload between its clone
+ * (CLONE_NEWNS) and the capability drop (mv_apply: system calls only).
+ * Nothing here prints.
+ *
+ * Every rule's path was opened once, by the Landlock walk that never
+ * follows a symbolic link (landlock.h); that descriptor is what is
+ * bound.  As root the clone (open_tree OPEN_TREE_CLONE, AT_EMPTY_PATH,
+ * recursive: the host's read-only mounts beneath stay read-only) is made
+ * by mv_prepare from it; in a user namespace of its own (a caller that
+ * is not root) the payload walks the path again in its copy of the
+ * host's mounts, never following a link, and binds it only if it is the
+ * inode the rule's walk opened (ESTALE otherwise).  Each clone is private
+ * (no propagation either way), nosuid and nodev; read-only for ro and rox,
+ * writable for rw and rwx; a device node's read-only with devices (a
+ * write to a device is not a write to its file system; its mode, owner
+ * and times stay the host's).  No device works anywhere else.
  *
  * The view, in the order mv_apply builds it:
- *  1. every mount becomes a slave of the host's: mounts propagate into
- *     the run, never out of it;
- *  2. each rw and rwx rule path, and each rule naming a device node, is
- *     cloned (open_tree OPEN_TREE_CLONE, recursive: the host's own
- *     read-only mounts beneath it stay read-only) before the next step;
- *  3. every mount is made read-only, nosuid and nodev (mount_setattr,
- *     AT_RECURSIVE);
- *  4. each clone goes back onto its own path (move_mount), shortest path
- *     first so nested rules stack: nosuid and nodev, writable where the
- *     host's mount was; a device node's clone read-only and with devices
- *     (a write to a device node is not a write to its file system; its
- *     mode, owner and times stay the host's);
+ *  1. the copied / leaves the host's propagation (private);
+ *  2. an empty tmpfs (nosuid, nodev, noexec) over it: the view's root;
+ *  3. the links of a merged /usr in / that lead into a bound path (/lib,
+ *     /lib64, /bin), as the same links;
+ *  4. each rule's clone at its resolved path, shortest path first so nested
+ *     rules stack; each mount point found from the view's root by a walk
+ *     that never follows a link, made in the view's own root where it is
+ *     missing (a directory, or an empty file for a file), never in a
+ *     host file system; a rule on / itself becomes the root;
+ *     then, for a rule named through a link the plan follows, its
+ *     plan's path as a link to the resolved one (where the view's own
+ *     root has no entry of that name);
  *  5. the run's private tmp, a tmpfs, on its mount point (tmp);
- *  6. a procfs of the run's pid namespace on /proc (nosuid, nodev,
- *     noexec, read-only unless a rw rule lies at or beneath /proc), and
- *     each Landlock rule at or beneath /proc added again on it (a rule
- *     binds to an inode: the host's /proc is no longer reachable);
- *  7. devices again on the host's device file systems (devtmpfs, devpts,
- *     whatever is mounted on /dev), still read-only: /dev/null works
- *     under --ro /, and a device node planted anywhere else does not;
- *  8. the working directory entered again, so that it names the top
- *     mount (a rw clone over it);
+ *  6. a procfs of the run's pid namespace on /proc, nosuid, nodev, noexec
+ *     and read-only whatever the rules (its /proc/sys, sysrq-trigger, irq
+ *     and bus would act on the host); each Landlock rule at or beneath
+ *     /proc added again on it (a rule binds to an inode);
+ *  7. the root tmpfs made read-only, then entered (chroot: the copied
+ *     host tree beneath is out of every path's reach, and its mounts are
+ *     out of the run's mount table);
+ *  8. the working directory entered again inside the view (/ when it is
+ *     not there);
  *  9. the descriptors handed in (mv_handed) replaced by their reopened
  *     copies.
  *
@@ -53,13 +68,22 @@
 
 struct mv_bind {
 	const char *path;	/* as resolved (ll_build_real) */
-	int device;		/* a device node: read-only, devices */
-	int fd;			/* the detached clone (mv_apply) */
+	dev_t dev;		/* the identity of the rule's descriptor */
+	ino_t ino;
+	int dir;		/* a directory */
+	uint64_t set, clr;	/* its MOUNT_ATTR_* */
+	int tree;		/* its detached clone, -1 once placed */
 };
 
 struct mv_proc {
 	const char *path;	/* the plan's path, at or beneath /proc */
 	uint64_t access;	/* its Landlock rights */
+};
+
+#define MV_LINK_MAX 16
+struct mv_link {
+	char name[64];		/* in / */
+	char to[192];		/* relative */
 };
 
 #define MV_HAND_MAX 67	/* stdin, stdout, stderr, PLAN_MAX_KEEP kept fds */
@@ -71,18 +95,25 @@ struct mv_hand {
 				 * appends (so does confexec's say) */
 };
 
+/* A rule named through a symbolic link the plan follows: the plan's path
+ * is a link to where it led, in the view too. */
+struct mv_alias {
+	const char *path;	/* the plan's */
+	const char *to;		/* as resolved */
+};
+
 struct mountview {
 	struct mv_bind *bind;	/* sorted by path length */
 	size_t nbind;
+	struct mv_alias *alias;
+	size_t nalias;
 	struct mv_proc *proc;
 	size_t nproc;
-	int proc_rw;		/* a rw rule at or beneath /proc */
-	int rw_root;		/* a rw rule on / itself: nosuid and nodev
-				 * only, the host's read-only mounts kept */
-	char **dev;		/* mount points of device file systems */
-	size_t ndev;
+	struct mv_link link[MV_LINK_MAX];
+	size_t nlink;
+	int userns;		/* the payload clones (mv_apply) */
 	const char *tmp;	/* the private tmp's mount point, or NULL */
-	char tmpopts[128];	/* its tmpfs options */
+	char tmpuid[24], tmpgid[24], tmpsize[24];	/* its options */
 	const char *cwd;	/* entered again at the end ("" none) */
 	int rulesetfd;		/* where the /proc and tmp rules go */
 	uint64_t tmp_access;	/* the tmp rule's rights */
@@ -92,16 +123,33 @@ struct mountview {
 	const char *failed_path;
 };
 
-/* The view for plan p: real are its rule paths as resolved (ll_build_real),
- * rulesetfd the run's Landlock ruleset (-1: none), abi its ABI; tmp the
- * private tmp's mount point (NULL: none), owned by uid:gid, at most
- * tmp_bytes large; cwd the directory to enter again.  A rw or rwx rule on
- * a sticky directory uid owns (/tmp for a uid-0 payload) is refused
- * (EPERM): its mode and ACLs are the owner's to change.  0, or -1 with
+/* What the view is made from: plan's rules as resolved (real, from
+ * ll_build_real) and as opened (rulefd, its descriptors); userns, the
+ * payload in a user namespace of its own; rulesetfd the run's Landlock
+ * ruleset (-1: none), abi its ABI; tmp the private tmp's mount point
+ * (NULL: none), owned by uid:gid, at most tmp_bytes large; cwd the
+ * directory to enter again. */
+struct mv_args {
+	const struct plan *plan;
+	char *const *real;
+	const int *rulefd;
+	int userns;
+	int rulesetfd;
+	int abi;
+	const char *tmp;
+	uid_t uid;
+	gid_t gid;
+	uint64_t tmp_bytes;
+	const char *cwd;
+};
+
+/* The view for a->plan.  Refused (EPERM, err naming the rule): a rw or
+ * rwx rule at or beneath /proc or /sys, or beneath /dev on anything but a
+ * device node; one on a sticky directory uid owns (/tmp for a uid-0
+ * payload: its mode and ACLs are the owner's to change).  0, or -1 with
  * errno and err set. */
-int mv_prepare(struct mountview *mv, const struct plan *p, char *const *real,
-    int rulesetfd, int abi, const char *tmp, uid_t uid, gid_t gid,
-    uint64_t tmp_bytes, const char *cwd, char *err, size_t errlen);
+int mv_prepare(struct mountview *mv, const struct mv_args *a, char *err,
+    size_t errlen);
 
 /* After mv_prepare: reopen each of fds[0..n) that is a device node or a
  * regular file (above), for a payload running as uid.  0, or -1 with
@@ -113,6 +161,9 @@ int mv_handed(struct mountview *mv, const int *fds, size_t n, uid_t uid,
 /* After the run: each reopened file's offset back on the caller's
  * descriptor, the copies closed. */
 void mv_end(struct mountview *mv);
+
+/* Once the payload has its view (or failed): the parent's clones closed. */
+void mv_spawned(struct mountview *mv);
 
 /* In the payload, inside its new mount namespace and still capable: build
  * the view.  0, or -1 with errno, mv->failed naming the step and

@@ -257,6 +257,23 @@ struct borne_mount_attr {
 #ifndef AT_RECURSIVE
 #define AT_RECURSIVE 0x8000
 #endif
+#ifndef __NR_fsopen
+#define __NR_fsopen 430
+#endif
+#ifndef __NR_fsconfig
+#define __NR_fsconfig 431
+#endif
+#ifndef __NR_fsmount
+#define __NR_fsmount 432
+#endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+/* fsconfig's commands (an enum in linux/mount.h: named apart here). */
+#define BORNE_FSCONFIG_SET_STRING 1
+#define BORNE_FSCONFIG_CMD_CREATE 6
+#define BORNE_FSOPEN_CLOEXEC 0x00000001
+#define BORNE_FSMOUNT_CLOEXEC 0x00000001
 
 /* ---- the control socket's peers (Linux 6.5, 6.11) ---- */
 #ifndef SO_PEERPIDFD

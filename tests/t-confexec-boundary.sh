@@ -88,13 +88,18 @@ before=$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")
 # ---- the seccomp table, the pid namespace, Landlock's TCP rights -----------
 # Its own network (--unix alone): the TCP socket handed in is the host's,
 # connect on it meets Landlock alone, bind the supervisor.
-# The mount view: outside the --rw rules, read-only (tests/helpers/escape).
+# The mount view (tests/helpers/escape): outside every rule nothing is
+# there; beneath a --ro rule, read-only.
+mkdir -p "$D/ro/sub"
+before=$(ls -lR --time-style=+%s.%N "$D/out" "$D/ro")
 "$PE" --preset sys --ro /proc --rox "$HELP" $ASANOPT --unix --keep-fd 8 \
-	--rw "$M" -- /bin/sh -c '"$0" sys; "$0" net 8 9; "$0" pid "$1"
-	"$0" meta "$4"
+	--rw "$M" --ro "$D/ro" -- /bin/sh -c '"$0" sys; "$0" net 8 9
+	"$0" pid "$1"; "$0" meta "$4"
 	for p in "unlink $3/f" "rmdir $3/sub" "mknod $3/newfifo p"; do
-		printf "view-%s " "${p%% *}"; "$2" $p; done' \
-	"$BP" "$SP" "$HELP/escape" "$D/out" "$M" >"$TMP/p.sys" ||
+		printf "view-%s " "${p%% *}"; "$2" $p; done
+	for p in "unlink $5/f" "rmdir $5/sub" "mknod $5/newfifo p"; do
+		printf "ro-%s " "${p%% *}"; "$2" $p; done' \
+	"$BP" "$SP" "$HELP/escape" "$D/out" "$M" "$D/ro" >"$TMP/p.sys" ||
 	fail "planenc: the sys plan"
 t_exit 0 "a run of the sys, net and pid probes" "$BP" with-tcp 8 "$CX" \
 	<"$TMP/p.sys"
@@ -149,7 +154,8 @@ cp "$OUT" "$TMP/sys.out"
 	# another's file in another's sticky directory
 	words EPERM chown chgrp xattr-trusted immutable append-only \
 		setuid-mode hardlink-other sticky-unlink
-	words EROFS view-unlink view-rmdir view-mknod
+	words ENOENT view-unlink view-rmdir view-mknod
+	words EROFS ro-unlink ro-rmdir ro-mknod
 } >"$TMP/sys.want"
 expect sys "$TMP/sys.out" <"$TMP/sys.want"
 ok "the host's process is alive" kill -0 "$SP"

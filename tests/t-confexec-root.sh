@@ -49,46 +49,56 @@ what() {
 	    "$(getfattr -d -m - --absolute-names "$1" 2>/dev/null | tr '\n' ' ')"
 }
 
-# ---- 1. metadata outside every rule -------------------------------------
+# ---- 1. metadata outside every rule, and beneath --ro ---------------------
 echo host >"$O/f"
 chmod 644 "$O/f"
 setfattr -n user.keep -v 1 "$O/f"
 touch -d '2020-01-02 03:04:05' "$O/f"
 echo ro >"$R/f"
+setfattr -n user.keep -v 1 "$R/f"
 touch -d '2020-01-02 03:04:05' "$R/f"
 echo log >"$O/log"
 F0=$(what "$O/f")
 R0=$(what "$R/f")
 L0=$(what "$O/log")
 
-# The run's mount view is read-only outside the rw rules: the kernel
-# answers EROFS (a setuid mode meets the filter first: EPERM).
-try EPERM "chmod 4755 of a root file outside the rules: EPERM (the filter)" \
-	chmod "$O/f" 4755
-try EROFS "chmod 755 of it: EROFS (the mount view)" chmod "$O/f" 755
-try EROFS "fchmodat2 through an O_PATH descriptor: EROFS" \
-	fchmodat2-opath "$O/f" 755
-try EROFS "lchmod (fchmodat2 AT_SYMLINK_NOFOLLOW): EROFS" lchmod "$O/f" 755
-try EROFS "chown: EROFS" chown "$O/f" 65534 65534
-try EROFS "lchown: EROFS" lchown "$O/f" 65534 65534
-try EROFS "fchownat: EROFS" fchownat "$O/f" 65534 65534
-try EROFS "setxattr user.*: EROFS" setxattr "$O/f" user.x 1
-try EROFS "lsetxattr: EROFS" lsetxattr "$O/f" user.x 1
-try EROFS "setxattrat: EROFS" setxattrat "$O/f" user.x 1
-try EROFS "a POSIX ACL granting another user: EROFS" acl "$O/f"
-try EROFS "removexattr of the host's xattr: EROFS" \
-	removexattr "$O/f" user.keep
-try EROFS "removexattrat: EROFS" removexattrat "$O/f" user.keep
-try EROFS "utimensat: EROFS" utimensat "$O/f"
-try EROFS "utimensat to now: EROFS" touch-now "$O/f"
-try EROFS "utimes: EROFS" utimes "$O/f"
-try EROFS "utime: EROFS" utime "$O/f"
-try EROFS "futimesat: EROFS" futimesat "$O/f"
-try EROFS "file_setattr: EROFS" file_setattr "$O/f"
-try "open:EACCES openat:EACCES" "open(path, 3), the old FS_IOC_SETFLAGS route: EACCES" \
-	open3 "$O/f"
+# Outside every rule nothing is there: the view holds only what the plan
+# names (ENOENT), whatever the call.
+try ENOENT "chmod of a root file outside the rules: ENOENT (not in the view)" \
+	chmod "$O/f" 755
+try ENOENT "chown of it: ENOENT" chown "$O/f" 65534 65534
+try ENOENT "setxattr on it: ENOENT" setxattr "$O/f" user.x 1
+try ENOENT "utimensat on it: ENOENT" utimensat "$O/f"
 t_eq "host side: the outside file's mode, owner, times, flags, xattrs unchanged" \
 	"$(what "$O/f")" "$F0"
+# Beneath a --ro rule the view is read-only: the kernel answers EROFS
+# (a setuid mode meets the filter first: EPERM).
+try EPERM "chmod 4755 of a root file beneath a --ro rule: EPERM (the filter)" \
+	chmod "$R/f" 4755
+try EROFS "chmod 755 of it: EROFS (the mount view)" chmod "$R/f" 755
+try EROFS "fchmodat2 through an O_PATH descriptor: EROFS" \
+	fchmodat2-opath "$R/f" 755
+try EROFS "lchmod (fchmodat2 AT_SYMLINK_NOFOLLOW): EROFS" lchmod "$R/f" 755
+try EROFS "chown: EROFS" chown "$R/f" 65534 65534
+try EROFS "lchown: EROFS" lchown "$R/f" 65534 65534
+try EROFS "fchownat: EROFS" fchownat "$R/f" 65534 65534
+try EROFS "setxattr user.*: EROFS" setxattr "$R/f" user.x 1
+try EROFS "lsetxattr: EROFS" lsetxattr "$R/f" user.x 1
+try EROFS "setxattrat: EROFS" setxattrat "$R/f" user.x 1
+try EROFS "a POSIX ACL granting another user: EROFS" acl "$R/f"
+try EROFS "removexattr of the host's xattr: EROFS" \
+	removexattr "$R/f" user.keep
+try EROFS "removexattrat: EROFS" removexattrat "$R/f" user.keep
+try EROFS "utimensat: EROFS" utimensat "$R/f"
+try EROFS "utimensat to now: EROFS" touch-now "$R/f"
+try EROFS "utimes: EROFS" utimes "$R/f"
+try EROFS "utime: EROFS" utime "$R/f"
+try EROFS "futimesat: EROFS" futimesat "$R/f"
+try EROFS "file_setattr: EROFS" file_setattr "$R/f"
+try "open:EACCES openat:EACCES" "open(path, 3), the old FS_IOC_SETFLAGS route: EACCES" \
+	open3 "$R/f"
+t_eq "host side: the --ro file's mode, owner, times, flags, xattrs unchanged" \
+	"$(what "$R/f")" "$R0"
 
 # Through descriptors: a --ro file Landlock lets the payload open (on the
 # view's read-only mount), and an inherited descriptor on a file outside
@@ -166,9 +176,9 @@ rm -f "$W/hardlink"
 t_eq "host side: the hard-linked host file is 644, never setuid" \
 	"$(stat -c %a "$O/g")" 644
 ln -s "$O/f" "$W/symlink"
-try EROFS "chmod through a symlink in the work tree to outside: EROFS" \
+try ENOENT "chmod through a symlink in the work tree to outside: ENOENT (not in the view)" \
 	chmod "$W/symlink" 755
-try EROFS "chmod of WORK/../outside: EROFS" chmod "$W/../outside/f" 755
+try ENOENT "chmod of WORK/../outside: ENOENT" chmod "$W/../outside/f" 755
 # Races: another thread rewrites the path in memory, or swaps a work-tree
 # name between a file and a symlink to the outside file, while chmod
 # runs.  The kernel reads and resolves the path once: the answer is OK
@@ -214,7 +224,7 @@ t_eq "writing to it: OK (a device's writes are not its file system's)" \
 	"$(cat "$OUT")" OK
 t_eq "host side: /dev/null's mode and owner unchanged" \
 	"$(stat -c '%a %u:%g' /dev/null)" "$N0"
-try EXDEV "hard link of an outside file into the work tree: EXDEV (Landlock)" \
+try ENOENT "hard link of an outside file into the work tree: ENOENT (not in the view)" \
 	link "$O/f" "$W/newlink"
 t_eq "host side: the outside file still has one link, unchanged" \
 	"$(what "$O/f")" "$F0"
@@ -375,7 +385,7 @@ try EACCES "bind in another owner's directory, mode 755: EACCES" \
 ok "host side: no socket there" test ! -e "$W/theirdir/sock"
 try EINVAL "bind with an address longer than sockaddr_un: EINVAL" \
 	--unix -- bind-unix-len "$W/long" 128
-try EROFS "bind to a pathname outside the rules: EROFS" \
+try ENOENT "bind to a pathname outside the rules: ENOENT (not in the view)" \
 	--unix -- bind-unix "$O/sock"
 t_eq "host side: no socket file outside" "$(ls "$O")" "$(printf 'f\ng\nlog')"
 
@@ -500,8 +510,10 @@ try EPERM "add_key to the uid-0 keyring: EPERM" add_key
 try EPERM "request_key: EPERM" request_key
 t_eq "host side: no key named borne" "$(grep -c ' borne' /proc/keys)" 0
 try EPERM "fanotify_init: EPERM" fanotify
-try EACCES "inotify watch on a file outside the rules: EACCES" \
+try ENOENT "inotify watch on a file outside the rules: ENOENT (not in the view)" \
 	inotify "$O/f"
+try EACCES "inotify watch on a directory the view has but no rule grants: EACCES" \
+	inotify "$TMP"
 try OK "inotify watch beneath a rule: OK" inotify "$W"
 try EPERM "listmount (the host's mount table): EPERM" listmount
 try EPERM "statmount: EPERM" statmount
@@ -521,11 +533,11 @@ cx $PROC -- "$HELP/escape" read "/proc/$SP/cmdline" >"$OUT" 2>"$ERR"
 t_eq "/proc granted: its cmdline too, ENOENT" "$(cat "$OUT")" ENOENT
 
 # ---- 9. the end record counts the supervisor's answers --------------------
-try EACCES "one more denial (a watch outside the rules)" inotify "$O/f"
+try EACCES "one more denial (a watch outside the rules)" inotify "$TMP"
 tail -n 1 "$TMP/journal" >"$TMP/last"
 t_grep "end record: notify counts (denied 1)" \
 	'"notify":\{"allowed":"0","denied":"1","failed":"0","observed":"0"\}' "$TMP/last"
-try EROFS "a metadata change outside: EROFS, the kernel's" chmod "$O/f" 777
+try EROFS "a metadata change beneath --ro: EROFS, the kernel's" chmod "$R/f" 777
 tail -n 1 "$TMP/journal" >"$TMP/last"
 t_grep "end record: nothing for the supervisor (denied 0)" \
 	'"notify":\{"allowed":"0","denied":"0","failed":"0","observed":"0"\}' "$TMP/last"

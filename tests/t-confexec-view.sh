@@ -82,7 +82,7 @@ layers() {
 	    . == "net-namespace"))' "$TMP/journal" | tail -n 1
 }
 
-# ---- 1. metadata outside every rule: the kernel says EROFS --------------
+# ---- 1. metadata: outside every rule ENOENT, beneath --ro EROFS ---------
 echo host >"$O/f"
 chmod 644 "$O/f"
 setfattr -n user.keep -v 1 "$O/f"
@@ -96,46 +96,57 @@ F0=$(what "$O/f")
 R0=$(what "$R/f")
 L0=$(what "$O/log")
 
-try EROFS "chmod of a host file outside the rules: EROFS" chmod "$O/f" 755
-try EROFS "lchmod (fchmodat2 AT_SYMLINK_NOFOLLOW): EROFS" lchmod "$O/f" 755
-try EROFS "fchmodat2 through an O_PATH descriptor: EROFS" \
-	fchmodat2-opath "$O/f" 755
-try EPERM "chmod 4755 outside: EPERM (the filter refuses setuid first)" \
-	chmod "$O/f" 4755
-try EROFS "chown: EROFS" chown "$O/f" 65534 65534
-try EROFS "lchown: EROFS" lchown "$O/f" 65534 65534
-try EROFS "fchownat: EROFS" fchownat "$O/f" 0 0
-try EROFS "setxattr user.*: EROFS" setxattr "$O/f" user.x 1
-try EROFS "lsetxattr: EROFS" lsetxattr "$O/f" user.x 1
-try EROFS "setxattrat: EROFS" setxattrat "$O/f" user.x 1
-try EROFS "removexattr of the host's xattr: EROFS" removexattr "$O/f" user.keep
-try EROFS "a POSIX ACL granting another user: EROFS" acl "$O/f"
-try EROFS "utimensat: EROFS" utimensat "$O/f"
-try EROFS "utimensat to now: EROFS" touch-now "$O/f"
-try EROFS "utimes: EROFS" utimes "$O/f"
-# The tools themselves, as a build script would run them.
-cx -- /usr/bin/chmod 600 "$O/f" >"$OUT" 2>"$ERR"
-t_eq "chmod(1) outside: fails (1) with 'Read-only file system'" \
-	"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
-cx -- /usr/bin/chown 65534 "$O/f" >"$OUT" 2>"$ERR"
-t_eq "chown(1) outside: fails (1) with 'Read-only file system'" \
-	"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
-cx -- /usr/bin/touch -d '2001-09-09 01:46:40 UTC' "$O/f" >"$OUT" 2>"$ERR"
-t_eq "touch -d outside: fails (1) with 'Read-only file system'" \
-	"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
-cx -- /usr/bin/setfattr -n user.y -v 2 "$O/f" >"$OUT" 2>"$ERR"
-t_eq "setfattr outside: fails (1) with 'Read-only file system'" \
-	"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
-if command -v setfacl >/dev/null 2>&1; then
-	cx -- "$(command -v setfacl)" -m u:65534:rw "$O/f" >"$OUT" 2>"$ERR"
-	t_eq "setfacl -m outside: fails (1) with 'Read-only file system'" \
-		"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
-else
-	skip "setfacl -m outside: fails with 'Read-only file system'" \
-		"no setfacl (the acl package)"
-fi
+# Outside every rule: not in the view at all (the kernel has no such
+# path), whatever the call.
+try ENOENT "chmod of a host file outside the rules: ENOENT (not in the view)" \
+	chmod "$O/f" 755
+try ENOENT "chown outside: ENOENT" chown "$O/f" 65534 65534
+try ENOENT "setxattr outside: ENOENT" setxattr "$O/f" user.x 1
+try ENOENT "utimensat outside: ENOENT" utimensat "$O/f"
 t_eq "host side: the outside file's mode, owner, times, flags, xattrs unchanged" \
 	"$(what "$O/f")" "$F0"
+# Beneath a --ro rule: there, and the kernel refuses every change
+# (EROFS: the bind is read-only).
+try EROFS "chmod of a host file beneath a --ro rule: EROFS" chmod "$R/f" 755
+try EROFS "lchmod (fchmodat2 AT_SYMLINK_NOFOLLOW): EROFS" lchmod "$R/f" 755
+try EROFS "fchmodat2 through an O_PATH descriptor: EROFS" \
+	fchmodat2-opath "$R/f" 755
+try EPERM "chmod 4755 in --ro: EPERM (the filter refuses setuid first)" \
+	chmod "$R/f" 4755
+try EROFS "chown: EROFS" chown "$R/f" 65534 65534
+try EROFS "lchown: EROFS" lchown "$R/f" 65534 65534
+try EROFS "fchownat: EROFS" fchownat "$R/f" 0 0
+try EROFS "setxattr user.*: EROFS" setxattr "$R/f" user.x 1
+try EROFS "lsetxattr: EROFS" lsetxattr "$R/f" user.x 1
+try EROFS "setxattrat: EROFS" setxattrat "$R/f" user.x 1
+try EROFS "removexattr of the host's xattr: EROFS" removexattr "$R/f" user.keep
+try EROFS "a POSIX ACL granting another user: EROFS" acl "$R/f"
+try EROFS "utimensat: EROFS" utimensat "$R/f"
+try EROFS "utimensat to now: EROFS" touch-now "$R/f"
+try EROFS "utimes: EROFS" utimes "$R/f"
+# The tools themselves, as a build script would run them.
+cx -- /usr/bin/chmod 600 "$R/f" >"$OUT" 2>"$ERR"
+t_eq "chmod(1) in --ro: fails (1) with 'Read-only file system'" \
+	"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
+cx -- /usr/bin/chown 65534 "$R/f" >"$OUT" 2>"$ERR"
+t_eq "chown(1) in --ro: fails (1) with 'Read-only file system'" \
+	"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
+cx -- /usr/bin/touch -d '2001-09-09 01:46:40 UTC' "$R/f" >"$OUT" 2>"$ERR"
+t_eq "touch -d in --ro: fails (1) with 'Read-only file system'" \
+	"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
+cx -- /usr/bin/setfattr -n user.y -v 2 "$R/f" >"$OUT" 2>"$ERR"
+t_eq "setfattr in --ro: fails (1) with 'Read-only file system'" \
+	"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
+if command -v setfacl >/dev/null 2>&1; then
+	cx -- "$(command -v setfacl)" -m u:65534:rw "$R/f" >"$OUT" 2>"$ERR"
+	t_eq "setfacl -m in --ro: fails (1) with 'Read-only file system'" \
+		"$? $(grep -c 'Read-only file system' "$ERR")" "1 1"
+else
+	skip "setfacl -m in --ro: fails with 'Read-only file system'" \
+		"no setfacl (the acl package)"
+fi
+t_eq "host side: the --ro file's mode, owner, times, flags, xattrs unchanged" \
+	"$(what "$R/f")" "$R0"
 
 # Through descriptors: a --ro file Landlock lets the payload open.
 try EROFS "fchmod on a --ro file's descriptor: EROFS" fchmod "$R/f" 755

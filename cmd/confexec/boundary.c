@@ -189,8 +189,8 @@ boundary_journal(struct run *r, char *err, size_t len)
 int
 boundary_rules(struct run *r, char *err, size_t len)
 {
-	return ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real, err,
-	    len);
+	return ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real,
+	    layer_on(r, L_MOUNTNS) ? &r->rulefd : NULL, err, len);
 }
 
 /* The private tmp and TMPDIR.  With the mount view its rule is added by
@@ -288,15 +288,20 @@ boundary_view(struct run *r, char *err, size_t len)
 {
 	int fds[MV_HAND_MAX];
 	size_t i, n = 0;
+	struct mv_args a = { &r->p, r->real, r->rulefd, r->userns,
+		r->rulesetfd, r->abi, r->have_tmp ? r->tmpdir : NULL,
+		r->final_uid, r->final_gid, tmp_bytes(r), r->cwd };
 
 	if (getcwd(r->cwd, sizeof(r->cwd)) == NULL)
 		r->cwd[0] = '\0';
 	if (!layer_on(r, L_MOUNTNS))
 		return 0;
-	if (mv_prepare(&r->mv, &r->p, r->real, r->rulesetfd, r->abi,
-	    r->have_tmp ? r->tmpdir : NULL, r->final_uid, r->final_gid,
-	    tmp_bytes(r), r->cwd, err, len) == -1)
+	if (mv_prepare(&r->mv, &a, err, len) == -1)
 		return -1;
+	/* The walk's descriptors are the clones now (as root); in a user
+	 * namespace the payload's walk is checked against their identity. */
+	ll_fds_free(r->rulefd, r->p.nfs);
+	r->rulefd = NULL;
 	if (r->userns)
 		return 0;
 	/* stdin too when it is the host's /dev/null (a prompt is a memfd

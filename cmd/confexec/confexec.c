@@ -402,6 +402,8 @@ spawned(struct run *r, int e)
 	}
 	close(r->sock[1]);
 	r->sock[1] = -1;
+	/* The payload has its view (or failed): the clones are its. */
+	mv_spawned(&r->mv);
 }
 
 /* The payload cloned with flags besides these: into the run's cgroup

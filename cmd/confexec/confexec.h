@@ -195,6 +195,7 @@ struct run {
 	int rulesetfd;
 	int abi;
 	char **real;		/* each rule path as resolved (ll_build_real) */
+	int *rulefd;		/* each as opened, for the view (or NULL) */
 	char cwd[PATH_MAX];	/* the payload's working directory ("" unknown) */
 	char interp[PATH_MAX];	/* the image's ELF interpreter, or "" */
 	int tmpfd;		/* the private tmp (plan tmp), or -1 */

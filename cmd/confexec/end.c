@@ -454,7 +454,12 @@ end_child_failed(struct run *r, const struct report *rep)
 		    stage_name[rep->stage], strerror(rep->err));
 	warning("%s", why);
 	o.code = EXIT_FAIL;
-	if (rep->stage == S_EXEC)
+	/* An interpreter the host has but no rule names is not in the
+	 * view (ENOENT): not executable under the rules, as EACCES. */
+	if (rep->stage == S_EXEC && rep->err == ENOENT &&
+	    r->interp[0] != '\0' && access(r->interp, F_OK) == 0)
+		o.code = EXIT_NOEXEC;
+	else if (rep->stage == S_EXEC)
 		o.code = rep->err == ENOENT ? EXIT_NOTFOUND :
 		    (rep->err == EACCES || rep->err == ENOEXEC) ?
 		    EXIT_NOEXEC : EXIT_FAIL;
