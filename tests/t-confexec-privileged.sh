@@ -192,14 +192,19 @@ ok "  nothing ran (no ready file)" test ! -e "$W/ready"
 # Degrade: stripped before the payload's first instruction; then the
 # payload rewrites it and is ended by a timeout, a cancel or SIGKILL of
 # confexec itself.
-mk suid "$W/t"
-t_exit 124 "degrade, a rewrite then the timeout: 124" \
-    cx --degrade --timeout 2s -- mmap-exit "$W/t" "$W/ready"
-t_eq "  it was rewritten" "$(cat "$OUT")" OK
-sync
-ok "  host side: no setuid left" sh -c '[ -z "$(find "$1" -perm /6000)" ]' sh "$W/t"
-ok "  host side: its bytes are the payload's (the rewrite landed)" \
-    grep -q "rewritten by the payload" "$W/t"
+for kind in suid sgid cap; do
+	mk $kind "$W/t"
+	rm -f "$W/ready"
+	t_exit 124 "degrade, $kind rewritten, then the timeout: 124" \
+	    cx --degrade --timeout 2s -- mmap-exit "$W/t" "$W/ready"
+	t_eq "  it was rewritten" "$(cat "$OUT")" OK
+	sync
+	ok "  host side: no setuid, setgid or capability left" \
+	    sh -c '! { [ -n "$(find "$1" -perm /6000)" ] ||
+		[ -n "$(getcap "$1")" ]; }' sh "$W/t"
+	ok "  host side: its bytes are the payload's (the rewrite landed)" \
+	    grep -q "rewritten by the payload" "$W/t"
+done
 rm -f "$W/ready"
 
 S=$TMP/ctl
@@ -282,6 +287,18 @@ if mount -t tmpfs -o size=4m borne-priv "$W/mnt" 2>/dev/null; then
 else
 	skip "a nested mount beneath --rw" "tmpfs mount refused here"
 fi
+
+# A name with a newline and an escape sequence: one line, escaped.
+odd="$W/$(printf 'a\nconfexec: forged\033[2J')"
+mk suid "$odd"
+t_exit 125 "a setuid file named with a newline and ESC: refused" \
+    cx -- pwrite "$W/plain"
+t_eq "  its line is one line" \
+    "$(grep -c '^confexec: privileged file beneath rw' "$ERR")" 1
+t_nogrep "  no forged line" '^confexec: forged' "$ERR"
+t_grep "  the newline and ESC written \\xNN" \
+    "^confexec: privileged file beneath rw $W: $W/a\\\\x0aconfexec: forged\\\\x1b\\[2J " "$ERR"
+rm -f "$odd"
 
 # Nothing privileged: the run goes on, the start record says so.
 : >"$W/plain"
