@@ -300,6 +300,75 @@ t_grep "  the newline and ESC written \\xNN" \
     "^confexec: privileged file beneath rw $W: $W/a\\\\x0aconfexec: forged\\\\x1b\\[2J " "$ERR"
 rm -f "$odd"
 
+# More nested mounts than the walk takes: strict refuses, not trusting
+# what it did not walk.
+mkdir -p "$W/binds/src"
+i=0
+while [ $i -le 256 ] && mkdir "$W/binds/m$i" &&
+    mount --bind "$W/binds/src" "$W/binds/m$i" 2>/dev/null; do
+	i=$((i + 1))
+done
+at_exit "umount -l '$W'/binds/m* 2>/dev/null"
+if [ $i -eq 257 ]; then
+	t_exit 125 "257 nested mounts beneath --rw: refused (256 walked)" \
+	    cx -- pwrite "$W/binds/src/x"
+	t_grep "  said" "^confexec: refusing: privileged files beneath the rw rules: 1 place\\(s\\) could not be looked at, the first more than 256 nested mounts beneath the rw rules: walk: not all walked\$" "$ERR"
+else
+	skip "257 nested mounts beneath --rw" "bind mount $i refused"
+fi
+umount "$W"/binds/m* 2>/dev/null
+rm -rf "$W/binds"
+
+# A rule naming the file itself.
+mk suid "$O/single"
+S0=$(state "$O/single")
+t_exit 125 "a rw rule naming a setuid file itself: refused" \
+    cx --rw "$O/single" -- mmap-msync "$O/single"
+t_grep "  named" "^confexec: privileged file beneath rw $O/single: $O/single " "$ERR"
+t_eq "  host side: unchanged" "$(state "$O/single")" "$S0"
+
+# A caller that is not root walks as itself: what it cannot read or
+# strip is not taken on trust.
+if command -v setpriv >/dev/null 2>&1; then
+	N=$(mktemp -d /tmp/borne-priv-nr.XXXXXX)
+	at_exit "rm -rf '$N'"
+	chmod 755 "$N"
+	chown 65534:65534 "$N"
+	mkdir "$N/closed"
+	chmod 700 "$N/closed"
+	# nr [PLANENC-OPTION...]: privrw pwrite on $N/plain as uid 65534.
+	nr() {
+		# shellcheck disable=SC2086
+		"$PE" $SYS --rox "$HELP" --rw "$N" $EXTRA "$@" \
+		    --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 \
+		    -- "$H" pwrite "$N/plain" >"$TMP/plan" || return 99
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		    env ASAN_OPTIONS=detect_leaks=0 "$CX" --no-image-cache \
+		    <"$TMP/plan"
+	}
+	: >"$N/plain"
+	chown 65534:65534 "$N/plain"
+	t_exit 0 "not root, degrade, a directory it cannot read beneath --rw: runs" \
+	    nr --degrade
+	t_grep "  said, naming it" "^confexec: WARNING: privileged files beneath the rw rules: 1 place\(s\) could not be looked at, the first $N/closed: open: Permission denied\$" "$ERR"
+	rmdir "$N/closed"
+	mk suid "$N/mine"
+	chown 65534:65534 "$N/mine"
+	chmod 4755 "$N/mine"
+	t_exit 0 "not root, degrade: its own setuid file stripped" nr --degrade
+	t_eq "  host side: 0755" "$(stat -c %a "$N/mine")" 755
+	mk suid "$N/roots"
+	R0=$(state "$N/roots")
+	t_exit 125 "not root, degrade: root's setuid file it cannot strip: refused" \
+	    nr --degrade
+	t_grep "  said: not stripped, and the command" \
+	    "^confexec: privileged file beneath rw $N: $N/roots .*: not stripped: chmod: Operation not permitted; clear it with: suidstrip -- $N/roots\$" \
+	    "$ERR"
+	t_eq "  host side: unchanged" "$(state "$N/roots")" "$R0"
+else
+	skip "a caller that is not root" "needs setpriv"
+fi
+
 # Nothing privileged: the run goes on, the start record says so.
 : >"$W/plain"
 t_exit 0 "a rw tree with nothing privileged: runs" cx -- pwrite "$W/plain"

@@ -111,7 +111,8 @@ note_error(const char *p, int err, const char *what)
 		snprintf(pv.first_error, sizeof(pv.first_error), "%s: %s: %s",
 		    p, what, err == ESTALE || err == ENOENT ?
 		    "changed during the walk" : err == ETIME ? "the walk's "
-		    "budget of 300 s ran out" : strerror(err));
+		    "budget of 300 s ran out" : err == E2BIG ? "not all "
+		    "walked" : strerror(err));
 	pthread_mutex_unlock(&pv.mu);
 }
 
@@ -504,8 +505,8 @@ privileged_check(struct run *r, char *err, size_t len)
 		warning("privileged files beneath the rw rules: %zu more not "
 		    "listed", pv.nhit - PV_SAID);
 	if (pv.trees_over > 0)
-		path_error("the rw rules", E2BIG, "more than 256 nested "
-		    "mounts beneath");
+		note_error("more than 256 nested mounts beneath the rw rules",
+		    E2BIG, "walk");
 	if (pv.refused > 0)
 		return err_set(err, len, "%zu privileged file(s) beneath the "
 		    "rw rules (listed above): the payload could rewrite them "
