@@ -8,7 +8,8 @@
 # cache, interleaved by hyperfine; then the same with every file of the
 # tree written by the payload before it ends (a build output rewritten:
 # the check's cost does not grow with what the run writes, it is paid
-# before the run).  Medians, and the ratios with/without printed.
+# before the run); suidstrip --check of the tree beside them (the same
+# walk).  Medians, and the ratios with/without printed.
 #   NFILES (default 100000), RUNS (default 15), SETID_BENCH_DIR (where
 #   the tree is made; default TMPDIR, i.e. /tmp's file system)
 set -eu
@@ -55,6 +56,11 @@ ratio() {
 }
 bench launch "$RUNS" "$W/plan"
 echo "launch and end, --rw over $NFILES files, /bin/true: $(ratio launch)"
+# The same walk from outside: suidstrip --check of the tree.
+hyperfine --warmup 1 --runs "$RUNS" --export-json "$W/walk.json" \
+    -n suidstrip "$BIN/suidstrip --check $W/t" >/dev/null
+echo "suidstrip --check of the same tree (the same walker): $(jq -r \
+    '.results[0].median * 1000 | floor' "$W/walk.json") ms"
 bench write 3 "$W/plan-write"
 echo "the payload writes every file: $(ratio write)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
