@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,9 @@ root_links(struct mountview *mv)
 	closedir(d);
 }
 
+static int secrets(struct mountview *mv, uid_t uid, char *err,
+    size_t errlen);
+
 int
 mv_prepare(struct mountview *mv, const struct mv_args *a, char *err,
     size_t errlen)
@@ -138,7 +142,7 @@ mv_prepare(struct mountview *mv, const struct mv_args *a, char *err,
 	mv->rulesetfd = a->rulesetfd;
 	mv->cwd = a->cwd;
 	mv->userns = a->userns;
-	mv->bind = calloc(p->nfs + 1, sizeof(*mv->bind));
+	mv->bind = calloc(p->nfs + 2, sizeof(*mv->bind));	/* /etc's own */
 	mv->proc = calloc(p->nfs + 1, sizeof(*mv->proc));
 	mv->alias = calloc(p->nfs + 1, sizeof(*mv->alias));
 	if (mv->bind == NULL || mv->proc == NULL || mv->alias == NULL)
@@ -215,6 +219,8 @@ mv_prepare(struct mountview *mv, const struct mv_args *a, char *err,
 			    "of %s %s", k, a->real[i]);
 		mv->nbind++;
 	}
+	if (!a->userns && secrets(mv, a->uid, err, errlen) == -1)
+		return -1;
 	qsort(mv->bind, mv->nbind, sizeof(*mv->bind), by_length);
 	root_links(mv);
 	if (a->tmp != NULL) {
@@ -230,6 +236,170 @@ mv_prepare(struct mountview *mv, const struct mv_args *a, char *err,
 			return errno = ENAMETOOLONG,
 			    err_set_sys(err, errlen, "mount view: tmp");
 	}
+	return 0;
+}
+
+static int idmap_ns(uid_t uid, gid_t gid, uid_t touid, gid_t togid);
+
+static int
+cover_add(struct mountview *mv, const char *path, int dir)
+{
+	struct mv_cover *c;
+
+	c = realloc(mv->cover, (mv->ncover + 1) * sizeof(*c));
+	if (c == NULL)
+		return -1;
+	mv->cover = c;
+	if ((c[mv->ncover].path = strdup(path)) == NULL)
+		return -1;
+	c[mv->ncover++].dir = dir;
+	return 0;
+}
+
+/* Whether a rule's path lies at or beneath path (it names a secret, or
+ * something inside one: no cover over it). */
+static int
+named(const struct mountview *mv, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < mv->nbind; i++)
+		if (beneath(mv->bind[i].path, path))
+			return 1;
+	return 0;
+}
+
+/* The secrets by name beneath /etc, covered where they exist (never
+ * through a link: a link's target is judged where it lies). */
+static int
+secrets_by_name(struct mountview *mv)
+{
+	const char *const *g;
+	char pat[PATH_MAX];
+	struct stat st;
+	glob_t gl;
+	size_t i, j, n;
+
+	g = plan_preset_secret_globs(&n);
+	for (i = 0; i < n; i++) {
+		snprintf(pat, sizeof(pat), "/etc/%s", g[i]);
+		memset(&gl, 0, sizeof(gl));
+		if (glob(pat, GLOB_NOSORT, NULL, &gl) != 0) {
+			globfree(&gl);
+			continue;
+		}
+		for (j = 0; j < gl.gl_pathc; j++)
+			if (lstat(gl.gl_pathv[j], &st) == 0 &&
+			    !S_ISLNK(st.st_mode) && !named(mv, gl.gl_pathv[j]) &&
+			    cover_add(mv, gl.gl_pathv[j],
+			    S_ISDIR(st.st_mode)) == -1) {
+				globfree(&gl);
+				return -1;
+			}
+		globfree(&gl);
+	}
+	return 0;
+}
+
+/* Without idmapped mounts: every entry beneath dir others may not read
+ * (a directory: read and search) covered, its inside not walked.  -1
+ * with errno (E2BIG: past MV_SCAN_MAX entries). */
+static int
+scan(struct mountview *mv, const char *dir, size_t *seen, int depth)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int r = 0;
+
+	if (depth > 16 || (d = opendir(dir)) == NULL)
+		return 0;
+	while (r == 0 && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") ==
+		    0)
+			continue;
+		if (++*seen > MV_SCAN_MAX) {
+			r = -1;
+			errno = E2BIG;
+			break;
+		}
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+		    de->d_name) >= sizeof(path) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+		    -1 || S_ISLNK(st.st_mode) || named(mv, path))
+			continue;
+		if (!(st.st_mode & S_IROTH) || (S_ISDIR(st.st_mode) &&
+		    !(st.st_mode & S_IXOTH)))
+			r = cover_add(mv, path, S_ISDIR(st.st_mode));
+		else if (S_ISDIR(st.st_mode))
+			r = scan(mv, path, seen, depth + 1);
+	}
+	closedir(d);
+	return r;
+}
+
+/* The host's secrets beneath /etc withheld (mountview.h).  0, or -1
+ * with errno and err. */
+static int
+secrets(struct mountview *mv, uid_t uid, char *err, size_t errlen)
+{
+	struct borne_mount_attr a = {MOUNT_ATTR_IDMAP, 0, 0, 0};
+	struct mv_bind *b = NULL, *etc;
+	uid_t to = uid == 4294967293u ? 4294967292u : 4294967293u;
+	size_t i, seen = 0;
+	int fd, ns, r, e;
+
+	for (i = 0; i < mv->nbind; i++)
+		if (beneath("/etc", mv->bind[i].path) && (b == NULL ||
+		    strlen(mv->bind[i].path) > strlen(b->path)))
+			b = &mv->bind[i];
+	if (b == NULL || !(b->set & MOUNT_ATTR_RDONLY))
+		return 0;
+	etc = b;
+	if (strcmp(b->path, "/etc") != 0) {
+		/* /etc beneath a wider rule: a clone of its own. */
+		etc = &mv->bind[mv->nbind];
+		*etc = *b;
+		etc->path = "/etc";
+		etc->tree = -1;
+		fd = open("/etc", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (fd == -1 || bind_tree(etc, fd) == -1) {
+			e = errno;
+			if (fd != -1)
+				close(fd);
+			errno = e;
+			return err_set_sys(err, errlen, "mount view: a clone "
+			    "of /etc");
+		}
+		close(fd);
+		mv->nbind++;
+	}
+	ns = idmap_ns(0, 0, to, (gid_t)to);
+	r = -1;
+	if (ns != -1) {
+		a.userns_fd = (uint64_t)ns;
+		r = (int)syscall(__NR_mount_setattr, etc->tree, "",
+		    AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a));
+		e = errno;
+		close(ns);
+		errno = e;
+	}
+	if (r == 0)
+		mv->etc_how = "idmapped";
+	else if (errno == EINVAL || errno == EOPNOTSUPP || errno == EPERM ||
+	    errno == ENOSYS) {
+		if (scan(mv, "/etc", &seen, 0) == -1)
+			return err_set_sys(err, errlen, "mount view: /etc "
+			    "cannot be idmapped here, and walking it for what "
+			    "others may not read stopped (at most %d "
+			    "entries)", MV_SCAN_MAX);
+		mv->etc_how = "covered";
+	} else
+		return err_set_sys(err, errlen, "mount view: idmapping /etc");
+	if (secrets_by_name(mv) == -1)
+		return err_set_sys(err, errlen, "mount view: the secrets of "
+		    "/etc");
 	return 0;
 }
 
@@ -264,19 +434,48 @@ add_rule(int rfd, int fd, const char *path, uint64_t access)
 		goto fail;                                               \
 	} while (0)
 
+static int walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir,
+    int host);
+
+/* The host's directory at the first n bytes of path (from its root
+ * host, never following a link): its mode and owner on the directory dir
+ * just made in the view's own root, so that the way to a rule is no
+ * wider than the host's (a --uid payload searches it as it would there).
+ * Where the host has none, dir stays root's, 0755. */
+static void
+like_host(int host, const char *path, size_t n, int dir)
+{
+	char part[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (host == -1 || n >= sizeof(part))
+		return;
+	memcpy(part, path, n);
+	part[n] = '\0';
+	if ((fd = walk_at(host, part, 0, 0, 0, -1)) == -1)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		(void)fchown(dir, st.st_uid, st.st_gid);
+		(void)fchmod(dir, st.st_mode & 01777);
+	}
+	close(fd);
+}
+
 /* path from dfd (absolute, normalised), one component at a time, none
  * followed if it is a symbolic link (ELOOP).  With mk, a component
  * missing in a directory of the file system mkdev (the view's own root)
- * is made: a directory, or for the last one an empty file unless dir.
- * The descriptor (O_PATH), or -1 with errno. */
+ * is made: a directory (its mode and owner the host's directory's there,
+ * looked up from host unless -1), or for the last one an empty file
+ * unless dir.  The descriptor (O_PATH), or -1 with errno. */
 static int
-walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir)
+walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir, int host)
 {
 	char comp[NAME_MAX + 1];
 	const char *c = path;
 	struct stat st;
 	size_t len;
-	int cur, fd, last, e;
+	int cur, fd, last, e, made;
 
 	if ((cur = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1)
 		return -1;
@@ -294,15 +493,18 @@ walk_at(int dfd, const char *path, dev_t mkdev, int mk, int dir)
 		while (*c == '/')
 			c++;
 		last = *c == '\0';
+		made = 0;
 		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd == -1 && errno == ENOENT && mk &&
 		    fstat(cur, &st) == 0 && st.st_dev == mkdev) {
 			if (!last || dir)
-				(void)mkdirat(cur, comp, 0755);
+				made = mkdirat(cur, comp, 0755) == 0;
 			else
 				(void)mknodat(cur, comp, S_IFREG | 0644, 0);
-			fd = openat(cur, comp, O_PATH | O_NOFOLLOW |
-			    O_CLOEXEC);
+			fd = openat(cur, comp, (made ? O_RDONLY | O_DIRECTORY :
+			    O_PATH) | O_NOFOLLOW | O_CLOEXEC);
+			if (fd != -1 && made)
+				like_host(host, path, (size_t)(c - path), fd);
 		}
 		e = errno;
 		close(cur);
@@ -351,11 +553,12 @@ fail:
 /* tree onto path in the view (from root), its mount point made in the
  * view's own root where missing. */
 static int
-place(int tree, int root, dev_t rootdev, const char *path, int dir)
+place(int tree, int root, dev_t rootdev, const char *path, int dir,
+    int host)
 {
 	int t, r, e;
 
-	if ((t = walk_at(root, path, rootdev, 1, dir)) == -1)
+	if ((t = walk_at(root, path, rootdev, 1, dir, host)) == -1)
 		return -1;
 	r = (int)syscall(__NR_move_mount, tree, "", t, "",
 	    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
@@ -382,7 +585,7 @@ alias(int root, dev_t rootdev, const struct mv_alias *al)
 		return;
 	memcpy(dir, al->path, n);
 	dir[n] = '\0';
-	if ((d = walk_at(root, dir, rootdev, 1, 1)) == -1)
+	if ((d = walk_at(root, dir, rootdev, 1, 1, -1)) == -1)
 		return;
 	(void)symlinkat(al->to, d, slash + 1);
 	close(d);
@@ -402,7 +605,7 @@ bind_here(struct mv_bind *b)
 	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	r = walk_at(fd, b->path, 0, 0, 0);
+	r = walk_at(fd, b->path, 0, 0, 0, -1);
 	e = errno;
 	close(fd);
 	if ((fd = r) == -1)
@@ -419,6 +622,59 @@ bind_here(struct mv_bind *b)
 	return r == -1 ? -1 : c.tree;
 }
 
+/* Each secret covered by an empty file or directory of mode 0, cloned
+ * from the view's own root (made there, removed once cloned); one gone
+ * since is left.  0, or -1 with mv->failed set. */
+static int
+covers(struct mountview *mv, int m, int root)
+{
+	static const char *const src[2] = {".borne-cover-f", ".borne-cover-d"};
+	struct stat st;
+	size_t i;
+	long t;
+	int fd, e, r = 0;
+
+	if (mv->ncover == 0)
+		return 0;
+	if (mknodat(m, src[0], S_IFREG, 0) == -1 || mkdirat(m, src[1], 0) ==
+	    -1) {
+		mv->failed = "cover";
+		mv->failed_path = "/";
+		return -1;
+	}
+	for (i = 0; r == 0 && i < mv->ncover; i++) {
+		const struct mv_cover *c = &mv->cover[i];
+
+		if ((fd = walk_at(root, c->path, 0, 0, 0, -1)) == -1)
+			continue;
+		if (fstat(fd, &st) == -1 || S_ISDIR(st.st_mode) != c->dir) {
+			close(fd);
+			continue;
+		}
+		t = tree_clone(m, src[c->dir], OPEN_TREE_CLONE |
+		    OPEN_TREE_CLOEXEC);
+		if (t == -1 || setattr((int)t, "", AT_EMPTY_PATH,
+		    MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+		    MOUNT_ATTR_NOEXEC, 0, MS_PRIVATE) == -1 ||
+		    syscall(__NR_move_mount, (int)t, "", fd, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) == -1) {
+			mv->failed = "cover";
+			mv->failed_path = c->path;
+			r = -1;
+		}
+		e = errno;
+		if (t != -1)
+			close((int)t);
+		close(fd);
+		errno = e;
+	}
+	e = errno;
+	(void)unlinkat(m, src[0], 0);
+	(void)unlinkat(m, src[1], AT_REMOVEDIR);
+	errno = e;
+	return r;
+}
+
 int
 mv_apply(struct mountview *mv)
 {
@@ -431,7 +687,7 @@ mv_apply(struct mountview *mv)
 	int tree[PLAN_MAX_PATHS];
 	struct stat st;
 	size_t i, n = 0;
-	int m = -1, root = -1, t = -1, e;
+	int m = -1, root = -1, t = -1, host = -1, e;
 
 	/* In a user namespace of its own, the clones are made here, from
 	 * the host's tree as this namespace copied it. */
@@ -442,6 +698,10 @@ mv_apply(struct mountview *mv)
 		if (tree[i] == -1)
 			FAIL("clone", mv->bind[i].path);
 	}
+	/* The host's root as copied, for the modes of the directories on
+	 * the way to a rule (like_host). */
+	if ((host = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		FAIL("root", "/");
 	/* The view's own root: an empty tmpfs over the copied /, whose
 	 * mount stops taking part in the host's propagation first. */
 	if (mount(NULL, "/", NULL, MS_PRIVATE, NULL) == -1)
@@ -461,7 +721,7 @@ mv_apply(struct mountview *mv)
 	for (i = 0; i < mv->nbind; i++) {
 		struct mv_bind *b = &mv->bind[i];
 
-		if (place(tree[i], root, st.st_dev, b->path, b->dir) == -1)
+		if (place(tree[i], root, st.st_dev, b->path, b->dir, host) == -1)
 			FAIL("bind", b->path);
 		if (strcmp(b->path, "/") == 0)
 			root = tree[i];
@@ -471,10 +731,12 @@ mv_apply(struct mountview *mv)
 	}
 	for (i = 0; i < mv->nalias; i++)
 		alias(root, st.st_dev, &mv->alias[i]);
+	if (covers(mv, m, root) == -1)
+		goto fail;
 	if (mv->tmp != NULL) {
 		if ((t = fs_new("tmpfs", tmpopt, MOUNT_ATTR_NOSUID |
 		    MOUNT_ATTR_NODEV)) == -1 ||
-		    place(t, root, st.st_dev, mv->tmp, 1) == -1)
+		    place(t, root, st.st_dev, mv->tmp, 1, host) == -1)
 			FAIL("tmpfs", mv->tmp);
 		if (add_rule(mv->rulesetfd, t, NULL, mv->tmp_access) == -1)
 			FAIL("tmp rule", mv->tmp);
@@ -483,13 +745,15 @@ mv_apply(struct mountview *mv)
 	}
 	if ((t = fs_new("proc", NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 	    MOUNT_ATTR_NOEXEC | MOUNT_ATTR_RDONLY)) == -1 ||
-	    place(t, root, st.st_dev, "/proc", 1) == -1)
+	    place(t, root, st.st_dev, "/proc", 1, -1) == -1)
 		FAIL("procfs", "/proc");
 	close(t);
 	t = -1;
 	/* Nothing more is made in the view's own root. */
 	if (setattr(m, "", AT_EMPTY_PATH, MOUNT_ATTR_RDONLY, 0, 0) == -1)
 		FAIL("read-only", "/");
+	close(host);
+	host = -1;
 	if (fchdir(root) == -1 || chroot(".") == -1 || chdir("/") == -1)
 		FAIL("root", "/");
 	if (root != m)
@@ -517,6 +781,8 @@ fail:
 			close(tree[i]);
 	if (t != -1)
 		close(t);
+	if (host != -1)
+		close(host);
 	if (root != -1 && root != m)
 		close(root);
 	if (m != -1)
@@ -541,52 +807,72 @@ proc_write(pid_t pid, const char *file, unsigned long from,
 	return write_small(AT_FDCWD, p, m);
 }
 
+/* The child of idmap_ns: born in its user namespace (CLONE_NEWUSER), in
+ * the caller's memory (CLONE_VM: no copy of its pages), on a stack of its
+ * own and a copy of the caller's descriptors; it waits until the pipe's
+ * other end closes, then leaves.  System calls only. */
+static char idmap_stack[16384] __attribute__((aligned(16)));
+
+static int
+idmap_wait(void *arg)
+{
+	const int *go = arg;
+	char c;
+
+	/* Its copy of the write end closed: the caller's close is the end. */
+	(void)syscall(SYS_close, go[1]);
+	(void)syscall(SYS_read, go[0], &c, 1);
+	syscall(SYS_exit, 0);
+	return 0;
+}
+
 /* A user namespace whose only mapping takes on-disk uid:gid to
- * touid:togid, as a descriptor: a child enters it, says so on one pipe
- * and waits on another while its maps are written, then leaves. */
+ * touid:togid, as a descriptor: a child born in it waits while its maps
+ * are written and its namespace opened, then leaves.  The last one made
+ * is kept for the next call with the same ids (stdout and stderr in files
+ * of one owner, /etc). */
 static int
 idmap_ns(uid_t uid, gid_t gid, uid_t touid, gid_t togid)
 {
-	char p[64], c = 1;
-	int ready[2], go[2], fd = -1, e = 0;
+	static int cached = -1;
+	static uid_t cu, ctu;
+	static gid_t cg, ctg;
+	char p[64];
+	int go[2], fd = -1, e = 0;
 	pid_t pid;
 
-	if (pipe2(ready, O_CLOEXEC) == -1)
+	if (cached != -1 && cu == uid && cg == gid && ctu == touid &&
+	    ctg == togid)
+		return fcntl(cached, F_DUPFD_CLOEXEC, 0);
+	if (pipe2(go, O_CLOEXEC) == -1)
 		return -1;
-	if (pipe2(go, O_CLOEXEC) == -1) {
+	pid = clone(idmap_wait, idmap_stack + sizeof(idmap_stack),
+	    CLONE_VM | CLONE_NEWUSER | SIGCHLD, go);
+	if (pid == -1) {
 		e = errno;
-		close(ready[0]);
-		close(ready[1]);
-		errno = e;
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		c = unshare(CLONE_NEWUSER) == 0 ? 0 : 1;
-		(void)write(ready[1], &c, 1);
-		close(go[1]);
-		(void)read(go[0], &c, 1);
-		_exit(0);
-	}
-	close(ready[1]);
-	close(go[0]);
-	if (pid == -1 || read(ready[0], &c, 1) != 1 || c != 0) {
-		e = pid == -1 ? errno : EPERM;
 		goto out;
 	}
 	if (proc_write(pid, "uid_map", uid, touid) == -1 ||
 	    proc_write(pid, "setgroups", 0, 0) == -1 ||
-	    proc_write(pid, "gid_map", gid, togid) == -1)
-		goto fail;
+	    proc_write(pid, "gid_map", gid, togid) == -1) {
+		e = errno;
+		goto out;
+	}
 	snprintf(p, sizeof(p), "/proc/%ld/ns/user", (long)pid);
 	fd = open(p, O_RDONLY | O_CLOEXEC);
-fail:
 	e = fd == -1 ? errno : 0;
 out:
-	close(ready[0]);
 	close(go[1]);	/* the child leaves */
+	close(go[0]);
 	if (pid > 0)
-		waitpid(pid, NULL, 0);
+		while (waitpid(pid, NULL, __WALL) == -1 && errno == EINTR)
+			;
+	if (fd != -1) {
+		if (cached != -1)
+			close(cached);
+		cached = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		cu = uid, cg = gid, ctu = touid, ctg = togid;
+	}
 	errno = e;
 	return fd;
 }
@@ -762,7 +1048,12 @@ mv_spawned(struct mountview *mv)
 void
 mv_free(struct mountview *mv)
 {
+	size_t i;
+
 	trees_close(mv);
+	for (i = 0; i < mv->ncover; i++)
+		free(mv->cover[i].path);
+	free(mv->cover);
 	free(mv->bind);
 	free(mv->alias);
 	free(mv->proc);

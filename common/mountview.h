@@ -34,6 +34,7 @@
  *     then, for a rule named through a link the plan follows, its
  *     plan's path as a link to the resolved one (where the view's own
  *     root has no entry of that name);
+ *     then the host's secrets beneath /etc (below);
  *  5. the run's private tmp, a tmpfs, on its mount point (tmp);
  *  6. a procfs of the run's pid namespace on /proc, nosuid, nodev, noexec
  *     and read-only whatever the rules (its /proc/sys, sysrq-trigger, irq
@@ -46,6 +47,23 @@
  *     not there);
  *  9. the descriptors handed in (mv_handed) replaced by their reopened
  *     copies.
+ *
+ * The host's secrets.  Where a ro or rox rule puts /etc in the view (the
+ * preset's /etc, --ro /), as root: /etc's clone is idmapped so that the
+ * host's uid and gid 0 are an id no payload has, and the payload, root
+ * without a capability, is "others" for every file there: what others
+ * may not read on the host (shadow, sudoers, private keys, mode 0600
+ * files) it may not read either (EACCES), whatever /etc holds, with no
+ * walk of it.  A rule on / itself gets a clone of /etc of its own for
+ * that.  On a file system without idmapped mounts /etc is walked once
+ * instead (at most MV_SCAN_MAX entries, else refused), and each entry
+ * others may not read is covered.  Either way the secrets by name
+ * (plan_preset_secret_globs: shadow, gshadow, sudoers, sudoers.d, ssh
+ * host keys, ...) are covered by an empty file or directory of mode 0,
+ * unless a rule names one of them or a path beneath it.  Not withheld: a
+ * rw or rwx rule's /etc (the plan grants writing it), and a payload in a
+ * user namespace of its own (a caller that is not root: the payload has
+ * the caller's uid, which the host's file modes already hold back).
  *
  * A descriptor the caller hands the run (stdout, stderr, a kept fd) is
  * on the host's mount, outside the view.  mv_handed reopens each device
@@ -81,6 +99,7 @@ struct mv_proc {
 };
 
 #define MV_LINK_MAX 16
+#define MV_SCAN_MAX 20000	/* entries of /etc walked without idmaps */
 struct mv_link {
 	char name[64];		/* in / */
 	char to[192];		/* relative */
@@ -102,9 +121,20 @@ struct mv_alias {
 	const char *to;		/* as resolved */
 };
 
+/* A host secret beneath /etc, covered in the view by an empty file or
+ * directory of mode 0 (no payload opens it: it has no capability). */
+struct mv_cover {
+	char *path;
+	int dir;
+};
+
 struct mountview {
 	struct mv_bind *bind;	/* sorted by path length */
 	size_t nbind;
+	struct mv_cover *cover;
+	size_t ncover;
+	const char *etc_how;	/* how /etc's secrets are withheld (NULL:
+				 * /etc is not in the view read-only) */
 	struct mv_alias *alias;
 	size_t nalias;
 	struct mv_proc *proc;

@@ -26,6 +26,7 @@ enum kind {
 	K_REMOVE,	/* an existing name, not followed */
 	K_RENAME,	/* remove (d, p), create (d2, p2) */
 	K_TRUNC,
+	K_LOOKUP,	/* a name looked up only (stat, access, chdir) */
 };
 
 struct call {
@@ -55,6 +56,16 @@ static const struct call calls[] = {
 	{__NR_renameat, K_RENAME, 0, 1, 0, 2, 3},
 	{__NR_renameat2, K_RENAME, 0, 1, 0, 2, 3},
 	{__NR_truncate, K_TRUNC, -1, 0, 0, 0, 0},
+	{__NR_stat, K_LOOKUP, -1, 0, 0, 0, 0},
+	{__NR_lstat, K_LOOKUP, -1, 0, 0, 0, 0},
+	{__NR_newfstatat, K_LOOKUP, 0, 1, 0, 0, 0},
+	{__NR_statx, K_LOOKUP, 0, 1, 0, 0, 0},
+	{__NR_access, K_LOOKUP, -1, 0, 0, 0, 0},
+	{__NR_faccessat, K_LOOKUP, 0, 1, 0, 0, 0},
+	{__NR_faccessat2, K_LOOKUP, 0, 1, 0, 0, 0},
+	{__NR_chdir, K_LOOKUP, -1, 0, 0, 0, 0},
+	{__NR_readlink, K_LOOKUP, -1, 0, 0, 0, 0},
+	{__NR_readlinkat, K_LOOKUP, 0, 1, 0, 0, 0},
 };
 #define NCALLS (sizeof(calls) / sizeof(calls[0]))
 
@@ -63,6 +74,9 @@ const int obs_calls[] = {
 	__NR_mkdirat, __NR_mknod, __NR_mknodat, __NR_symlink, __NR_symlinkat,
 	__NR_link, __NR_linkat, __NR_unlink, __NR_unlinkat, __NR_rmdir,
 	__NR_rename, __NR_renameat, __NR_renameat2, __NR_truncate,
+	__NR_stat, __NR_lstat, __NR_newfstatat, __NR_statx, __NR_access,
+	__NR_faccessat, __NR_faccessat2, __NR_chdir, __NR_readlink,
+	__NR_readlinkat,
 };
 const size_t obs_ncalls = sizeof(obs_calls) / sizeof(obs_calls[0]);
 _Static_assert(sizeof(obs_calls) / sizeof(obs_calls[0]) == NCALLS,
@@ -183,6 +197,13 @@ absolute(const struct ctx *c, int dfd, const char *path, char *out,
  * the mount API are refused).  Checked against the caller's id after
  * use (obs_see), like everything read through /proc/PID. */
 static int rootfd = -1;
+static int host_names;
+
+void
+obs_host_names(int on)
+{
+	host_names = on;
+}
 
 void
 obs_end(void)
@@ -193,12 +214,14 @@ obs_end(void)
 }
 
 /* Resolve abs beneath the caller's root without magic links: an O_PATH
- * descriptor, or -1 with errno (ENOENT: missing). */
+ * descriptor, or -1 with errno (ENOENT: missing).  With host, a name
+ * missing in a view (obs_host_names) as the host has it. */
 static int
-resolve(const struct ctx *c, const char *abs, int nofollow)
+resolve_in(const struct ctx *c, const char *abs, int nofollow, int host)
 {
 	struct open_how how;
 	char root[64];
+	int fd;
 
 	if (rootfd == -1) {
 		snprintf(root, sizeof(root), "/proc/%u/root", c->n->pid);
@@ -209,7 +232,22 @@ resolve(const struct ctx *c, const char *abs, int nofollow)
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0);
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	return (int)syscall(__NR_openat2, rootfd, abs, &how, sizeof(how));
+	fd = (int)syscall(__NR_openat2, rootfd, abs, &how, sizeof(how));
+	if (fd != -1 || errno != ENOENT || !host || !host_names ||
+	    abs[0] != '/')
+		return fd;
+	/* Not in the view: the host's name, if it has one. */
+	how.resolve = RESOLVE_NO_MAGICLINKS;
+	fd = (int)syscall(__NR_openat2, AT_FDCWD, abs, &how, sizeof(how));
+	if (fd == -1)
+		errno = ENOENT;
+	return fd;
+}
+
+static int
+resolve(const struct ctx *c, const char *abs, int nofollow)
+{
+	return resolve_in(c, abs, nofollow, 1);
 }
 
 /* The kernel's name of fd (the path Landlock walks). */
@@ -338,6 +376,24 @@ see_make(const struct ctx *c, struct obs_seen *s, const char *abs)
 		(void)see_new(c, s, abs, OBS_CREATE);
 }
 
+/* A name only looked up: seen where the view has nothing there but the
+ * host has (the payload got ENOENT for want of a rule), as a read. */
+static void
+see_lookup(const struct ctx *c, struct obs_seen *s, const char *abs)
+{
+	int fd = resolve_in(c, abs, 0, 0);
+
+	if (fd != -1) {
+		close(fd);
+		return;
+	}
+	if (errno != ENOENT || !host_names ||
+	    (fd = resolve_in(c, abs, 0, 1)) == -1)
+		return;
+	(void)see_existing(s, fd, OBS_READ);
+	close(fd);
+}
+
 #define ARG(i) (c.n->data.args[i])
 #define DFD(i) ((i) < 0 ? AT_FDCWD : (int)(uint32_t)ARG(i))
 
@@ -387,6 +443,9 @@ obs_see(const struct seccomp_notif *n, int listenfd, struct obs_seen *s)
 		break;
 	case K_TRUNC:
 		see_target(&c, s, abs, 0, OBS_TRUNCATE);
+		break;
+	case K_LOOKUP:
+		see_lookup(&c, s, abs);
 		break;
 	default:
 		break;

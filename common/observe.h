@@ -15,11 +15,14 @@
  *
  * Observed (x86_64): open, openat, creat, execve, mkdir, mkdirat, mknod,
  * mknodat, unlink, unlinkat, rmdir, rename, renameat, renameat2, link,
- * linkat, symlink, symlinkat, truncate.  Not observed: openat2 (the
+ * linkat, symlink, symlinkat, truncate; and the calls that only look a
+ * name up (stat, lstat, newfstatat, statx, access, faccessat,
+ * faccessat2, chdir, readlink, readlinkat), seen only where a view has
+ * nothing of that name and the host has (obs_host_names).  Not observed: openat2 (the
  * filter answers ENOSYS), execveat (the supervisor's own execveat of
  * the sealed image comes before it reads notifications), calls on a
- * descriptor (ftruncate, fchmod...) and calls Landlock does not restrict
- * (stat, access, chdir...).
+ * descriptor (ftruncate, fchmod...) and the other calls Landlock does not
+ * restrict.
  *
  * Nothing is seen (obs_see returns 0) where the call cannot meet a
  * Landlock denial or cannot be named: an O_PATH open, a target missing
@@ -69,6 +72,13 @@ struct obs_seen {
  * waits on the payload. */
 size_t obs_see(const struct seccomp_notif *n, int listenfd,
     struct obs_seen *s);
+
+/* on: the callers' root is a view that holds only what the plan names,
+ * each rule at its own path (mountview.h).  A path missing there (the
+ * payload got ENOENT) is then resolved on the supervisor's own host
+ * (O_PATH, no magic link): where it exists, what it names is what the
+ * payload would have needed granted. */
+void obs_host_names(int on);
 
 /* After the run: release what obs_see keeps (the callers' root). */
 void obs_end(void);

@@ -22,6 +22,7 @@ const struct plan_keydef plan_keys[K_NKEYS] = {
 	[K_ROX] = { "rox", 1 },
 	[K_RWX] = { "rwx", 1 },
 	[K_FOLLOW] = { "follow", 1 },
+	[K_PRESET] = { "preset", 0 },
 	[K_TMP] = { "tmp", 0 },
 	[K_SOCKET] = { "socket", 1 },
 	[K_CONNECT] = { "connect-tcp", 1 },
@@ -224,6 +225,8 @@ emit(const struct plan *p, char *buf)
 		    p->fs[i].path ? p->fs[i].path : "");
 	for (i = 0; i < p->nfollow; i++)
 		put_str(&o, "follow", p->follow[i] ? p->follow[i] : "");
+	if (p->preset == PLAN_PRESET_SYS)
+		puts_(&o, "preset sys\n");
 	if (p->tmp)
 		puts_(&o, "tmp private\n");
 	if (p->sock & PLAN_SOCK_UNIX)

@@ -17,6 +17,8 @@
 
 enum plan_mode { PLAN_STRICT = 0, PLAN_DEGRADE = 1 };
 
+#define PLAN_PRESET_SYS 1	/* "preset sys" */
+
 /* Hard bounds of launchplan(5).  The decoder checks every count and size
  * against these before it allocates; the encoder refuses to exceed them. */
 #define PLAN_MAGIC		"borne-plan 1"
@@ -88,6 +90,9 @@ struct plan {
 	size_t nfs;
 	char **follow;		/* rule paths whose symlinks are followed */
 	size_t nfollow;
+	int preset;		/* PLAN_PRESET_SYS: the rules of planenc
+				 * --preset sys are in fs (the record names
+				 * it); 0: none */
 	int tmp;		/* a private temp dir per run (TMPDIR) */
 
 	unsigned sock;		/* PLAN_SOCK_* */
@@ -161,9 +166,10 @@ int plan_validate_at(const struct plan *p, enum plan_at *at, size_t *index,
     char *err, size_t errlen);
 
 /* The entries of planenc --preset sys (planenc(1)), in order; *n gets
- * their number.  planenc expands them into rules; confexec names the
- * preset in its hints.  An entry that withholds is not granted whole:
- * planenc lists what lies beneath it, leaving out the host's secrets
+ * their number.  planenc makes each a rule of the plan; confexec names
+ * the preset in its hints.  An entry that withholds (/etc) is granted
+ * whole, and the run's view withholds the host's secrets beneath it
+ * (mountview.h); a hint never offers the preset for a secret
  * (plan_preset_withheld). */
 struct plan_preset_entry {
 	const char *path;
@@ -176,6 +182,8 @@ const struct plan_preset_entry *plan_preset_sys(size_t *n);
  * ("ssh/ssh_host_rsa_key" beneath /etc), names a secret by its name
  * alone (shadow, gshadow, sudoers, host private keys, ...). */
 int plan_preset_secret_name(const char *rel);
+/* The same names as fnmatch(3) patterns relative to /etc, *n of them. */
+const char *const *plan_preset_secret_globs(size_t *n);
 /* Whether the preset withholds path, which lies beneath a withholding
  * entry: a component below the entry is a secret by name, or one that
  * others may not read on this host now (no read for others; for a

@@ -362,6 +362,15 @@ dec_follow(struct dec *d, int k, struct plan *p)
 }
 
 static int
+dec_preset(struct dec *d, int k, struct plan *p)
+{
+	if (d->vn != 3 || memcmp(d->v, "sys", 3) != 0)
+		return derr(d, "want sys");
+	p->preset = PLAN_PRESET_SYS;
+	return dec_rule(d, p, k, 0);
+}
+
+static int
 dec_tmp(struct dec *d, int k, struct plan *p)
 {
 	if (d->vn != 7 || memcmp(d->v, "private", 7) != 0)
@@ -589,6 +598,7 @@ static int (*const dec_key[K_NKEYS])(struct dec *, int, struct plan *) = {
 	[K_PROGRAM] = dec_program, [K_ARG] = dec_arg,
 	[K_SHA256] = dec_sha256, [K_SCRIPT] = dec_script, [K_RO] = dec_fs, [K_RW] = dec_fs,
 	[K_ROX] = dec_fs, [K_RWX] = dec_fs, [K_FOLLOW] = dec_follow,
+	[K_PRESET] = dec_preset,
 	[K_TMP] = dec_tmp, [K_SOCKET] = dec_socket, [K_CONNECT] = dec_port,
 	[K_BIND] = dec_port, [K_EGRESS] = dec_egress, [K_ENV] = dec_env,
 	[K_RLIMIT] = dec_rlimit, [K_MEMORY] = dec_limit, [K_PIDS] = dec_limit,

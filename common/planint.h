@@ -16,7 +16,8 @@
 
 /* Keys in canonical order: a key's rank is its index. */
 enum plan_key {
-	K_PROGRAM, K_ARG, K_SHA256, K_SCRIPT, K_RO, K_RW, K_ROX, K_RWX, K_FOLLOW, K_TMP,
+	K_PROGRAM, K_ARG, K_SHA256, K_SCRIPT, K_RO, K_RW, K_ROX, K_RWX, K_FOLLOW,
+	K_PRESET, K_TMP,
 	K_SOCKET, K_CONNECT, K_BIND, K_EGRESS, K_ENV, K_RLIMIT, K_MEMORY,
 	K_PIDS, K_CPU, K_TIMEOUT, K_UID, K_GID, K_ACK, K_KEEP, K_MODE,
 	K_PROMPT, K_NKEYS

@@ -108,6 +108,8 @@ j_access(json_t *o, const struct plan *q)
 	for (i = 0; fo != NULL && i < q->nfollow; i++)
 		bad |= add(fo, jstr(q->follow[i]));
 	bad |= set(o, "follow_symlinks", fo);
+	bad |= set(o, "preset", q->preset == PLAN_PRESET_SYS ?
+	    json_string("sys") : json_null());
 	bad |= set(o, "tmp", json_boolean(q->tmp));
 	if (so && (q->sock & PLAN_SOCK_UNIX))
 		bad |= add(so, json_string("unix"));

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* planpreset: what --preset sys withholds beneath its expanded entries
- * (/etc): the host's secrets, read here from the host as it is now.
- * planenc expands those entries into rules that leave them out; confexec
- * names the preset in a hint only for what it would grant. */
+/* planpreset: what --preset sys withholds beneath /etc: the host's
+ * secrets.  The run's view covers them (mountview.h); confexec names the
+ * preset in a hint only for what it would grant. */
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,6 +21,13 @@ static const char *const secret_names[] = {
 	"credstore", "credstore.encrypted", "libvirt/secrets",
 	"docker/key.json", "containers/auth.json", "machine-id.secret",
 };
+
+const char *const *
+plan_preset_secret_globs(size_t *n)
+{
+	*n = sizeof(secret_names) / sizeof(secret_names[0]);
+	return secret_names;
+}
 
 int
 plan_preset_secret_name(const char *rel)

@@ -353,6 +353,15 @@ rule_fs(const struct plan *p, size_t i, char *msg, size_t len)
 	if ((why = plan_path_why(f->path)) != NULL)
 		return err_set(msg, len, "%s %s: %s", k, shown(f->path, e),
 		    why);
+	/* The kernel's controls: /proc/sys, sysrq-trigger, /sys act on the
+	 * host whatever namespace the run is in. */
+	if ((f->intent == PLAN_RW || f->intent == PLAN_RWX) &&
+	    strcmp(f->path, "/") != 0 && (plan_path_within(f->path, "/proc") ||
+	    plan_path_within(f->path, "/sys")))
+		return err_set(msg, len, "%s %s: /proc and /sys are read-only "
+		    "in a run (their files act on the host's kernel: "
+		    "/proc/sys, sysrq-trigger); grant --ro", k,
+		    shown(f->path, e));
 	for (j = 0; j < i; j++) {
 		if (strcmp(p->fs[j].path, f->path) != 0) {
 			if (rule_wx(f, &p->fs[j], msg, len) == -1)
@@ -604,6 +613,10 @@ plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len)
 		return rule_fs(p, i, msg, len);
 	case K_FOLLOW:
 		return rule_follow(p, i, msg, len);
+	case K_PRESET:
+		if (p->preset != 0 && p->preset != PLAN_PRESET_SYS)
+			return err_set(msg, len, "preset: unknown preset");
+		return 0;
 	case K_TMP:
 		if (p->tmp != 0 && p->tmp != 1)
 			return err_set(msg, len, "tmp: neither on nor off");

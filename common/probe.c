@@ -270,7 +270,9 @@ can_cgroup(const struct probe *p, char *why, size_t whylen)
 		    "one as root: mount -t cgroup2 cgroup2 DIR; in a "
 		    "container: docker run --cgroupns=private on a cgroup v2 "
 		    "host, writable with --privileged or once remounted "
-		    "read-write with CAP_SYS_ADMIN)"), 0;
+		    "read-write with CAP_SYS_ADMIN; inside a confexec run the "
+		    "view holds only what its plan names, and its payload "
+		    "could not write one: it never is)"), 0;
 	if (p->cg2_dir[0] == '\0')
 		return WHY("caller's cgroup %s is not visible under %s",
 		    p->cg2_self[0] ? p->cg2_self : "(none)", p->cg2_mount), 0;

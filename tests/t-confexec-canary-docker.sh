@@ -34,7 +34,8 @@ canary() {
 }
 daemon() { awk -F'\t' '$1 == "daemon" {print $3 "\t" $4 "\t" $6}' "$OUT"; }
 
-t_exit 0 "--unix --ack-daemon docker: exit 0" canary --unix --ack-daemon docker
+t_exit 0 "--unix --ack-daemon docker: exit 0" canary --unix --ack-daemon docker \
+    --ro /run/docker.sock
 t_eq "  the daemon probe: granted (acknowledged), connected, a match" \
     "$(daemon)" \
     "$(printf 'granted (acknowledged: --ack-daemon docker)\tok\tmatch')"
@@ -47,6 +48,12 @@ t_eq "  its connection is a handoff record: dockerd's pid, uid 0" \
     "$(jq -c '.event | select(.event == "handoff") | [.daemon, .pid, .uid]' "$J")" \
     "[\"docker\",$(cat "$D/pid"),0]"
 
+t_exit 0 "--unix --ack-daemon docker, no rule naming the socket: exit 0" \
+    canary --unix --ack-daemon docker
+t_eq "  denied by the view, ENOENT" "$(daemon)" \
+    "$(printf 'denied (mount-view: no rule names it)\tENOENT\tmatch')"
+t_eq "  no handoff record" \
+    "$(jq -c '.event | select(.event == "handoff")' "$J")" ""
 
 t_exit 0 "no unix right: the daemon probe denied, exit 0" canary
 t_eq "  denied by seccomp, EPERM" "$(daemon)" \

@@ -396,9 +396,17 @@ t_eq "its socket(AF_UNIX): EPERM (seccomp)" "$(cat "$OUT")" socket:EPERM
 # cannot be held stopped while it connects and sends; either way it is
 # closed unserved: its bytes unread (ECONNRESET) or refused before they
 # were sent (EPIPE), and the cancel never reaches the run.
+# Outside every rule the socket is not in the run's view at all.
 rm -f "$J"
 "$PE" $BASEP --unix -- "$E" unix-request "$S" '{"v":1,"op":"cancel"}' \
     >"$TMP/plan"
+t_exit 0 "payload with a unix grant, the socket's directory not granted" \
+	"$CX" --journal "$J" --control "$S" <"$TMP/plan"
+t_eq "its connect: ENOENT (not in the view)" "$(cat "$OUT")" connect:ENOENT
+# Its directory granted read-only: there, and the peer check refuses it.
+rm -f "$J"
+"$PE" $BASEP --unix --ro "$TMP" -- "$E" unix-request "$S" \
+    '{"v":1,"op":"cancel"}' >"$TMP/plan"
 "$CX" --journal "$J" --control "$S" <"$TMP/plan" >"$TMP/payload.out" \
     2>"$TMP/cx.err" &
 CXPID=$!
@@ -519,7 +527,7 @@ lockplan() {
 	rm -f "$TMP/flags/refused"
 	: >"$JL"
 	# shellcheck disable=SC2086
-	"$PE" $BASEP --unix --ro "$JL" --rw "$TMP/flags" --timeout "$1" -- \
+	"$PE" $BASEP --unix --ro "$TMP" --rw "$TMP/flags" --timeout "$1" -- \
 	    /usr/bin/flock -s "$JL" /bin/sh -c '"$0" unix-request "$1" x \
 	    >"$2/out"; : >"$2/refused"; exec /bin/sleep 10' "$E" "$S" \
 	    "$TMP/flags" >"$TMP/plan"

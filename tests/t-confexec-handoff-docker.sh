@@ -3,7 +3,8 @@
 # a private mount namespace (tests/docker-engine.sh) with a second socket
 # at /run/docker.sock (a tmpfs of that namespace over /run: the host's
 # /run is untouched), and `docker version` run by confexec under a plan
-# that grants AF_UNIX and acknowledges docker.  The journal names the
+# that puts the socket in the run's view, grants AF_UNIX and acknowledges
+# docker.  The journal names the
 # dockerd started here (its pid, uid 0, its executable) as the kernel
 # reports them, and the end record counts the same connections.
 . "$(dirname "$0")/docker-engine.sh"
@@ -18,7 +19,7 @@ docker_start -H unix:///run/docker.sock
 DEXE=$(readlink "/proc/$DPID/exe")
 J=$TMP/j
 
-"$BIN/planenc" --preset sys --unix --ack-daemon docker --tmp \
+"$BIN/planenc" --preset sys --ro /run/docker.sock --unix --ack-daemon docker --tmp \
     --setenv DOCKER_HOST=unix:///run/docker.sock --setenv HOME=/nonexistent \
     --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 \
     -- "$DOCKER" version --format '{{.Server.Version}}' >"$TMP/plan" ||

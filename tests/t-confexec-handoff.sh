@@ -36,11 +36,12 @@ serve containerd seqpacket /run/containerd/containerd.sock
 CP=$SP
 
 # run [PLANENC-OPTION...] -- PROGRAM [ARG...]: one run, journaled in $J
-# (/proc: what a sanitized helper reads at its exit).
+# (/proc: what a sanitized helper reads at its exit; /run: the daemons'
+# sockets are in the run's view only where a rule names them).
 run() {
 	rm -f "$J"
 	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
-	    --ack-daemon containerd --rw "$TMP/w" \
+	    --ack-daemon containerd --rw "$TMP/w" --ro /run \
 	    --ro /proc --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 "$@" \
 	    >"$TMP/plan" &&
 	"$BIN/confexec" --journal "$J" <"$TMP/plan"
@@ -81,10 +82,11 @@ ln /run/docker.sock /run/other.sock
 route "a hard link" plain /run/other.sock
 ln -s /run/docker.sock "$TMP/w/link"
 route "a symlink" plain "$TMP/w/link"
-: >"$TMP/bound"
-mount --bind /run/docker.sock "$TMP/bound"
-at_exit "umount '$TMP/bound'"
-route "a bind mount" plain "$TMP/bound"
+: >"$TMP/w/bound"
+mount --bind /run/docker.sock "$TMP/w/bound"
+at_exit "umount '$TMP/w/bound'"
+route "a bind mount (beneath a rule: the rule's clone holds it)" plain \
+    "$TMP/w/bound"
 route "/proc/self/root" plain /proc/self/root/run/docker.sock
 route "a forked child" fork /run/docker.sock
 route "a second thread" thread /run/docker.sock
@@ -159,7 +161,7 @@ t_eq "swap: each event names the daemon" "$(events | cut -f1,2 | sort -u)" \
 if command -v socat >/dev/null 2>&1; then
 	rm -f "$J"
 	"$BIN/planenc" --preset sys --unix --ack-daemon docker \
-	    --ack-daemon containerd --ro /proc --rox "$HELP" \
+	    --ack-daemon containerd --ro /proc --ro /run --rox "$HELP" \
 	    --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0 -- /bin/sh -c \
 	    "'$H' connect plain /run/docker.sock && exec sleep 60" \
 	    >"$TMP/plan"

@@ -231,6 +231,9 @@ boundary_filter(struct run *r, char *err, size_t len)
 		    "no path is denied by the rules, none is named");
 		r->explain = 0;
 	}
+	/* Outside every rule the view has nothing (ENOENT): the observer
+	 * names such a path as the host has it. */
+	obs_host_names(r->explain && layer_on(r, L_MOUNTNS));
 	if (r->explain || layers_handoff(r)) {
 		int nrs[64];
 		size_t n = 0, i;

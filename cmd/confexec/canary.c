@@ -536,13 +536,36 @@ host_listens(uint16_t port)
 
 /* ---- the probes ---- */
 
+/* The view's own root listed: there (a directory), and no rule grants
+ * reading it unless one names / itself: Landlock alone is in the way. */
+static void
+probe_list_root(const struct run *r)
+{
+	struct guard ll[1] = {g_layer(r, L_LANDLOCK)};
+	struct probe_line *pl;
+	size_t i;
+
+	if ((pl = add("list-root", "list", "/")) == NULL)
+		return;
+	snprintf(pl->tried, sizeof(pl->tried), "list the entries of /");
+	for (i = 0; i < r->p.nfs; i++)
+		if (strcmp(r->p.fs[i].path, "/") == 0) {
+			pl->x = X_GRANT;
+			snprintf(pl->expected, sizeof(pl->expected), "granted "
+			    "(%s /)", plan_intent_name(r->p.fs[i].intent));
+			return;
+		}
+	expect_guards(pl, ll, 1);
+}
+
 static void
 probes_outside(const struct run *r)
 {
 	struct guard write[2] = {g_layer(r, L_LANDLOCK), g_layer(r, L_MOUNTNS)};
 	struct guard meta[1] = {g_layer(r, L_MOUNTNS)};
-	struct guard ll[1] = {g_layer(r, L_LANDLOCK)};
-	struct guard ex[2] = {g_layer(r, L_LANDLOCK), {"noexec mount", 0, 0}};
+	struct guard ll[2] = {g_layer(r, L_LANDLOCK), g_layer(r, L_MOUNTNS)};
+	struct guard ex[3] = {g_layer(r, L_LANDLOCK), g_layer(r, L_MOUNTNS),
+		{"noexec mount", 0, 0}};
 	struct statvfs vfs;
 	static const char *const names[F_N] = {"write-outside",
 		"chmod-outside", "utimes-outside", "read-outside",
@@ -570,14 +593,15 @@ probes_outside(const struct run *r)
 		else if (i == F_CHMOD || i == F_UTIMES)
 			expect_guards(pl, meta, 1);
 		else if (i == F_READ)
-			expect_guards(pl, ll, 1);
+			expect_guards(pl, ll, 2);
 		else {
 			/* /dev/shm is often noexec: in the way too. */
-			ex[1].on = statvfs(cn.dir, &vfs) == 0 &&
+			ex[2].on = statvfs(cn.dir, &vfs) == 0 &&
 			    (vfs.f_flag & ST_NOEXEC);
-			expect_guards(pl, ex, 2);
+			expect_guards(pl, ex, 3);
 		}
 	}
+	probe_list_root(r);
 }
 
 static void
@@ -841,7 +865,7 @@ probes_daemons(const struct run *r)
 	const struct plan *p = &r->p;
 	struct probe_line *pl;
 	size_t i, j, n = 0;
-	int acked;
+	int acked, named;
 
 	if (probe_daemons(r->final_uid, r->final_gid, hits, MAX_DAEMONS,
 	    &n) == -1 && errno != E2BIG)
@@ -854,9 +878,15 @@ probes_daemons(const struct run *r)
 		for (acked = 0, j = 0; j < p->nack; j++)
 			acked |= strcmp(p->ack_daemons[j], hits[i].name) == 0;
 		pl->x = X_DENY;
+		for (named = 0, j = 0; j < p->nfs; j++)
+			named |= plan_path_within(hits[i].path,
+			    p->fs[j].path);
 		if (!(p->sock & PLAN_SOCK_UNIX))
 			snprintf(pl->expected, sizeof(pl->expected),
 			    "denied (seccomp: no unix right)");
+		else if (layer_on(r, L_MOUNTNS) && !named)
+			snprintf(pl->expected, sizeof(pl->expected),
+			    "denied (mount-view: no rule names it)");
 		else if (!hits[i].connectable)
 			snprintf(pl->expected, sizeof(pl->expected),
 			    "denied (socket mode, for uid %lu)",

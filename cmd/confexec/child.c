@@ -330,6 +330,7 @@ payload(void *arg)
 	struct run *r = arg;
 	const struct plan *p = &r->p;
 
+	timing_mark(r->stamp, TM_CLONE);
 	/* Without clone3: into the run's cgroup first, before anything
 	 * else (judge_cgroup, layers.c). */
 	if (r->cgprocs != -1 && write(r->cgprocs, "0", 1) != 1)
@@ -355,6 +356,7 @@ payload(void *arg)
 	if (layer_on(r, L_MOUNTNS) && mv_apply(&r->mv) == -1)
 		child_fail(r, S_MOUNT, errno, -1);
 #endif
+	timing_mark(r->stamp, TM_MOUNT);
 	if (r->root) {
 		if (caps_lock_securebits() == -1)
 			child_fail(r, S_SECUREBITS, errno, -1);
@@ -387,7 +389,9 @@ payload(void *arg)
 	if (ll_enforce(r->rulesetfd, r->abi) == -1)
 		child_fail(r, S_LANDLOCK, errno, -1);
 #endif
+	timing_mark(r->stamp, TM_LANDLOCK);
 	load_filter(r);
+	timing_mark(r->stamp, TM_SECCOMP);
 	syscall(SYS_execveat, r->imgfd, "", r->argv != NULL ? r->argv :
 	    p->argv, r->envp, AT_EMPTY_PATH);
 	child_fail(r, S_EXEC, errno, -1);

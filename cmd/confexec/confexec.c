@@ -400,6 +400,7 @@ spawned(struct run *r, int e)
 			    strerror(e));
 		refuse(r, "%s: %s", clone_name(), strerror(e));
 	}
+	timing_mark(r->stamp, TM_EXEC);
 	close(r->sock[1]);
 	r->sock[1] = -1;
 	/* The payload has its view (or failed): the clones are its. */
@@ -604,18 +605,24 @@ run(struct run *r, int dry)
 	decide(r);
 	if (canary_on() && canary_prepare(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
+	timing_mark(r->stamp, TM_PLAN);
 	prepare_layers(r);
+	timing_mark(r->stamp, TM_RULES);
 	make_cgroup(r);
+	timing_mark(r->stamp, TM_CGROUP);
 	seal_image(r);
 	seal_script(r);
+	timing_mark(r->stamp, TM_SEAL);
 	prepare_child(r);
 	check_privileged(r);
 	prepare_stacks(r);
+	timing_mark(r->stamp, TM_VIEW);
 	/* Before the sources: the egress broker's network namespace is
 	 * made inside it. */
 	if (r->userns)
 		enter_userns(r);
 	start(r);
+	timing_mark(r->stamp, TM_START);
 	spawn(r);
 	code = child_report(r);
 	if (code != 0) {
@@ -627,10 +634,14 @@ run(struct run *r, int dry)
 	r->state = ST_RUNNING;
 	if (loop_run(r) == -1)
 		r->failed = 1;
+	timing_mark(r->stamp, TM_RUN);
 	r->state = ST_ENDING;
 	code = end_run(r);
 	r->state = ST_ENDED;
 	loop_close(r);
+	timing_mark(r->stamp, TM_END);
+	if (r->timings)
+		timing_say(r->stamp);
 	return code;
 }
 
@@ -655,7 +666,7 @@ reap(struct run *r)
 }
 
 enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
-	OPT_EXPLAIN, OPT_CANARY, OPT_JSON };
+	OPT_EXPLAIN, OPT_CANARY, OPT_JSON, OPT_TIMINGS };
 
 /* Every option, its value and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
@@ -679,6 +690,9 @@ static const struct usage_opt options[] = {
 	{ "canary", no_argument, OPT_CANARY, NULL,
 	    "run the built-in probes under the plan's boundary instead of "
 	    "its program; one line each" },
+	{ "timings", no_argument, OPT_TIMINGS, NULL,
+	    "after the run, say where the launch's time went, stage by "
+	    "stage" },
 	{ "json", no_argument, OPT_JSON, NULL,
 	    "with --canary: one JSON object instead of the lines" },
 	USAGE_STD_ROWS(OPT_VERSION),
@@ -695,6 +709,7 @@ main(int argc, char *argv[])
 	int json = 0, seen_j = 0, seen_c = 0, seen_cache = 0, no_cache = 0;
 
 	prog_set("confexec");
+	timing_mark(r.stamp, TM_BEGIN);
 	/* A caller that ignored SIGCHLD would have the kernel reap the
 	 * run's init and the resolver before waitid could say how they
 	 * ended. */
@@ -738,6 +753,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_JSON:
 			json = 1;
+			break;
+		case OPT_TIMINGS:
+			r.timings = 1;
 			break;
 		case 'o':
 			outlive = 1;

@@ -58,6 +58,7 @@
 #include "hash.h"
 #include "journal.h"
 #include "mountview.h"
+#include "timings.h"
 #include "notify.h"
 #include "plan.h"
 #include "probe.h"
@@ -196,6 +197,8 @@ struct run {
 	int abi;
 	char **real;		/* each rule path as resolved (ll_build_real) */
 	int *rulefd;		/* each as opened, for the view (or NULL) */
+	uint64_t stamp[TM_N];	/* where the launch's time went (timings.h) */
+	int timings;		/* --timings: said after the run */
 	char cwd[PATH_MAX];	/* the payload's working directory ("" unknown) */
 	char interp[PATH_MAX];	/* the image's ELF interpreter, or "" */
 	int tmpfd;		/* the private tmp (plan tmp), or -1 */

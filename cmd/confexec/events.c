@@ -102,6 +102,13 @@ start_payload(json_t *o, const struct run *r)
 	if (i < r->p.nfs)
 		json_object_set_new(o, "rules_omitted",
 		    json_integer((json_int_t)(r->p.nfs - i)));
+	/* The preset that made some of the rules, and how the view
+	 * withholds the host's secrets beneath /etc (mountview.h). */
+	json_object_set_new(o, "preset", r->p.preset == PLAN_PRESET_SYS ?
+	    json_string("sys") : json_null());
+	json_object_set_new(o, "etc_secrets", r->mv.etc_how != NULL ?
+	    json_pack("{s:s,s:I}", "how", r->mv.etc_how, "covered",
+	    (json_int_t)r->mv.ncover) : json_null());
 	json_object_set_new(o, "tmp", r->tmpdir[0] ?
 	    json_string(r->tmpdir) : json_null());
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -639,6 +640,37 @@ resolve_env(struct opts *o)
 	o->envfrom = NULL;
 }
 
+/* Beneath /dev a rw or rwx rule grants a single device node, never a
+ * directory of them (a device directory is the host's: /dev/shm, /dev/mqueue
+ * are shared with every process of the host).  0, or -1 with err and *at
+ * the rule's index. */
+static int
+dev_dirs(const struct plan *p, size_t *at, char *err, size_t len)
+{
+	struct stat st;
+	size_t i;
+
+	err[0] = '\0';
+	for (i = 0; i < p->nfs; i++) {
+		const struct plan_fsrule *f = &p->fs[i];
+
+		if ((f->intent != PLAN_RW && f->intent != PLAN_RWX) ||
+		    !plan_path_within(f->path, "/dev") ||
+		    strcmp(f->path, "/") == 0)
+			continue;
+		if (stat(f->path, &st) == 0 && (S_ISCHR(st.st_mode) ||
+		    S_ISBLK(st.st_mode)))
+			continue;
+		*at = i;
+		snprintf(err, len, "%s %s: beneath /dev only a single device "
+		    "node may be granted write (a directory there is the "
+		    "host's, shared with its other processes)",
+		    plan_intent_name(f->intent), f->path);
+		return -1;
+	}
+	return 0;
+}
+
 /* Check the whole plan; a refusal names the profile line (or preset) the
  * faulty entry came from. */
 static void
@@ -649,8 +681,12 @@ validate(const struct opts *o)
 	char err[512];
 	size_t i;
 
-	if (plan_validate_at(&o->p, &at, &i, err, sizeof(err)) == 0)
-		return;
+	at = PLAN_AT_NONE;
+	if (plan_validate_at(&o->p, &at, &i, err, sizeof(err)) == 0) {
+		if (dev_dirs(&o->p, &i, err, sizeof(err)) == 0)
+			return;
+		at = PLAN_AT_FS;
+	}
 	if (at != PLAN_AT_NONE && i < o->from[at].n)
 		w = o->from[at].at[i];
 	if (w != NULL)

@@ -2,7 +2,6 @@
 /* planenc: what is resolved on this host when the plan is encoded, so
  * that confexec reads only explicit rules and an absolute program: the
  * system preset and the PATH lookup of PROGRAM. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -99,172 +98,6 @@ preset_path(struct opts *o)
 	origin_note(o, PLAN_AT_ENV);
 }
 
-/* How deep beneath a withholding entry the listing goes, and how many
- * entries it looks at in all: past either, what is left is left out. */
-#define WITHHOLD_DEPTH 4
-#define WITHHOLD_LOOK 20000
-
-static int
-by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in directory path, sorted (the plan is the same whatever
- * order the directory gives), or NULL with *n 0 when it cannot be read. */
-static char **
-names(const char *path, size_t *n)
-{
-	struct dirent *de;
-	char **v = NULL;
-	DIR *d;
-
-	*n = 0;
-	if ((d = opendir(path)) == NULL)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		v = push(v, n, sizeof(*v));
-		v[*n - 1] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (*n > 0)
-		qsort(v, *n, sizeof(*v), by_name);
-	return v;
-}
-
-/* Whether everything beneath directory path may be granted whole: no
- * entry the preset withholds, within the look budget. */
-static int
-clean(const char *path, int depth, size_t *look)
-{
-	char **v, child[PATH_MAX];
-	struct stat st;
-	size_t i, n;
-	int ok = 1;
-
-	if (depth > WITHHOLD_DEPTH * 4)
-		return 0;
-	v = names(path, &n);
-	for (i = 0; i < n; i++) {
-		if (ok && (++*look > WITHHOLD_LOOK ||
-		    (size_t)snprintf(child, sizeof(child), "%s/%s", path,
-		    v[i]) >= sizeof(child) || lstat(child, &st) == -1 ||
-		    plan_preset_withheld(child) ||
-		    (S_ISDIR(st.st_mode) && !clean(child, depth + 1, look))))
-			ok = 0;
-		free(v[i]);
-	}
-	free(v);
-	return ok;
-}
-
-/* Whether a symlink's target may be a rule of its own: not a process's
- * view (/proc, /sys: their "self" is planenc's), not beneath a
- * withholding entry (judged there), not covered already. */
-static int
-link_target_ok(struct opts *o, const char *real, enum plan_intent in)
-{
-	const struct plan_preset_entry *sys;
-	size_t i, nsys;
-
-	if (plan_path_within(real, "/proc") || plan_path_within(real, "/sys"))
-		return 0;
-	sys = plan_preset_sys(&nsys);
-	for (i = 0; i < nsys; i++)
-		if (sys[i].withhold && plan_path_within(real, sys[i].path))
-			return 0;
-	/* What read and execute covers, read alone needs no rule of its
-	 * own (/etc/os-release -> /usr/lib/os-release). */
-	return !covered_by_sys(real, in) && !covered(&o->p, real, in) &&
-	    (in != PLAN_RO || (!covered_by_sys(real, PLAN_ROX) &&
-	    !covered(&o->p, real, PLAN_ROX) &&
-	    !covered(&o->p, real, PLAN_RWX)));
-}
-
-/* Whether others may read path: search every directory above it, read
- * it, and, for a directory, read everything beneath it (searching each
- * directory), within the look budget and WITHHOLD_DEPTH * 4 levels.  A
- * symbolic link beneath it grants nothing: Landlock judges the path it
- * names where that lies. */
-static int
-others_read(const char *path, int depth, size_t *look)
-{
-	char **v, part[PATH_MAX];
-	struct stat st;
-	size_t i, n, len;
-	int ok = 1;
-
-	if (depth == 0) {
-		len = strlen(path);
-		if (len >= sizeof(part))
-			return 0;
-		for (n = 1; n < len; n++) {
-			if (path[n] != '/')
-				continue;
-			memcpy(part, path, n);
-			part[n] = '\0';
-			if (stat(part, &st) == -1 || !(st.st_mode & S_IXOTH))
-				return 0;
-		}
-	}
-	if (depth > WITHHOLD_DEPTH * 4 || ++*look > WITHHOLD_LOOK ||
-	    lstat(path, &st) == -1)
-		return 0;
-	if (S_ISLNK(st.st_mode) && depth > 0)
-		return 1;
-	if (!(st.st_mode & S_IROTH) ||
-	    (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH)))
-		return 0;
-	if (!S_ISDIR(st.st_mode))
-		return 1;
-	v = names(path, &n);
-	for (i = 0; i < n; i++) {
-		if (ok && ((size_t)snprintf(part, sizeof(part), "%s/%s", path,
-		    v[i]) >= sizeof(part) || !others_read(part, depth + 1,
-		    look)))
-			ok = 0;
-		free(v[i]);
-	}
-	free(v);
-	return ok;
-}
-
-/* A withholding entry: each entry beneath path a rule of its own, but
- * for what the preset withholds; a directory that holds something
- * withheld is listed in turn, down to WITHHOLD_DEPTH. */
-static void
-withhold(struct opts *o, const char *path, enum plan_intent in, int depth,
-    size_t *look)
-{
-	char **v, child[PATH_MAX], real[PATH_MAX];
-	struct stat st;
-	size_t i, n;
-
-	v = names(path, &n);
-	for (i = 0; i < n; i++) {
-		if (++*look > WITHHOLD_LOOK ||
-		    (size_t)snprintf(child, sizeof(child), "%s/%s", path,
-		    v[i]) >= sizeof(child) || lstat(child, &st) == -1 ||
-		    plan_preset_withheld(child) ||
-		    covered(&o->p, child, (enum plan_intent)-1))
-			goto next;
-		if (S_ISLNK(st.st_mode)) {
-			if (realpath(child, real) != NULL &&
-			    link_target_ok(o, real, in) &&
-			    others_read(real, 0, look))
-				add(o, real, in);
-		} else if (!S_ISDIR(st.st_mode) || clean(child, 0, look))
-			add(o, child, in);
-		else if (depth < WITHHOLD_DEPTH)
-			withhold(o, child, in, depth + 1, look);
-next:
-		free(v[i]);
-	}
-	free(v);
-}
-
 /* Each path only if it exists here.  A symlinked one (/bin -> usr/bin on
  * a merged-/usr system) is not a rule path confexec would accept: it is
  * left out when another entry covers its target, else its target is
@@ -279,20 +112,16 @@ preset_apply(struct opts *o)
 
 	if (!o->preset_sys)
 		return;
+	o->p.preset = PLAN_PRESET_SYS;
 	preset_path(o);
 	sys = plan_preset_sys(&nsys);
 	for (i = 0; i < nsys; i++) {
 		if (lstat(sys[i].path, &st) == -1)
 			continue;
+		/* /etc whole: its secrets are withheld by confexec's view,
+		 * whatever /etc holds (mountview.h). */
 		if (!S_ISLNK(st.st_mode)) {
-			size_t look = 0;
-
-			if (covered(&o->p, sys[i].path, (enum plan_intent)-1))
-				continue;
-			if (sys[i].withhold && S_ISDIR(st.st_mode))
-				withhold(o, sys[i].path, sys[i].intent, 0,
-				    &look);
-			else
+			if (!covered(&o->p, sys[i].path, (enum plan_intent)-1))
 				add(o, sys[i].path, sys[i].intent);
 			continue;
 		}

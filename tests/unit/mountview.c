@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* Unit tests of common/mountview: what mv_prepare chooses (binds, their
- * order, devices, /proc rules, the sticky refusal, the tmpfs options),
+ * order and attributes, devices, /proc rules, the refusals: a sticky
+ * directory, /proc, /sys and /dev writable; the tmpfs options),
  * then, as root, mv_apply in a child of its own mount namespace: what
  * the kernel answers there, and the host's file unchanged. */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "mountview.h"
+#include "uapi.h"
 #include "plan.h"
 #include "tap.h"
 
@@ -25,13 +27,49 @@ path(char *buf, size_t n, const char *rel)
 	snprintf(buf, n, "%s/%s", dir, rel);
 }
 
-/* A plan of rules (intent, path); real paths are the paths. */
+/* A plan of rules (intent, path); real paths are the paths, each opened
+ * O_PATH as the rule's walk would (fd[i], -1 when missing). */
 static void
-mkplan(struct plan *p, struct plan_fsrule *fs, size_t n)
+mkplan(struct plan *p, struct plan_fsrule *fs, size_t n, int *fd)
 {
+	size_t i;
+
 	memset(p, 0, sizeof(*p));
 	p->fs = fs;
 	p->nfs = n;
+	for (i = 0; i < n; i++)
+		fd[i] = open(fs[i].path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static void
+unplan(int *fd, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fd[i] != -1)
+			close(fd[i]);
+}
+
+static int
+prepare(struct mountview *mv, struct plan *p, char **real, int *fd,
+    uid_t uid, const char *tmp, char *err, size_t len)
+{
+	struct mv_args a = { p, real, fd, geteuid() != 0, -1, 6, tmp, uid,
+		1001, 4096, "/" };
+
+	return mv_prepare(mv, &a, err, len);
+}
+
+static const struct mv_bind *
+bind_of(const struct mountview *mv, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < mv->nbind; i++)
+		if (strcmp(mv->bind[i].path, path) == 0)
+			return &mv->bind[i];
+	return NULL;
 }
 
 static void
@@ -39,7 +77,9 @@ test_prepare(void)
 {
 	char rw[256], rwdeep[256], ro[256], sticky[256], err[512];
 	struct plan_fsrule fs[5];
+	const struct mv_bind *b;
 	char *real[5];
+	int fd[5];
 	struct mountview mv;
 	struct plan p;
 	size_t i;
@@ -60,48 +100,83 @@ test_prepare(void)
 	fs[4] = (struct plan_fsrule){PLAN_RO, "/proc/self"};
 	for (i = 0; i < 5; i++)
 		real[i] = fs[i].path;
-	mkplan(&p, fs, 5);
-	is_int(mv_prepare(&mv, &p, real, -1, 6, "/tmp/t", 1000, 1001,
-	    4096, "/", err, sizeof(err)), 0, "prepare: %s", err);
-	is_int(mv.nbind, 3, "binds: the rw, the rwx and the device rule");
+	mkplan(&p, fs, 5, fd);
+	is_int(prepare(&mv, &p, real, fd, 1000, "/tmp/t", err, sizeof(err)),
+	    0, "prepare: %s", err);
+	is_int(mv.nbind, 4, "binds: every rule but /proc's (ro ones too)");
 	is_str(mv.bind[0].path, "/dev/null", "shortest path first");
-	is_str(mv.bind[1].path, rw, "then the enclosing rw rule");
-	is_str(mv.bind[2].path, rwdeep, "the nested one last (it stacks)");
-	ok(mv.bind[0].device && !mv.bind[1].device, "/dev/null is a device "
-	    "bind, the directory is not");
+	is_str(mv.bind[mv.nbind - 1].path, rwdeep,
+	    "the nested one last (it stacks)");
+	b = bind_of(&mv, "/dev/null");
+	ok(b != NULL && (b->set & MOUNT_ATTR_RDONLY) &&
+	    (b->clr & MOUNT_ATTR_NODEV), "/dev/null: read-only, with devices");
+	b = bind_of(&mv, ro);
+	ok(b != NULL && (b->set & MOUNT_ATTR_RDONLY) &&
+	    (b->set & MOUNT_ATTR_NOSUID) && (b->set & MOUNT_ATTR_NODEV),
+	    "ro: read-only, nosuid, nodev");
+	b = bind_of(&mv, rw);
+	ok(b != NULL && !(b->set & MOUNT_ATTR_RDONLY) &&
+	    (b->set & MOUNT_ATTR_NOSUID) && (b->set & MOUNT_ATTR_NODEV) &&
+	    b->clr == 0, "rwx: writable, nosuid, nodev");
+	ok(b != NULL && b->dir, "a directory's bind says so");
+	if (geteuid() == 0)
+		ok(b != NULL && b->tree != -1, "as root the clone is made here, "
+		    "from the rule's descriptor");
+	else
+		skip("the clone made by mv_prepare", "needs root");
 	is_int(mv.nproc, 1, "one rule beneath /proc, added on the run's");
 	is_str(mv.proc[0].path, "/proc/self", "by the plan's own path");
 	ok(mv.proc[0].access != 0, "with its rights");
-	ok(!mv.proc_rw, "/proc read-only (no rw rule there)");
-	is_str(mv.tmpopts, "mode=0700,uid=1000,gid=1001,size=4096",
-	    "tmpfs options: mode, owner, size");
-	ok(mv.ndev >= 1, "the device file systems found (%zu)", mv.ndev);
+	ok(strcmp(mv.tmpuid, "1000") == 0 && strcmp(mv.tmpgid, "1001") == 0 &&
+	    strcmp(mv.tmpsize, "4096") == 0, "tmpfs options: owner, size");
 	mv_free(&mv);
+	unplan(fd, 5);
 
 	fs[0] = (struct plan_fsrule){PLAN_RW, sticky};
 	real[0] = sticky;
-	mkplan(&p, fs, 1);
+	mkplan(&p, fs, 1, fd);
 	err[0] = '\0';
-	is_int(mv_prepare(&mv, &p, real, -1, 6, NULL, getuid(), 0, 0, "",
-	    err, sizeof(err)), -1, "rw on a sticky directory the payload "
-	    "owns: refused");
+	is_int(prepare(&mv, &p, real, fd, getuid(), NULL, err, sizeof(err)),
+	    -1, "rw on a sticky directory the payload owns: refused");
 	ok(strstr(err, "sticky") != NULL && strstr(err, "--tmp") != NULL,
 	    "the refusal says why and what to use: %s", err);
 	mv_free(&mv);
 	fs[0] = (struct plan_fsrule){PLAN_RO, sticky};
-	is_int(mv_prepare(&mv, &p, real, -1, 6, NULL, getuid(), 0, 0, "",
-	    err, sizeof(err)), 0, "ro on it: fine");
-	is_int(mv.nbind, 0, "and no bind for a ro rule");
+	is_int(prepare(&mv, &p, real, fd, getuid(), NULL, err, sizeof(err)),
+	    0, "ro on it: fine");
 	mv_free(&mv);
-	is_int(mv_prepare(&mv, &p, real, -1, 6, NULL, getuid() + 1, 0, 0,
-	    "", err, sizeof(err)), 0, "rw on one another uid owns: fine");
+	fs[0] = (struct plan_fsrule){PLAN_RW, sticky};
+	is_int(prepare(&mv, &p, real, fd, getuid() + 1, NULL, err,
+	    sizeof(err)), 0, "rw on one another uid owns: fine");
 	mv_free(&mv);
-	fs[0] = (struct plan_fsrule){PLAN_RW, "/"};
+	unplan(fd, 1);
+
+	/* The host's controls: never writable, whatever the plan says. */
+	fs[0] = (struct plan_fsrule){PLAN_RW, "/proc/sys"};
 	real[0] = fs[0].path;
-	is_int(mv_prepare(&mv, &p, real, -1, 6, NULL, getuid(), 0, 0, "",
-	    err, sizeof(err)), 0, "rw on / prepares");
-	ok(mv.rw_root && mv.nbind == 0, "as no bind: / is left writable");
+	mkplan(&p, fs, 1, fd);
+	errno = 0;
+	is_int(prepare(&mv, &p, real, fd, 0, NULL, err, sizeof(err)), -1,
+	    "rw /proc/sys: refused");
+	ok(errno == EPERM && strstr(err, "read-only") != NULL, "EPERM, "
+	    "saying why: %s", err);
 	mv_free(&mv);
+	unplan(fd, 1);
+	fs[0] = (struct plan_fsrule){PLAN_RWX, "/sys"};
+	real[0] = fs[0].path;
+	mkplan(&p, fs, 1, fd);
+	is_int(prepare(&mv, &p, real, fd, 0, NULL, err, sizeof(err)), -1,
+	    "rwx /sys: refused");
+	mv_free(&mv);
+	unplan(fd, 1);
+	fs[0] = (struct plan_fsrule){PLAN_RW, "/dev"};
+	real[0] = fs[0].path;
+	mkplan(&p, fs, 1, fd);
+	is_int(prepare(&mv, &p, real, fd, 0, NULL, err, sizeof(err)), -1,
+	    "rw /dev (a directory of devices): refused");
+	ok(strstr(err, "device node") != NULL, "saying why: %s", err);
+	mv_free(&mv);
+	unplan(fd, 1);
 }
 
 /* In a child: a mount namespace, the view, then each answer written to
@@ -109,13 +184,14 @@ test_prepare(void)
 static void
 test_apply(void)
 {
-	char rw[256], out[256], f_in[256], f_out[256], err[512];
-	struct plan_fsrule fs[1];
+	char rw[256], ro[256], out[256], f_in[256], f_ro[256], f_out[256];
+	char err[512];
+	struct plan_fsrule fs[3];
 	struct stat st;
 	struct mountview mv;
 	struct plan p;
-	char *real[1];
-	int res[5], pfd[2], status;
+	char *real[3];
+	int fd[3], res[7], pfd[2], status;
 	pid_t pid;
 
 	if (geteuid() != 0) {
@@ -123,21 +199,30 @@ test_apply(void)
 		return;
 	}
 	path(rw, sizeof(rw), "rw");
+	path(ro, sizeof(ro), "ro");
 	path(out, sizeof(out), "out");
 	mkdir(out, 0755);
 	path(f_in, sizeof(f_in), "rw/f");
+	path(f_ro, sizeof(f_ro), "ro/f");
 	path(f_out, sizeof(f_out), "out/f");
 	close(open(f_in, O_WRONLY | O_CREAT, 0644));
+	close(open(f_ro, O_WRONLY | O_CREAT, 0644));
 	close(open(f_out, O_WRONLY | O_CREAT, 0644));
 	chmod(f_out, 0644);
+	chmod(f_ro, 0644);
 	fs[0] = (struct plan_fsrule){PLAN_RW, rw};
+	fs[1] = (struct plan_fsrule){PLAN_RO, ro};
+	fs[2] = (struct plan_fsrule){PLAN_RW, "/dev/null"};
 	real[0] = rw;
-	mkplan(&p, fs, 1);
-	if (mv_prepare(&mv, &p, real, -1, 6, NULL, 0, 0, 0, rw, err,
-		sizeof(err)) == -1 || pipe(pfd) == -1) {
+	real[1] = ro;
+	real[2] = fs[2].path;
+	mkplan(&p, fs, 3, fd);
+	if (prepare(&mv, &p, real, fd, 0, NULL, err, sizeof(err)) == -1 ||
+	    pipe(pfd) == -1) {
 		ok(0, "prepare: %s", err);
 		return;
 	}
+	mv.cwd = rw;
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -149,6 +234,8 @@ test_apply(void)
 		res[2] = chmod(f_in, 0600) == 0 ? 0 : errno;
 		res[3] = open("f", O_RDONLY) >= 0 ? 0 : errno;	/* cwd */
 		res[4] = open("/dev/null", O_WRONLY) >= 0 ? 0 : errno;
+		res[5] = chmod(f_ro, 0600) == 0 ? 0 : errno;
+		res[6] = open("/dev/zero", O_RDONLY) >= 0 ? 0 : errno;
 		if (write(pfd[1], res, sizeof(res)) != sizeof(res))
 			_exit(3);
 		_exit(0);
@@ -161,15 +248,20 @@ test_apply(void)
 	waitpid(pid, &status, 0);
 	is_int(res[0], 0, "mv_apply in a new mount namespace (%s %s)",
 	    mv.failed ? mv.failed : "", mv.failed_path ? mv.failed_path : "");
-	is_int(res[1], EROFS, "chmod outside the rw rule: EROFS");
-	is_int(res[2], 0, "chmod beneath it: done");
+	is_int(res[1], ENOENT, "chmod outside every rule: ENOENT (not there)");
+	is_int(res[2], 0, "chmod beneath the rw rule: done");
 	is_int(res[3], 0, "the working directory entered again");
-	is_int(res[4], 0, "/dev/null still opens for writing (devices)");
+	is_int(res[4], 0, "/dev/null, a device rule, opens for writing");
+	is_int(res[5], EROFS, "chmod beneath the ro rule: EROFS");
+	is_int(res[6], ENOENT, "/dev/zero, no rule: not there");
 	ok(stat(f_out, &st) == 0 && (st.st_mode & 07777) == 0644,
 	    "host side: the outside file still 0644");
+	ok(stat(f_ro, &st) == 0 && (st.st_mode & 07777) == 0644,
+	    "host side: the ro file still 0644");
 	ok(stat(f_in, &st) == 0 && (st.st_mode & 07777) == 0600,
 	    "host side: the rw file is 0600");
 	mv_free(&mv);
+	unplan(fd, 3);
 }
 
 int

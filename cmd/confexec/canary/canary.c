@@ -17,6 +17,7 @@
  * Linked statically with no library but libc: inside the boundary it
  * needs no file the plan does not grant. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -89,6 +90,24 @@ p_read(const char *path)
 	}
 	close(fd);
 	return 0;
+}
+
+/* A directory's entries listed (Landlock's read-dir right). */
+static int
+p_list(const char *path)
+{
+	struct dirent *de;
+	DIR *d = opendir(path);
+	int e;
+
+	if (d == NULL)
+		return -1;
+	errno = 0;
+	de = readdir(d);
+	e = errno;
+	closedir(d);
+	errno = e;
+	return de == NULL && e != 0 ? -1 : 0;
 }
 
 /* flags: O_APPEND (an existing file: one byte added) or O_CREAT|O_EXCL
@@ -404,6 +423,8 @@ probe(const char *op, const char *arg)
 {
 	if (strcmp(op, "read") == 0)
 		result(p_read(arg));
+	else if (strcmp(op, "list") == 0)
+		result(p_list(arg));
 	else if (strcmp(op, "write") == 0)
 		result(p_write(arg, O_APPEND));
 	else if (strcmp(op, "openw") == 0)
