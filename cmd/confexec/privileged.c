@@ -370,6 +370,8 @@ walk_tree(struct pv_tree *t, uint64_t deadline)
 				slash[1] = '\0';
 			walk_ent(&one, &e);
 		}
+		free((char *)name);
+		t->file = NULL;
 		return;
 	}
 	if (name != NULL) {
@@ -498,6 +500,8 @@ privileged_check(struct run *r, char *err, size_t len)
 	/* Nested mounts add trees as they are found. */
 	for (i = 0; i < pv.ntree; i++) {
 		walk_tree(&pv.tree[i], deadline);
+		free((char *)pv.tree[i].file);
+		pv.tree[i].file = NULL;
 		close(pv.tree[i].fd);
 		pv.tree[i].fd = -1;
 	}
