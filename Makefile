@@ -27,6 +27,11 @@ endif
 BASE_CFLAGS := -std=c17 -D_GNU_SOURCE -Icommon -ffunction-sections -fdata-sections -MMD -MP
 BASE_LDFLAGS := -Wl,--gc-sections
 LIBS := -lseccomp -lcap -lnettle -ljansson
+# Ed25519 for signed notes (common/note.c): nettle's hogweed, linked only
+# into what signs or verifies them; hogweed needs GMP, which the static
+# build links statically too (contrib/build-static-deps.sh).
+HOGWEED_LIBS := -lseccomp -lcap -lhogweed -lnettle \
+	$(if $(filter static,$(VARIANT)),-lgmp) -ljansson
 
 MUSL_PREFIX := $(CURDIR)/.build/musl/prefix
 
@@ -140,6 +145,8 @@ $(B)/helpers/%: tests/helpers/%.c $(B)/libcommon.a
 $(B)/unit/%: tests/unit/%.c $(B)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/libcommon.a $(LIBS) -pthread
+
+$(B)/bin/journalchain $(B)/unit/note: LIBS = $(HOGWEED_LIBS)
 
 # The payload's seccomp programs are compiled with libseccomp at build
 # time, one per socket grant (common/gen/sysfilter-gen.c): libseccomp's
@@ -280,7 +287,7 @@ FUZZ_OBJ := $(COMMON_SRC:%.c=.build/fuzz/%.o)
 
 .build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS) -pthread
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(HOGWEED_LIBS) -pthread
 
 ifneq ($(VARIANT),dyn)
 .build/dyn/gen/sysfilter-bpf.h:

@@ -12,8 +12,10 @@
 #            musl build .build/static/bin; left out when missing), the
 #            static one also without the image cache; confexec --control
 #            (the socket made, served by the loop, removed; no client);
-#            the dynamic one with /etc as one rule instead of the system
-#            preset's listing (ratio printed); bwrap --unshare-all
+#            the static one with four rules instead of the system preset
+#            (ratio printed), and BASE_BIN's confexec (another build, an
+#            earlier commit's) beside it when set; bwrap --unshare-all
+#            (ratio of the static confexec to it printed)
 #   large    gcc's cc1 (33 MB; CC1, default `gcc -print-prog-name=cc1`)
 #            bare, and under confexec: first launch (a fresh image cache
 #            before every run: copy, hash, fill) and cached (a hit)
@@ -33,9 +35,15 @@
 #   handoff  NCONN unix connects to a listener of the bench's own, bare
 #            and under confexec --unix (each connect notified, its socket
 #            fetched and its peer read: the trust handoff records)
+#   loaded   bare /bin/true, confexec (static) and bwrap --unshare-all
+#            again, with LOAD busy loops beside them (yes >/dev/null)
+#   stages   where a launch's time goes: NSTAGES launches of the bench
+#            plan and of a four-rule plan by confexec --timings, the
+#            median of each stage (plan, rules, cgroup, seal, view, start,
+#            clone, mount, landlock, seccomp, exec, run, end)
 #   mounts   the launch cost against the size of the caller's mount
-#            namespace (confexec makes each mount of its view read-only,
-#            one by one): confexec (static when built) running /bin/true
+#            namespace (a new mount namespace copies it; the view leaves
+#            the copy behind, beneath its own root): confexec (static when built) running /bin/true
 #            in this namespace, and in a scratch one (unshare --mount,
 #            private propagation) topped up with tmpfs mounts to MOUNTS
 #            mounts in all, hyperfine running inside it; bare /bin/true
@@ -54,7 +62,8 @@
 # the environment costs cc1 milliseconds).
 #   ROUNDS (default 4), RUNS (default 40), STATIC_BIN, FLOOR, CC1,
 #   NFILES (10000), MRUNS (default 5), MOUNTS (1000), NCONN (2000),
-#   BENCH_GROUPS (default "launch large metadata explain handoff mounts")
+#   BENCH_GROUPS (default "launch large metadata explain handoff mounts
+#   loaded stages"), LOAD (2), NSTAGES (200), BASE_BIN
 # To add a line: `add GROUP LABEL COMMAND [PREPARE [WRAP]]` below (WRAP: a
 # command prefix hyperfine runs under; lines with the same WRAP next to
 # each other in a round's order share one hyperfine run); ratios to the
@@ -69,7 +78,9 @@ RUNS=${RUNS:-40}
 STATIC_BIN=${STATIC_BIN:-$TOP/.build/static/bin}
 FLOOR=${FLOOR:-$TOP/.build/bench/floor}
 CC1=${CC1:-$(gcc -print-prog-name=cc1 2>/dev/null || true)}
-BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata explain handoff mounts}
+BENCH_GROUPS=${BENCH_GROUPS:-launch large metadata explain handoff mounts loaded stages}
+LOAD=${LOAD:-2}
+NSTAGES=${NSTAGES:-200}
 NCONN=${NCONN:-2000}
 NFILES=${NFILES:-10000}
 MRUNS=${MRUNS:-5}
@@ -137,20 +148,29 @@ else
 	echo "bench: no $FLOOR (make .build/bench/floor); not measured" >&2
 fi
 add launch "confexec, dynamic" "$BIN/confexec $CACHE <$TMP/plan"
-# The same plan with /etc as one rule: what the system preset's listing
-# of /etc (one rule an entry, the host's secrets left out) costs a launch.
-awk '/^ro \/etc\//{if(!d){print "ro /etc";d=1};next}{print}' "$TMP/plan" \
-    >"$TMP/plan.etc1"
-if "$BIN/confexec" $CACHE <"$TMP/plan.etc1" >/dev/null; then
-	add launch "confexec, dynamic, /etc one rule" \
-	    "$BIN/confexec $CACHE <$TMP/plan.etc1"
-	versus launch "confexec, dynamic" "confexec, dynamic, /etc one rule"
-fi
+# The same plan with four rules instead of the system preset's handful
+# (/usr, /etc, /dev/null, /dev/urandom): what the preset costs beyond them
+# (its /etc withheld either way).
+"$BIN/planenc" --rox /usr --ro /etc --rw /dev/null --ro /dev/urandom \
+    --sha256 "$(sha256sum /bin/true | cut -d' ' -f1)" \
+    --uid 100000 --gid 100000 --rlimit nofile=1024 --timeout 20s \
+    --setenv PATH=/usr/bin:/bin -- /bin/true >"$TMP/plan.four"
 if static_ok; then
 	add launch "confexec, static" "$STATIC_BIN/confexec $CACHE <$TMP/plan"
 	target launch "confexec, static" 1.5
+	add launch "confexec, static, four rules" \
+	    "$STATIC_BIN/confexec $CACHE <$TMP/plan.four"
+	versus launch "confexec, static" "confexec, static, four rules"
 	add launch "confexec, static, no cache" \
 	    "$STATIC_BIN/confexec --no-image-cache <$TMP/plan"
+	# BASE_BIN: another build's confexec (an earlier commit), side by
+	# side with this one in the same rounds.
+	if [ -n "${BASE_BIN:-}" ] && [ -x "$BASE_BIN/confexec" ] &&
+	    "$BASE_BIN/confexec" $CACHE <"$TMP/plan" >/dev/null; then
+		add launch "confexec, BASE_BIN" \
+		    "$BASE_BIN/confexec $CACHE <$TMP/plan"
+		versus launch "confexec, static" "confexec, BASE_BIN"
+	fi
 fi
 if "$BIN/confexec" $CACHE --control "$TMP/ctl.sock" <"$TMP/plan"; then
 	add launch "confexec --control" \
@@ -159,6 +179,17 @@ else
 	echo "bench: the plan does not run with --control" >&2
 fi
 add launch "bwrap --unshare-all" "bwrap --ro-bind / / --unshare-all /bin/true"
+static_ok >/dev/null 2>&1 &&
+    versus launch "confexec, static" "bwrap --unshare-all"
+
+# The same launches with LOAD busy loops beside them (yes >/dev/null, one
+# a core by default: a busy machine), measured after the idle groups.
+add loaded "bare /bin/true" "/bin/true"
+static_ok >/dev/null 2>&1 &&
+    add loaded "confexec, static" "$STATIC_BIN/confexec $CACHE <$TMP/plan"
+add loaded "bwrap --unshare-all" "bwrap --ro-bind / / --unshare-all /bin/true"
+static_ok >/dev/null 2>&1 &&
+    versus loaded "confexec, static" "bwrap --unshare-all"
 
 # CX: the confexec of the large and mounts groups, static when built.
 CX=$BIN/confexec
@@ -402,15 +433,54 @@ report() {
 	done <"$TMP/versus.$1"
 }
 
+# stages PLAN LABEL: NSTAGES launches of PLAN by confexec --timings, the
+# median of each stage in microseconds (confexec(1), --timings).
+stages() {
+	i=0
+	: >"$TMP/stages"
+	while [ "$i" -lt "$NSTAGES" ]; do
+		"$CX" $CACHE --timings <"$1" 2>>"$TMP/stages" >/dev/null ||
+		    { echo "bench: a --timings run failed" >&2; exit 1; }
+		i=$((i + 1))
+	done
+	printf '  %-16s' "$2"
+	sed -n 's/^confexec: timings (us): //p' "$TMP/stages" >"$TMP/st"
+	for k in $(head -n 1 "$TMP/st" | awk '{ for (i = 1; i < NF; i += 2)
+	    print $i }'); do
+		awk -v k="$k" '{ for (i = 1; i < NF; i += 2) if ($i == k)
+		    print $(i + 1) }' "$TMP/st" | sort -n | awk -v k="$k" '
+		    { v[NR] = $1 } END { printf " %s %d", k, NR % 2 ?
+		    v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	done
+	echo
+}
+
 uptime
 for g in $BENCH_GROUPS; do
+	if [ "$g" = stages ]; then
+		echo "stages: where a launch's time goes, median of $NSTAGES" \
+		    "runs each, microseconds ($CX --timings):"
+		stages "$TMP/plan" "the preset plan"
+		stages "$TMP/plan.four" "four rules"
+		continue
+	fi
 	[ -f "$TMP/group.$g" ] || continue
 	case $g in
 	metadata) set -- "$MRUNS" "$ROUNDS" 1 ;;
 	*) set -- "$RUNS" "$ROUNDS" 3 ;;
 	esac
+	YP=
+	if [ "$g" = loaded ]; then
+		n=0
+		while [ "$n" -lt "$LOAD" ]; do
+			yes >/dev/null &
+			YP="$YP $!"
+			n=$((n + 1))
+		done
+	fi
 	measure "$g" "$@"
+	[ -z "$YP" ] || kill $YP
 	echo "$g: $(($1 * $2)) runs per command ($2 rounds)," \
-	    "median wall time, x the first line:"
+	    "median wall time, x the first line${YP:+, $LOAD yes loops beside}:"
 	report "$g"
 done

@@ -1,5 +1,6 @@
 #!/bin/sh
-# build-static-deps.sh: rebuild libseccomp, libcap, nettle and jansson for
+# build-static-deps.sh: rebuild libseccomp, libcap, GMP, nettle (with
+# hogweed) and jansson for
 # musl, as static libraries only, from Debian's own source packages (with
 # Debian's patches applied), so that `make static` can link fully static
 # binaries.  Debian's *.a files are glibc builds and cannot be used.
@@ -13,10 +14,14 @@
 # (contrib/install-deps.sh static, contrib/apt-sources.sh src).
 #
 # Choices:
-#   nettle   --disable-public-key: no hogweed, so no GMP to rebuild; borne
-#            needs SHA-256 only.  --enable-fat: the x86_64 assembly is kept
-#            and the SHA-256 compression function is picked at run time
-#            (SHA-NI where the CPU has it).
+#   gmp      libgmp.a only (no C++): hogweed's bignums.  GMP rather than
+#            nettle's --enable-mini-gmp, which the nettle manual says is
+#            slow and not side-channel silent: hogweed signs checkpoints
+#            with an Ed25519 key (journalchain(1)).
+#   nettle   libnettle.a and libhogweed.a (Ed25519 for signed notes).
+#            --enable-fat: the x86_64 assembly is kept and the SHA-256
+#            compression function is picked at run time (SHA-NI where the
+#            CPU has it).
 #   libcap   libcap.a only (no libpsx, no tools, no PAM module, no Go).
 #   all      -O2, -isystem DIR/prefix/kinc for the kernel headers musl lacks.
 set -eu
@@ -80,7 +85,7 @@ unset MFLAGS MAKELEVEL 2>/dev/null || true
 say "fetching Debian sources into $src"
 cd "$src"
 run fetch.log apt-get -o APT::Sandbox::User=root source --download-only \
-    libseccomp libcap2 nettle jansson
+    libseccomp libcap2 gmp nettle jansson
 for d in *.dsc; do
 	run unpack.log dpkg-source --no-check -x "$d"
 done
@@ -113,6 +118,18 @@ capmk="CC=musl-gcc BUILD_CC=gcc lib=lib prefix=$prefix SHARED=no
 run libcap.log make -j"$jobs" -C libcap $capmk COPTS="$CFLAGS" libcap.a
 run libcap.log make -C libcap $capmk COPTS="$CFLAGS" install-static-cap
 
+# ---- gmp ----
+d=$(srcdir gmp)
+say "gmp: $(basename "$d")"
+cd "$d"
+# Debian's source has no doc/ and patches configure.ac and Makefile.am to
+# leave it out: regenerate, as Debian's own build does.
+run gmp.log autoreconf -fi
+run gmp.log ./configure --prefix="$prefix" --libdir="$prefix/lib" \
+    --disable-shared --enable-static --disable-cxx
+run gmp.log make -j"$jobs"
+run gmp.log make install
+
 # ---- nettle ----
 d=$(srcdir nettle)
 say "nettle: $(basename "$d")"
@@ -121,11 +138,16 @@ cd "$d"
 # that make does not try to rerun autoconf/autoheader.
 touch aclocal.m4; sleep 1; touch configure config.h.in; sleep 1; touch stamp-h.in
 run nettle.log ./configure --prefix="$prefix" --libdir="$prefix/lib" \
-    --disable-shared --disable-public-key --enable-fat \
+    --disable-shared --enable-public-key --enable-fat \
     --disable-documentation --disable-openssl
-run nettle.log make -j"$jobs" libnettle.a
+run nettle.log make -j"$jobs" libnettle.a libhogweed.a
 run nettle.log make install-headers
 install -m 0644 libnettle.a "$prefix/lib/libnettle.a"
+install -m 0644 libhogweed.a "$prefix/lib/libhogweed.a"
+# Ed25519 must be there: hogweed built against the GMP above.
+if ! nm "$prefix/lib/libhogweed.a" 2>/dev/null | grep -q ' T nettle_ed25519_sha512_sign'; then
+	say "libhogweed.a has no Ed25519"; exit 1
+fi
 # SHA-NI must survive: the fat build selects it at run time.
 if ! nm "$prefix/lib/libnettle.a" 2>/dev/null | grep -q 'sha256_compress.*sha_ni'; then
 	say "libnettle.a has no SHA-NI sha256_compress variant"; exit 1
@@ -144,10 +166,11 @@ run jansson.log make -C src install-libLTLIBRARIES install-includeHEADERS \
 
 # Only static archives: no libtool .la, no shared objects.
 rm -f "$prefix"/lib/*.la "$prefix"/lib/*.so*
-for l in seccomp cap nettle jansson; do
+for l in seccomp cap gmp nettle hogweed jansson; do
 	[ -f "$prefix/lib/lib$l.a" ] || { say "missing lib$l.a"; exit 1; }
 done
-for h in seccomp.h sys/capability.h nettle/sha2.h jansson.h jansson_config.h; do
+for h in seccomp.h sys/capability.h gmp.h nettle/sha2.h nettle/eddsa.h \
+    jansson.h jansson_config.h; do
 	[ -f "$prefix/include/$h" ] || { say "missing $h"; exit 1; }
 done
 touch "$prefix/.done"

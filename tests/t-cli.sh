@@ -126,6 +126,7 @@ planenc --argv0 a b -- /bin/true
 confexec --journal $TMP/j1 $TMP/j2
 confexec --control $TMP/c1 $TMP/c2
 confexec --image-cache $TMP/ic1 $TMP/ic2
+confexec --registry $TMP/r1 $TMP/r2
 cgprobe --require landlock seccomp
 suidstrip --chown 1:1 2:2 $TMP/empty
 suidstrip --budget 5 6 $TMP/empty
@@ -133,6 +134,14 @@ suidstrip --jobs 2 3 $TMP/empty
 suidstrip --inspect $TMP/i1 $TMP/i2 $TMP/empty
 journalchain --batch 1 2 append $TMP/j3
 journalchain --from 1:$H0 2:$H1 verify $TMP/j3
+journalchain --key $TMP/k1 $TMP/k2 checkpoint $TMP/j3
+journalchain --origin a b checkpoint $TMP/j3
+journalchain --checkpoint $TMP/c1 $TMP/c2 verify $TMP/j3
+journalchain --pub $TMP/p1 $TMP/p2 verify $TMP/j3
+journalchain --to 1 2 prove $TMP/j3
+journalchain --old $TMP/c1 $TMP/c2 consistent $TMP/c3
+journalchain --proof $TMP/p1 $TMP/p2 consistent $TMP/c3
+journalchain --state $TMP/s1 $TMP/s2 checkpoint $TMP/j3
 ONCE
 for t in $TOOLS; do
 	tool=${t%:*}

@@ -253,6 +253,15 @@ ex_confexec() {
 		    t_eq "  the pinned tool got the prompt" "$(cat "$OUT")" \
 			"prompt: summarise the data"
 		;;
+	"run only what the registry admits")
+		expect=$(cx_want)
+		run "$expect"
+		t_eq "  the registry lists the interpreter that runs the tool" \
+		    "$(cut -d' ' -f1 "$W/etc/borne/programs")" \
+		    "$(sha256sum /bin/sh | cut -d' ' -f1)"
+		[ "$expect" -eq 0 ] &&
+		    t_eq "  the admitted tool ran" "$(cat "$OUT")" "prompt: "
+		;;
 	"fetch one listed host through the egress broker")
 		# The listed host is a destination on this host's loopback,
 		# listed as its IP literal (the guard refuses loopback
@@ -366,7 +375,9 @@ python3 "$T_TOP/tests/egress-upstream.py" 127.0.0.1 "$TMP/mxup.port" \
 at_exit "kill_ours $! 2>/dev/null"
 wait_for test -s "$TMP/mxup.port"
 MXUP=$(cat "$TMP/mxup.port" 2>/dev/null)
+mkdir -p "$W/etc/borne"
 page_examples ex_confexec "s|pypi.org:443|127.0.0.1:$MXUP|;
+    s|/etc/borne|$W/etc/borne|g;
     s|https://pypi.org/simple/|http://127.0.0.1:$MXUP/|;
     s|sha256sum /usr/bin/tool|sha256sum /bin/sh|;
     s|-- /usr/bin/tool|-- /bin/sh $SBIN/tool|; s|/srv/data|$W/srv/data|g;
@@ -475,6 +486,20 @@ ex_journalchain_1() {
 		t_eq "  show prints the start event's time" "$(tail -n 1 "$OUT")" \
 		    "$(printf '%s\n' "$line" | jq -r .time)"
 		;;
+	"sign a checkpoint and check it")
+		run 0
+		t_eq "  the signer key has mode 600" "$(stat -c %a "$W/ci.key")" 600
+		t_eq "  the checkpoint: origin, 2 records" \
+		    "$(sed -n 1,2p "$W/ci.ckpt" | tr '\n' ' ')" \
+		    "example.org/ci-runner-7/runs 2 "
+		t_grep "  verified" "^checkpoint 2 [A-Za-z0-9+/]{43}= verified: example\.org/ci-runner-7/runs, 2 records$" "$OUT"
+		;;
+	"a witness checks that the journal only grew")
+		run 0
+		t_eq "  consistent from 1 to 2" "$(cat "$OUT")" \
+		    "consistent: example.org/ci-runner-7/log 1 -> 2"
+		t_eq "  a proof of one hash" "$(wc -l <"$W/proof" | tr -d ' ')" 2
+		;;
 	*) unexpected ;;
 	esac
 }
@@ -489,6 +514,33 @@ sample=$(grep -l '^{"seq":1,' "$TMP"/jc5/*.sh | head -n 1)
 t_exit 0 "journalchain(5): the sample journal verifies (--deep)" \
     "$BIN/journalchain" verify --deep "${sample:-/nonexistent}"
 t_grep "  two records" "^2 records, head 2:" "$OUT"
+# CHECKPOINTS' samples: the verifier key (1), the signer key (2), the
+# checkpoints of the sample journal's first record (3) and of both (4),
+# the proof between them (5), the state kept with the second (6), all
+# real.
+C5=$TMP/jc5c
+t_eq "journalchain(5): CHECKPOINTS has its six samples" \
+    "$(man_examples "$T_TOP/man/journalchain.5.scd" "$C5" CHECKPOINTS)" 6
+head -n 1 "${sample:-/nonexistent}" >"$C5/first.jnl"
+t_exit 0 "  the checkpoint of both records verifies with the sample key" \
+    "$BIN/journalchain" verify --checkpoint "$C5/4.sh" --pub "$C5/1.sh" "${sample:-/nonexistent}"
+t_exit 0 "  the checkpoint of the first, against the first record" \
+    "$BIN/journalchain" verify --checkpoint "$C5/3.sh" --pub "$C5/1.sh" "$C5/first.jnl"
+t_exit 0 "  the sample proof takes the first to the second" \
+    "$BIN/journalchain" consistent --pub "$C5/1.sh" --old "$C5/3.sh" --proof "$C5/5.sh" "$C5/4.sh"
+t_exit 0 "  prove --from 1 prints the sample proof" \
+    "$BIN/journalchain" prove --from 1 "${sample:-/nonexistent}"
+cp "$OUT" "$C5/proof"
+ok "  byte for byte" cmp "$C5/proof" "$C5/5.sh"
+cp "$C5/2.sh" "$C5/k.key" && chmod 600 "$C5/k.key"
+t_exit 0 "  the sample signer key signs a checkpoint of the sample journal" \
+    "$BIN/journalchain" checkpoint --key "$C5/k.key" "${sample:-/nonexistent}"
+cp "$OUT" "$C5/ckpt"
+ok "  which is the sample checkpoint, byte for byte (Ed25519 is deterministic)" \
+    cmp "$C5/ckpt" "$C5/4.sh"
+t_exit 0 "  checkpoint --state of the sample journal" \
+    "$BIN/journalchain" checkpoint --key "$C5/k.key" --state "$C5/state" "${sample:-/nonexistent}"
+t_eq "  keeps the sample state" "$(head -n 4 "$C5/state")" "$(cat "$C5/6.sh")"
 ex_journalchain_5() {
 	case $1 in
 	"append two events and look")

@@ -31,9 +31,9 @@
 static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "[--dry-run] [--outlive-caller]\n"
 			    "\t[--image-cache DIR | --no-image-cache] "
-			    "[--explain-denials] < PLAN\n"
-			    "       confexec [--journal FILE] --canary [--json] "
-			    "< PLAN\n"
+			    "[--explain-denials] [--registry FILE] [--timings]\n\t< PLAN\n"
+			    "       confexec [--journal FILE] [--registry FILE] "
+			    "--canary [--json] < PLAN\n"
 			    "       confexec [--journal FILE] --reap\n"
 			    "       confexec --help | --version";
 
@@ -607,11 +607,16 @@ run(struct run *r, int dry)
 		refuse(r, "%s", err);
 	timing_mark(r->stamp, TM_PLAN);
 	prepare_layers(r);
+	if (admit_open(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
 	timing_mark(r->stamp, TM_RULES);
 	make_cgroup(r);
 	timing_mark(r->stamp, TM_CGROUP);
 	seal_image(r);
 	seal_script(r);
+	/* The probe program is confexec's own, as it is free of the pin. */
+	if (!canary_on())
+		admit_check(r);
 	timing_mark(r->stamp, TM_SEAL);
 	prepare_child(r);
 	check_privileged(r);
@@ -666,7 +671,7 @@ reap(struct run *r)
 }
 
 enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
-	OPT_EXPLAIN, OPT_CANARY, OPT_JSON, OPT_TIMINGS };
+	OPT_EXPLAIN, OPT_CANARY, OPT_JSON, OPT_REGISTRY, OPT_TIMINGS };
 
 /* Every option, its value and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
@@ -695,6 +700,8 @@ static const struct usage_opt options[] = {
 	    "stage" },
 	{ "json", no_argument, OPT_JSON, NULL,
 	    "with --canary: one JSON object instead of the lines" },
+	{ "registry", required_argument, OPT_REGISTRY, "FILE",
+	    "run only programs whose SHA-256 FILE lists (sha256sum format)" },
 	USAGE_STD_ROWS(OPT_VERSION),
 };
 
@@ -707,6 +714,8 @@ main(int argc, char *argv[])
 	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
 	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0, canary = 0;
 	int json = 0, seen_j = 0, seen_c = 0, seen_cache = 0, no_cache = 0;
+	int seen_reg = 0;
+	const char *registry = NULL;
 
 	prog_set("confexec");
 	timing_mark(r.stamp, TM_BEGIN);
@@ -757,6 +766,10 @@ main(int argc, char *argv[])
 		case OPT_TIMINGS:
 			r.timings = 1;
 			break;
+		case OPT_REGISTRY:
+			usage_once(&seen_reg, EXIT_FAIL, "registry", optarg);
+			registry = optarg;
+			break;
 		case 'o':
 			outlive = 1;
 			break;
@@ -779,9 +792,17 @@ main(int argc, char *argv[])
 		die(EXIT_FAIL, "--journal: empty path");
 	if (control != NULL && control[0] == '\0')
 		die(EXIT_FAIL, "--control: empty path");
-	if (reap_only && (dry || outlive || control != NULL || explain))
+	if (reap_only && (dry || outlive || control != NULL || explain ||
+	    registry != NULL))
 		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
-		    "--outlive-caller, --control and --explain-denials");
+		    "--outlive-caller, --control, --explain-denials and "
+		    "--registry");
+	if (registry != NULL && dry)
+		die_usage_hint(EXIT_FAIL, "--registry excludes --dry-run (a "
+		    "dry run seals no program)");
+	if (registry != NULL && registry[0] == '\0')
+		die(EXIT_FAIL, "--registry: empty path");
+	admit_want(registry);
 
 	if (seen_cache && no_cache)
 		die_usage_hint(EXIT_FAIL, "--image-cache and --no-image-cache "

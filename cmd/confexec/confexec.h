@@ -21,6 +21,7 @@
  *                  plan's boundary, its answers judged against the plan
  *   privileged.c   no privileged file beneath a rw rule: the rw trees
  *                  walked before the run (common/privfile.h)
+ *   admit.c        --registry: the programs admitted by their SHA-256
  *   loop.c         the event loop and its table of sources (loop.h)
  *   src_pidfd.c    source: the payload's exit
  *   src_signal.c   source: signals to confexec
@@ -445,6 +446,19 @@ json_t *privileged_json(void);
 /* canary.c: the file is the canary's own privileged file (its probe). */
 struct statx;
 int canary_own(const struct statx *stx);
+
+/* admit.c (--registry FILE, confexec(1) REGISTRY): admit_want before
+ * the run; admit_open once the plan is decoded, before anything is made:
+ * the registry read once (bounded), refused (0, or -1 with err) when
+ * someone besides root and the caller may write or replace it or a rw
+ * rule of the plan reaches it; admit_check once the program (and a
+ * pinned script) is sealed: the run ends (126) naming each file whose
+ * SHA-256 is not listed and the line that would admit it; admit_json:
+ * the start record's "registry" (null without). */
+void admit_want(const char *path);
+int admit_open(struct run *r, char *err, size_t len);
+void admit_check(struct run *r);
+json_t *admit_json(void);
 
 /* explain.c: read the image's interpreter (in the parent, before the
  * clone); the reason of an execveat failure with errno e. */

@@ -129,6 +129,7 @@ ev_start(const struct run *r)
 	if (r->script_hex[0] != '\0')
 		json_object_set_new(o, "script_sha256",
 		    json_string(r->script_hex));
+	json_object_set_new(o, "registry", admit_json());
 	start_payload(o, r);
 	json_object_set_new(o, "uid", ev_u64(r->final_uid));
 	json_object_set_new(o, "gid", ev_u64(r->final_gid));

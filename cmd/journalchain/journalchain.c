@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "err.h"
 #include "hash.h"
 #include "journal.h"
@@ -19,17 +20,29 @@
 #define USAGE                                                              \
 	"journalchain append [--batch N] FILE | verify [--deep] "          \
 	"[--from SEQ:HASH] FILE | show [--json] FILE | head FILE | "       \
-	"recover FILE"
+	"recover FILE | keygen NAME PREFIX | checkpoint --key KEY "        \
+	"[--origin O] [--state STATE] FILE | verify --checkpoint CKPT "    \
+	"--pub VKEY [--origin O] FILE | prove --from OLD [--to N] FILE | " \
+	"consistent --pub VKEY --old CKPT --proof PROOF CKPT"
 
 /* Exit status of a torn tail (journalchain(1)). */
 #define EXIT_TORN 3
 
-enum cmd { C_APPEND, C_VERIFY, C_SHOW, C_HEAD, C_RECOVER };
+enum cmd {
+	C_APPEND, C_VERIFY, C_SHOW, C_HEAD, C_RECOVER,
+	/* signed checkpoints: checkpoint.c */
+	C_KEYGEN, C_CHECKPOINT, C_PROVE, C_CONSISTENT,
+};
 
 enum {
 	OPT_BATCH = USAGE_LONG_ONLY, OPT_DEEP, OPT_FROM, OPT_JSON,
-	OPT_VERSION,
+	OPT_VERSION, OPT_KEY, OPT_ORIGIN, OPT_CHECKPOINT, OPT_PUB, OPT_TO,
+	OPT_OLD, OPT_PROOF, OPT_STATE,
 };
+
+/* checkpoint.c's options, in the order of their OPT_ values: ck[K_...]. */
+enum { K_KEY, K_ORIGIN, K_CHECKPOINT, K_PUB, K_TO, K_OLD, K_PROOF, K_STATE,
+	K_N };
 
 static const struct usage_opt options[] = {
 	{ "batch", required_argument, OPT_BATCH, "N",
@@ -37,8 +50,27 @@ static const struct usage_opt options[] = {
 	{ "deep", no_argument, OPT_DEEP, NULL,
 	    "verify: also parse every event, require canonical JSON" },
 	{ "from", required_argument, OPT_FROM, "SEQ:HASH",
-	    "verify: the journal must extend this earlier head" },
+	    "verify: the journal must extend this earlier head; prove: OLD, "
+	    "the older tree size" },
 	{ "json", no_argument, OPT_JSON, NULL, "show: JSON lines" },
+	{ "key", required_argument, OPT_KEY, "KEY",
+	    "checkpoint: the signer key file (mode 0600)" },
+	{ "origin", required_argument, OPT_ORIGIN, "O",
+	    "checkpoint: the origin line (default: the key's name); verify: "
+	    "the origin required" },
+	{ "checkpoint", required_argument, OPT_CHECKPOINT, "CKPT",
+	    "verify: the signed checkpoint the journal must match" },
+	{ "pub", required_argument, OPT_PUB, "VKEY",
+	    "verify, consistent: the verifier key file" },
+	{ "to", required_argument, OPT_TO, "N",
+	    "prove: the newer tree size (default: every record)" },
+	{ "old", required_argument, OPT_OLD, "CKPT",
+	    "consistent: the older signed checkpoint" },
+	{ "proof", required_argument, OPT_PROOF, "PROOF",
+	    "consistent: the proof prove printed" },
+	{ "state", required_argument, OPT_STATE, "STATE",
+	    "checkpoint: read only the records since the checkpoint kept in "
+	    "STATE, then keep this one" },
 	USAGE_STD_ROWS(OPT_VERSION),
 };
 
@@ -260,6 +292,52 @@ cmd_recover(const char *path)
 	return EXIT_OK;
 }
 
+/* The checkpoint options ck[] (--key, --origin, --checkpoint, --pub,
+ * --to, --old, --proof, --state) each belong to some subcommands; some
+ * are required there.  chain_opts: --deep or --from given. */
+static void
+ckpt_options(enum cmd cmd, const char *const ck[K_N], int chain_opts)
+{
+	/* which subcommands take each option: allowed, then required */
+	static const struct {
+		const char *name;
+		unsigned allowed, required;
+	} rule[K_N] = {
+		{ "key", 1u << C_CHECKPOINT, 1u << C_CHECKPOINT },
+		{ "origin", 1u << C_CHECKPOINT | 1u << C_VERIFY, 0 },
+		{ "checkpoint", 1u << C_VERIFY, 0 },
+		{ "pub", 1u << C_VERIFY | 1u << C_CONSISTENT,
+		    1u << C_CONSISTENT },
+		{ "to", 1u << C_PROVE, 0 },
+		{ "old", 1u << C_CONSISTENT, 1u << C_CONSISTENT },
+		{ "proof", 1u << C_CONSISTENT, 1u << C_CONSISTENT },
+		{ "state", 1u << C_CHECKPOINT, 0 },
+	};
+	int i;
+
+	for (i = 0; i < K_N; i++) {
+		if (ck[i] != NULL && !(rule[i].allowed & 1u << cmd))
+			die_usage_hint(EXIT_USAGE, "--%s is not for this "
+			    "subcommand (journalchain --help)", rule[i].name);
+		if (ck[i] == NULL && (rule[i].required & 1u << cmd))
+			die_usage_hint(EXIT_USAGE, "this subcommand needs "
+			    "--%s", rule[i].name);
+	}
+	if (cmd == C_VERIFY &&
+	    (ck[K_CHECKPOINT] != NULL) != (ck[K_PUB] != NULL))
+		die_usage_hint(EXIT_USAGE, "verify: --checkpoint and --pub go "
+		    "together");
+	if (cmd == C_VERIFY && ck[K_ORIGIN] != NULL &&
+	    ck[K_CHECKPOINT] == NULL)
+		die_usage_hint(EXIT_USAGE, "verify: --origin needs "
+		    "--checkpoint");
+	if (cmd == C_VERIFY && ck[K_CHECKPOINT] != NULL && chain_opts)
+		die_usage_hint(EXIT_USAGE, "verify: --checkpoint goes without "
+		    "--deep and --from");
+	if (cmd == C_PROVE && !chain_opts)
+		die_usage_hint(EXIT_USAGE, "prove needs --from OLD");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -267,7 +345,13 @@ main(int argc, char *argv[])
 	uint64_t batch = 0;
 	unsigned flags = 0;
 	int c, json = 0, have_from = 0, have_batch = 0;
-	const char *sub, *path = NULL;
+	const char *sub, *path = NULL, *path2 = NULL, *from_arg = NULL;
+	/* checkpoint.c's options, each once: --key, --origin, --checkpoint,
+	 * --pub, --to, --old, --proof, --state */
+	const char *ck[K_N] = {0};
+	static const char *const ck_name[K_N] = { "key", "origin",
+	    "checkpoint", "pub", "to", "old", "proof", "state" };
+	int ck_seen[K_N] = {0};
 	struct option longopts[sizeof(options) / sizeof(options[0])];
 	char shorts[16];
 	enum cmd cmd;
@@ -285,7 +369,8 @@ main(int argc, char *argv[])
 	}
 	if (argc < 2)
 		die_usage_hint(EXIT_USAGE, "no subcommand (append, verify, "
-		    "show, head or recover)");
+		    "show, head, recover, keygen, checkpoint, prove or "
+		    "consistent)");
 	sub = argv[1];
 	if (strcmp(sub, "append") == 0)
 		cmd = C_APPEND;
@@ -297,6 +382,14 @@ main(int argc, char *argv[])
 		cmd = C_HEAD;
 	else if (strcmp(sub, "recover") == 0)
 		cmd = C_RECOVER;
+	else if (strcmp(sub, "keygen") == 0)
+		cmd = C_KEYGEN;
+	else if (strcmp(sub, "checkpoint") == 0)
+		cmd = C_CHECKPOINT;
+	else if (strcmp(sub, "prove") == 0)
+		cmd = C_PROVE;
+	else if (strcmp(sub, "consistent") == 0)
+		cmd = C_CONSISTENT;
 	else
 		die_usage_hint(EXIT_USAGE, "unknown subcommand: %s", sub);
 	argc--;
@@ -306,10 +399,13 @@ main(int argc, char *argv[])
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 1:
-			if (path != NULL)
+			if (path != NULL && (cmd != C_KEYGEN || path2 != NULL))
 				die_usage_hint(EXIT_USAGE, "one FILE only: %s",
 				    optarg);
-			path = optarg;
+			if (path != NULL)
+				path2 = optarg;
+			else
+				path = optarg;
 			break;
 		case OPT_BATCH:
 			usage_once(&have_batch, EXIT_USAGE, "batch", optarg);
@@ -322,9 +418,14 @@ main(int argc, char *argv[])
 			break;
 		case OPT_FROM:
 			usage_once(&have_from, EXIT_USAGE, "from", optarg);
-			if (journal_head_parse(optarg, &from) == -1)
-				die_usage_hint(EXIT_USAGE, "--from: want "
-				    "SEQ:HASH (64 hex digits): %s", optarg);
+			from_arg = optarg;
+			break;
+		case OPT_KEY: case OPT_ORIGIN: case OPT_CHECKPOINT:
+		case OPT_PUB: case OPT_TO: case OPT_OLD: case OPT_PROOF:
+		case OPT_STATE:
+			usage_once(&ck_seen[c - OPT_KEY], EXIT_USAGE,
+			    ck_name[c - OPT_KEY], optarg);
+			ck[c - OPT_KEY] = optarg;
 			break;
 		case OPT_JSON:
 			json = 1;
@@ -338,21 +439,35 @@ main(int argc, char *argv[])
 	/* validation: each option belongs to one subcommand; one FILE */
 	if (path == NULL && optind < argc)
 		path = argv[optind++];
+	if (cmd == C_KEYGEN && path2 == NULL && optind < argc)
+		path2 = argv[optind++];
 	if (optind < argc)
 		die_usage_hint(EXIT_USAGE, "one FILE only: %s", argv[optind]);
 	if (path == NULL)
 		die_usage_hint(EXIT_USAGE, "%s: no FILE", sub);
+	if (cmd == C_KEYGEN && path2 == NULL)
+		die_usage_hint(EXIT_USAGE, "keygen: want NAME PREFIX");
 	if (have_batch && cmd != C_APPEND)
 		die_usage_hint(EXIT_USAGE, "--batch is for append");
-	if ((flags || have_from) && cmd != C_VERIFY)
-		die_usage_hint(EXIT_USAGE, "--deep and --from are for verify");
+	if (flags && cmd != C_VERIFY)
+		die_usage_hint(EXIT_USAGE, "--deep is for verify");
+	if (have_from && cmd != C_VERIFY && cmd != C_PROVE)
+		die_usage_hint(EXIT_USAGE, "--from is for verify and prove");
 	if (json && cmd != C_SHOW)
 		die_usage_hint(EXIT_USAGE, "--json is for show");
+	ckpt_options(cmd, ck, flags || have_from);
+	if (cmd == C_VERIFY && have_from &&
+	    journal_head_parse(from_arg, &from) == -1)
+		die_usage_hint(EXIT_USAGE, "--from: want SEQ:HASH (64 hex "
+		    "digits): %s", from_arg);
 
 	switch (cmd) {
 	case C_APPEND:
 		return cmd_append(path, batch);
 	case C_VERIFY:
+		if (ck[K_CHECKPOINT] != NULL)
+			return ckpt_verify(path, ck[K_CHECKPOINT], ck[K_PUB],
+			    ck[K_ORIGIN]);
 		return cmd_verify(path, flags, have_from ? &from : NULL);
 	case C_SHOW:
 		return cmd_show(path, json);
@@ -360,6 +475,16 @@ main(int argc, char *argv[])
 		return cmd_head(path);
 	case C_RECOVER:
 		return cmd_recover(path);
+	case C_KEYGEN:
+		return ckpt_keygen(path, path2);
+	case C_CHECKPOINT:
+		return ckpt_checkpoint(path, ck[K_KEY], ck[K_ORIGIN],
+		    ck[K_STATE]);
+	case C_PROVE:
+		return ckpt_prove(path, from_arg, ck[K_TO]);
+	case C_CONSISTENT:
+		return ckpt_consistent(path, ck[K_OLD], ck[K_PROOF],
+		    ck[K_PUB]);
 	default:
 		die_usage(USAGE);
 	}
