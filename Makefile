@@ -105,8 +105,20 @@ $(B)/helpers/confexec-canary: $(CANARY)
 	@mkdir -p $(@D)
 	cp $< $@
 
+# And one without the check of the rw trees for privileged files
+# (BORNE_WEAK_PRIVCHECK: cmd/confexec/privileged.c finds, never strips),
+# which the canary's rw-privileged probe must catch; the bench compares
+# launches with and without the check.
+$(B)/weak/privileged-privcheck.o: cmd/confexec/privileged.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DBORNE_WEAK_PRIVCHECK -c -o $@ $<
+
+$(B)/helpers/confexec-weak-privcheck: $(filter-out %/privileged.o,$(CONFEXEC_OBJ)) $(B)/weak/privileged-privcheck.o $(B)/libcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(B)/libcommon.a $(LIBS) -pthread
+
 WEAK_HELPERS := $(WEAK_LAYERS:%=$(B)/helpers/confexec-weak-%) \
-	$(B)/helpers/confexec-canary
+	$(B)/helpers/confexec-weak-privcheck $(B)/helpers/confexec-canary
 
 $(B)/common/%.o: common/%.c
 	@mkdir -p $(@D)
@@ -244,6 +256,7 @@ static: $(MUSL_PREFIX)/.done
 	$(MAKE) VARIANT=static $(TOOLS:%=.build/static/bin/%) \
 	    .build/static/bin/confexec-canary \
 	    $(WEAK_LAYERS:%=.build/static/helpers/confexec-weak-%) \
+	    .build/static/helpers/confexec-weak-privcheck \
 	    .build/static/helpers/confexec-canary \
 	    $(HELPER_SRC:tests/helpers/%.c=.build/static/helpers/%) \
 	    $(UNIT_SRC:tests/unit/%.c=.build/static/unit/%)

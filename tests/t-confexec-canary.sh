@@ -20,7 +20,8 @@ PE=$BIN/planenc
 WEAK=$HELP/confexec-weak-landlock
 J=$TMP/run.jnl
 [ -x "$BIN/confexec-canary" ] || skip_all "no $BIN/confexec-canary (make all)"
-for w in "$WEAK" "$HELP/confexec-weak-mountview"; do
+for w in "$WEAK" "$HELP/confexec-weak-mountview" \
+    "$HELP/confexec-weak-privcheck"; do
 	[ -x "$w" ] || skip_all "no $w (make helpers)"
 done
 
@@ -132,6 +133,17 @@ for p in rw-create rw-chmod rw-read rw-remove; do
 done
 t_like "  in a file of its own in DIR" "^create $f[0-9]+\$" \
     "$(field rw-create 2)"
+# A setuid file beneath the rw rule, rewritten through a shared mapping:
+# its privilege was stripped before the run (confexec(1), PRIVILEGED
+# FILES), the host sees a plain file with the probe's bytes.
+t_eq "  rw-privileged: granted, stripped before the run, ok" \
+    "$(line rw-privileged | cut -f3,4,6)" \
+    "$(printf 'granted (rw rule %s), its privilege stripped before the run\tok\tmatch' "$TMP/rw")"
+t_like "  made setuid and setgid in DIR" \
+    "^rewrite $TMP/rw/\\.borne-canary-priv\\.[0-9]+ \\(mode 6755\\) through a shared mapping\$" \
+    "$(field rw-privileged 2)"
+t_eq "  host side: its privilege gone, its bytes the probe's" \
+    "$(field rw-privileged 5)" "mode 0755, bytes rewritten"
 t_eq "  removed on the host afterwards" "$(ls -A "$TMP/rw")" mine
 t_eq "  the user's file untouched" "$(cat "$TMP/rw/mine")" keep
 expect write-outside "denied (landlock, mount-view)" ENOENT "file unchanged" match
@@ -350,6 +362,15 @@ t_eq "  caught by the metadata probes outside the rules" \
 expect chmod-outside "denied (mount-view)" ok "mode 0644 -> 0600" MISMATCH
 expect utimes-outside "denied (mount-view)" ok "mtime changed" MISMATCH
 expect write-outside "denied (landlock, mount-view)" EACCES "file unchanged" match
+
+t_exit 1 "a test build without the check of the rw trees fails --canary, exit 1" \
+    canary "$HELP/confexec-weak-privcheck" -- --rw "$TMP/rw"
+t_eq "  caught by rw-privileged alone" \
+    "$(awk -F'\t' '$6 == "MISMATCH" {print $1}' "$OUT" | tr '\n' ' ')" \
+    "rw-privileged "
+t_eq "  host side: setuid, setgid and a capability kept on rewritten bytes" \
+    "$(field rw-privileged 5)" "mode 6755 with a capability, bytes rewritten"
+t_eq "  the file removed on the host afterwards" "$(ls -A "$TMP/rw")" mine
 
 # ---- usage -------------------------------------------------------------
 t_exit 125 "--json without --canary" sh -c '"$1" --json </dev/null' sh "$CX"

@@ -27,8 +27,12 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
+
+#include <linux/stat.h>
 
 #include "confexec.h"
 #include "err.h"
@@ -58,7 +62,7 @@ enum expect {
 /* What confexec looks at on the host afterwards. */
 enum host {
 	H_NONE, H_BYTES, H_MODE, H_TIMES, H_LEFT, H_TCP, H_ABSTRACT,
-	H_SIGNAL, H_TRACE, H_SYSV,
+	H_SIGNAL, H_TRACE, H_SYSV, H_PRIV,
 };
 
 struct probe_line {
@@ -105,6 +109,12 @@ static struct canary {
 	pid_t target;		/* the paused host process */
 	int targetfd, lifefd;
 	int msqid;
+	/* The privileged file beneath the first rw directory rule (the
+	 * rw-privileged probe): its path, as made, and its first page. */
+	char priv[PATH_MAX];
+	struct stat privst;
+	char privpage[4096];
+	ssize_t privlen;
 	char **argv;
 	size_t argc;
 	int started, ended;	/* its "start" and "end" lines were read */
@@ -608,6 +618,74 @@ rw_expect(const struct run *r, struct probe_line *pl, int ok,
 		    (unsigned long)r->final_uid);
 }
 
+/* A privileged file beneath the first rw directory rule, as a root
+ * container leaves one: a copy of the probe program, the run's own (so
+ * that only the boundary stands in the way), setuid and setgid, with a
+ * file capability when confexec may set one.  The check of the rw trees
+ * (privileged.c) strips it before the run; the probe rewrites it through
+ * a shared mapping; the host's side after: its privilege gone, or its
+ * bytes unchanged. */
+static void
+probe_privileged(const struct run *r, const char *dir, int reach)
+{
+	/* cap_net_raw=ep, vfs_cap_data v2 (tests/helpers/fcapset.c). */
+	static const unsigned char cap[20] = { 0x01, 0, 0, 0x02, 0x00, 0x20 };
+	struct probe_line *pl;
+	int dfd, fd;
+	char name[64];
+	const char *slash = strcmp(dir, "/") == 0 ? "" : "/";
+
+	snprintf(name, sizeof(name), ".borne-canary-priv.%ld", (long)getpid());
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		not_run("rw-privileged", dir, "not run: %s", strerror(errno));
+		return;
+	}
+	if (copy_file(cn.prog, dfd, name, 0755) == -1 ||
+	    fchownat(dfd, name, r->final_uid, r->final_gid,
+	    AT_SYMLINK_NOFOLLOW) == -1 ||
+	    fchmodat(dfd, name, 06755, 0) == -1) {
+		not_run("rw-privileged", dir, "not run: a setuid file could not "
+		    "be made there: %s", strerror(errno));
+		(void)unlinkat(dfd, name, 0);
+		close(dfd);
+		return;
+	}
+	snprintf(cn.priv, sizeof(cn.priv), "%s%s%s", dir, slash, name);
+	/* A capability too, when confexec holds CAP_SETFCAP (root). */
+	(void)lsetxattr(cn.priv, "security.capability", cap, sizeof(cap), 0);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	cn.privlen = fd == -1 ? -1 : read(fd, cn.privpage,
+	    sizeof(cn.privpage));
+	if (fd != -1)
+		close(fd);
+	close(dfd);
+	if (cn.privlen == -1 || lstat(cn.priv, &cn.privst) == -1) {
+		not_run("rw-privileged", cn.priv, "not run: %s",
+		    strerror(errno));
+		return;
+	}
+	if ((pl = add("rw-privileged", "mmapw", cn.priv)) == NULL)
+		return;
+	snprintf(pl->tried, sizeof(pl->tried), "rewrite %s (mode %04o) "
+	    "through a shared mapping", shown(cn.priv),
+	    (unsigned)(cn.privst.st_mode & 07777));
+	pl->h = H_PRIV;
+	rw_expect(r, pl, reach, dir);
+	if (reach)
+		snprintf(pl->expected + strlen(pl->expected),
+		    sizeof(pl->expected) - strlen(pl->expected), ", its "
+		    "privilege stripped before the run");
+}
+
+int
+canary_own(const struct statx *stx)
+{
+	return cn.priv[0] != '\0' && stx->stx_ino == cn.privst.st_ino &&
+	    makedev(stx->stx_dev_major, stx->stx_dev_minor) ==
+	    cn.privst.st_dev;
+}
+
 /* Inside each rw (and rwx) rule: a directory gets a file created,
  * changed, read and removed; a file is opened for writing only (the
  * user's bytes stay). */
@@ -652,6 +730,9 @@ probes_rw(const struct run *r)
 		    f->path, strcmp(f->path, "/") == 0 ? "" : "/",
 		    (long)getpid());
 		ok = dac_path(r, f->path, &st, 3);
+		if (k == 0)
+			probe_privileged(r, f->path, dac_path(r, f->path, &st,
+			    1));
 		for (j = 0; j < 4; j++) {
 			if ((pl = add(names[j], ops[j], paths[k])) == NULL)
 				return;
@@ -925,6 +1006,9 @@ cleanup(void)
 	for (i = 0; i < cn.n; i++)
 		if (cn.pl[i].h == H_LEFT)
 			(void)unlink(cn.pl[i].arg);
+	if (cn.priv[0] != '\0')
+		(void)unlink(cn.priv);
+	cn.priv[0] = '\0';
 	if (cn.msqid != -1)
 		(void)msgctl(cn.msqid, IPC_RMID, NULL);
 	cn.msqid = -1;
@@ -1173,6 +1257,36 @@ target_alive(void)
 	return poll(&pf, 1, 0) == 0;
 }
 
+/* The privileged file after the run: 1 when it still carries privilege
+ * and its bytes changed (the payload's bytes would run with it). */
+static int
+host_priv(struct probe_line *pl)
+{
+	char page[sizeof(cn.privpage)], capb[64];
+	struct stat st;
+	ssize_t n;
+	int fd, capped, priv, same;
+
+	if (lstat(cn.priv, &st) == -1 || st.st_ino != cn.privst.st_ino) {
+		snprintf(pl->hostsaw, sizeof(pl->hostsaw), "file %s",
+		    errno == ENOENT ? "gone" : "replaced");
+		return 1;
+	}
+	capped = lgetxattr(cn.priv, "security.capability", capb,
+	    sizeof(capb)) >= 0 || errno == ERANGE;
+	priv = (st.st_mode & (S_ISUID | S_ISGID)) != 0 || capped;
+	fd = open(cn.priv, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	n = fd == -1 ? -1 : read(fd, page, sizeof(page));
+	if (fd != -1)
+		close(fd);
+	same = n == cn.privlen && n >= 0 && memcmp(page, cn.privpage,
+	    (size_t)n) == 0 && st.st_size == cn.privst.st_size;
+	snprintf(pl->hostsaw, sizeof(pl->hostsaw), "mode %04o%s, bytes %s",
+	    (unsigned)(st.st_mode & 07777), capped ? " with a capability" :
+	    "", same ? "unchanged" : "rewritten");
+	return priv && !same;
+}
+
 /* The host's side of one probe: what it shows, and 1 when it changed. */
 static int
 host_side(struct probe_line *pl)
@@ -1242,6 +1356,8 @@ host_side(struct probe_line *pl)
 		}
 		snprintf(pl->hostsaw, sizeof(pl->hostsaw), "file unchanged");
 		return 0;
+	case H_PRIV:
+		return host_priv(pl);
 	case H_LEFT:
 		if (lstat(pl->arg, &st) == 0) {
 			(void)unlink(pl->arg);
@@ -1316,6 +1432,9 @@ judge(struct probe_line *pl)
 	char name[32];
 	size_t i;
 
+	/* Privilege left on rewritten bytes: never a match. */
+	if (pl->h == H_PRIV && changed)
+		return 0;
 	switch (pl->x) {
 	case X_NOTRUN:
 		return 1;

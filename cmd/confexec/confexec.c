@@ -286,6 +286,18 @@ prepare_child(struct run *r)
 		refuse(r, "%s", err);
 }
 
+/* Step 6 too, last before the start: no privileged file beneath a rw
+ * rule (privileged.c), so that nothing the payload may write carries
+ * setuid, setgid or a capability from its first instruction on. */
+static void
+check_privileged(struct run *r)
+{
+	char err[1024];
+
+	if (privileged_check(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
+}
+
 /* Step 7: the supervisor's sources (signals blocked from here on), the
  * clock the timeout counts from, then the start record: strict mode
  * runs nothing it cannot journal. */
@@ -607,6 +619,7 @@ run(struct run *r, int dry)
 		admit_check(r);
 	timing_mark(r->stamp, TM_SEAL);
 	prepare_child(r);
+	check_privileged(r);
 	prepare_stacks(r);
 	timing_mark(r->stamp, TM_VIEW);
 	/* Before the sources: the egress broker's network namespace is

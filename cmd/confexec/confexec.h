@@ -19,6 +19,8 @@
  *   denials.c      --explain-denials: path calls the rules deny
  *   canary.c       --canary: the probe program (canary/canary.c) in the
  *                  plan's boundary, its answers judged against the plan
+ *   privileged.c   no privileged file beneath a rw rule: the rw trees
+ *                  walked before the run (common/privfile.h)
  *   admit.c        --registry: the programs admitted by their SHA-256
  *   loop.c         the event loop and its table of sources (loop.h)
  *   src_pidfd.c    source: the payload's exit
@@ -431,6 +433,19 @@ void canary_read(void);
 void canary_finish(struct run *r);
 json_t *canary_summary(void);
 int canary_exit(int code, const siginfo_t *si);
+
+/* privileged.c: before the payload starts, every rw and rwx tree walked
+ * for setuid, setgid and file-capability files (confexec(1), PRIVILEGED
+ * FILES): one stderr line each; strict mode refuses (-1, err set), degrade
+ * mode strips them (a file with several links, or past 64, refused too).
+ * privileged_json: the start record's "privileged" (null when no tree was
+ * walked). */
+int privileged_check(struct run *r, char *err, size_t len);
+json_t *privileged_json(void);
+
+/* canary.c: the file is the canary's own privileged file (its probe). */
+struct statx;
+int canary_own(const struct statx *stx);
 
 /* admit.c (--registry FILE, confexec(1) REGISTRY): admit_want before
  * the run; admit_open once the plan is decoded, before anything is made:

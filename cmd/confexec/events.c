@@ -142,6 +142,7 @@ ev_start(const struct run *r)
 	for (i = 0; i < r->nwarnings; i++)
 		json_array_append_new(w, json_string(r->warnings[i]));
 	json_object_set_new(o, "warnings", w);
+	json_object_set_new(o, "privileged", privileged_json());
 	json_object_set_new(o, "cgroup",
 	    r->have_cg ? json_string(r->cg.path) : json_null());
 	json_object_set_new(o, "time_ns", ev_u64(now_ns(CLOCK_REALTIME)));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* suidstrip strip: the per-file work of both steps, run by the walk's
  * worker threads: the ownership restore (--chown) and the strip of
- * setuid/setgid bits and file capabilities, each change made through an
- * fd whose statx matches what the walk saw (common/walk.h). */
+ * setuid/setgid bits and file capabilities: what is looked at and
+ * changed is common/privfile's (shared with confexec), the reports are
+ * suidstrip's own. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,66 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sys/capability.h>
-
 #include "clock.h"
 #include "err.h"
 #include "esc.h"
+#include "privfile.h"
 #include "suidstrip.h"
-
-/* ---- capabilities ---- */
-
-/* Decode a vfs_cap_data xattr (v1, v2 or v3) into getcap-like text, plus
- * the v3 root id (-1 when none).  Never fails: unknown data is "invalid". */
-static void
-cap_text(const unsigned char *b, ssize_t n, char *out, size_t size,
-    int *version, long long *rootid)
-{
-	uint32_t magic, perm[2] = { 0, 0 }, inh[2] = { 0, 0 };
-	int words, i, bit;
-	cap_t c;
-	char *s;
-
-	*version = 0;
-	*rootid = -1;
-	snprintf(out, size, "invalid");
-	if (n < 4)
-		return;
-#define LE32(p) ((uint32_t)(p)[0] | (uint32_t)(p)[1] << 8 | \
-	(uint32_t)(p)[2] << 16 | (uint32_t)(p)[3] << 24)
-	magic = LE32(b);
-	switch (magic & 0xff000000u) {
-	case 0x01000000u: if (n != 12) return; words = 1; *version = 1; break;
-	case 0x02000000u: if (n != 20) return; words = 2; *version = 2; break;
-	case 0x03000000u: if (n != 24) return; words = 2; *version = 3;
-		*rootid = LE32(b + 20); break;
-	default: return;
-	}
-	for (i = 0; i < words; i++) {
-		perm[i] = LE32(b + 4 + 8 * i);
-		inh[i] = LE32(b + 8 + 8 * i);
-	}
-#undef LE32
-	if ((c = cap_init()) == NULL)
-		return;
-	for (bit = 0; bit < 64; bit++) {
-		cap_value_t v = bit;
-		uint32_t m = 1u << (bit % 32);
-
-		if (perm[bit / 32] & m) {
-			cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
-			if (magic & 1)
-				cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
-		}
-		if (inh[bit / 32] & m)
-			cap_set_flag(c, CAP_INHERITABLE, 1, &v, CAP_SET);
-	}
-	if ((s = cap_to_text(c, NULL)) != NULL) {
-		snprintf(out, size, "%s", s);
-		cap_free(s);
-	}
-	cap_free(c);
-}
 
 /* ---- the restore step (--chown) ---- */
 
@@ -79,9 +25,8 @@ restore_ent(void *ctx, const struct walk_ent *e)
 	struct target *t = ctx;
 	const struct statx *st = e->stx;
 	char p[ESC_SIZE(PATH_MAX * 2)];
-	struct statx fresh;
 	json_t *o;
-	int fd, r;
+	int r;
 
 	if (st->stx_uid != 0)
 		return;
@@ -104,22 +49,7 @@ restore_ent(void *ctx, const struct walk_ent *e)
 		}
 		return;
 	}
-	if (e->fd >= 0) {
-		/* A directory: its own fd was opened by the walk. */
-		r = fchown(e->fd, opt.uid, opt.gid);
-	} else {
-		if ((fd = walk_open(e->dirfd, e->name, st, &fresh)) == -1)
-			goto fail;
-		if (fresh.stx_uid != 0 || (S_ISREG(fresh.stx_mode) &&
-		    fresh.stx_nlink > 1)) {
-			close(fd);
-			errno = ESTALE;
-			goto fail;
-		}
-		r = walk_chown(fd, opt.uid, opt.gid);
-		close(fd);
-	}
-	if (r == -1)
+	if (priv_chown(e, opt.uid, opt.gid) == -1)
 		goto fail;
 	atomic_fetch_add(&t->changed, 1);
 	if (opt.json && (o = rec_new(t, e->dpath, e->name, "restore",
@@ -130,7 +60,8 @@ fail:
 	r = errno;
 	disp_path(t, e->dpath, e->name, p, sizeof p);
 	fail_target(t, STEP_RESTORE, "%s: chown: %s", p,
-	    r == ESTALE ? "changed during the walk" : strerror(r));
+	    r == ESTALE || r == EMLINK ? "changed during the walk" :
+	    strerror(r));
 }
 
 /* ---- the strip step ---- */
@@ -157,18 +88,8 @@ strip_report_only(struct target *t, const struct walk_ent *e)
 	    "%s left in place", what);
 }
 
-/* What strip_ent found in a privileged file. */
-struct found {
-	ssize_t capn;		/* size of security.capability, 0: none */
-	char ctext[512];	/* the capability as getcap prints it */
-	int ver;		/* its version (1, 2, 3) */
-	long long rootid;	/* version 3: its root id, else -1 */
-	unsigned after;		/* the mode once stripped */
-	struct statx fresh;	/* the file as last seen */
-};
-
 static void
-strip_print(struct target *t, const struct walk_ent *e, const struct found *f)
+strip_print(struct target *t, const struct walk_ent *e, const struct priv_file *f)
 {
 	const char *action = opt.mode == MODE_CHECK ? "privileged" :
 	    opt.mode == MODE_DRYRUN ? "would-strip" : "stripped";
@@ -213,34 +134,11 @@ strip_print(struct target *t, const struct walk_ent *e, const struct found *f)
 		    f->fresh.stx_mode & 07777, f->after, caps);
 }
 
-/* Strip the file e through a verified fd; NULL, or the failed operation
- * with errno set. */
-static const char *
-strip_file(const struct walk_ent *e, struct found *f)
-{
-	const char *op;
-	int fd, err;
-
-	if ((fd = walk_open(e->dirfd, e->name, e->stx, &f->fresh)) == -1)
-		return "open";
-	f->after = f->fresh.stx_mode & 07777 & ~(S_ISUID | S_ISGID);
-	op = NULL;
-	if ((f->fresh.stx_mode & (S_ISUID | S_ISGID)) != 0 &&
-	    walk_chmod(fd, f->after) == -1)
-		op = "chmod";
-	else if (f->capn > 0 && walk_removecap(fd) == -1 && errno != ENODATA)
-		op = "remove capability";
-	err = errno;
-	close(fd);
-	errno = err;
-	return op;
-}
-
 /* A privileged file that could not be stripped: the target's WARNING,
  * and a record, so that the summary's count of privileged files is the
  * number of records about them. */
 static void
-strip_failed(struct target *t, const struct walk_ent *e, const struct found *f,
+strip_failed(struct target *t, const struct walk_ent *e, const struct priv_file *f,
     const char *op, int err)
 {
 	char p[ESC_SIZE(PATH_MAX * 2)], why[256];
@@ -262,10 +160,10 @@ strip_ent(void *ctx, const struct walk_ent *e)
 {
 	struct target *t = ctx;
 	const struct statx *st = e->stx;
-	unsigned char cap[64];
 	char p[ESC_SIZE(PATH_MAX * 2)];
-	struct found f;
+	struct priv_file f;
 	const char *failed_op;
+	int r;
 
 	if (S_ISDIR(st->stx_mode) || S_ISCHR(st->stx_mode) ||
 	    S_ISBLK(st->stx_mode)) {
@@ -274,33 +172,18 @@ strip_ent(void *ctx, const struct walk_ent *e)
 	}
 	if (!S_ISREG(st->stx_mode))
 		return;
-	/* The hot path: one statx (done by the walk) and one xattr read. */
-	f.capn = walk_getcap(e->dirfd, e->name, cap, sizeof cap);
-	if (f.capn == -1) {
-		if (errno == ENODATA || errno == EOPNOTSUPP)
-			f.capn = 0;
-		else if (errno == ERANGE)
-			f.capn = sizeof cap;	/* oversized: still a capability */
-		else {
-			disp_path(t, e->dpath, e->name, p, sizeof p);
-			fail_target(t, STEP_STRIP, "%s: read capability: %s", p,
-			    errno == ENOENT ? "changed during the walk" :
-			    strerror(errno));
-			return;
-		}
+	if ((r = priv_look(e, &f)) == -1) {
+		disp_path(t, e->dpath, e->name, p, sizeof p);
+		fail_target(t, STEP_STRIP, "%s: read capability: %s", p,
+		    errno == ENOENT ? "changed during the walk" :
+		    strerror(errno));
+		return;
 	}
-	if ((st->stx_mode & (S_ISUID | S_ISGID)) == 0 && f.capn == 0)
+	if (r == 0)
 		return;
 	atomic_fetch_add(&t->found, 1);
-	f.ctext[0] = '\0';
-	f.ver = 0;
-	f.rootid = -1;
-	if (f.capn > 0)
-		cap_text(cap, f.capn, f.ctext, sizeof f.ctext, &f.ver, &f.rootid);
-	f.after = st->stx_mode & 07777 & ~(S_ISUID | S_ISGID);
-	f.fresh = *st;
 	if (opt.mode == MODE_STRIP) {
-		if ((failed_op = strip_file(e, &f)) != NULL) {
+		if ((failed_op = priv_strip(e, &f)) != NULL) {
 			strip_failed(t, e, &f, failed_op, errno);
 			return;
 		}
@@ -358,7 +241,7 @@ on_progress(void *ctx, uint64_t scanned, double secs)
 
 static const struct walk_ops restore_ops = {
 	.want = WALK_DT(DT_REG) | WALK_DT(DT_LNK),
-	.stx_mask = STATX_UID | STATX_GID | STATX_NLINK,
+	.stx_mask = PRIV_STX_MASK,
 	.ent = restore_ent,
 	.mount = on_mount_quiet,
 	.error = restore_error,
@@ -367,7 +250,7 @@ static const struct walk_ops restore_ops = {
 
 static const struct walk_ops strip_ops = {
 	.want = WALK_DT(DT_REG) | WALK_DT(DT_CHR) | WALK_DT(DT_BLK),
-	.stx_mask = STATX_UID | STATX_GID | STATX_NLINK,
+	.stx_mask = PRIV_STX_MASK,
 	.ent = strip_ent,
 	.mount = on_mount,
 	.error = strip_error,

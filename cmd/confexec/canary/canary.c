@@ -127,6 +127,33 @@ p_write(const char *path, int flags)
 	return n == -1 ? -1 : 0;
 }
 
+/* A privileged file beneath a rw rule rewritten as an attacker would:
+ * through a shared mapping, a page fault and msync (write(2) would have
+ * the kernel clear setuid; a page fault does not). */
+static int
+p_mmapw(const char *path)
+{
+	static const char mark[] = "borne canary rewrote this";
+	char *m;
+	int fd = open(path, O_RDWR | O_CLOEXEC), e;
+
+	if (fd == -1)
+		return -1;
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	memcpy(m + 64, mark, sizeof(mark) - 1);
+	e = msync(m, 4096, MS_SYNC) == -1 ? errno : 0;
+	munmap(m, 4096);
+	close(fd);
+	errno = e;
+	return e != 0 ? -1 : 0;
+}
+
 static int
 p_utimes(const char *path)
 {
@@ -408,6 +435,8 @@ probe(const char *op, const char *arg)
 		result(chmod(arg, 0600));
 	else if (strcmp(op, "utimes") == 0)
 		result(p_utimes(arg));
+	else if (strcmp(op, "mmapw") == 0)
+		result(p_mmapw(arg));
 	else if (strcmp(op, "remove") == 0)
 		result(unlink(arg));
 	else if (strcmp(op, "exec") == 0)
