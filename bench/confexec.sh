@@ -39,7 +39,8 @@
 #            again, with LOAD busy loops beside them (yes >/dev/null)
 #   stages   where a launch's time goes: NSTAGES launches of the bench
 #            plan and of a four-rule plan by confexec --timings, the
-#            median of each stage (plan, rules, cgroup, seal, view, start,
+#            median of each stage (plan, rules, cgroup, seal, view,
+#            privileged, start,
 #            clone, mount, landlock, seccomp, exec, run, end)
 #   mounts   the launch cost against the size of the caller's mount
 #            namespace (a new mount namespace copies it; the view leaves

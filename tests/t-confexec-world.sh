@@ -257,7 +257,7 @@ t_eq "  host side: the node is still there, unchanged" \
 "$PE" $SYS $QUIET -- /bin/true >"$TMP/p.true" || fail "planenc: /bin/true"
 t_exit 0 "--timings: a run of /bin/true" "$CX" --timings <"$TMP/p.true"
 t_grep "  one line, every stage from the plan to the end record" \
-	'^confexec: timings \(us\): plan [0-9]+ rules [0-9]+ cgroup [0-9]+ seal [0-9]+ view [0-9]+ start [0-9]+ clone [0-9]+ mount [0-9]+ landlock [0-9]+ seccomp [0-9]+ exec [0-9]+ run [0-9]+ end [0-9]+ total [0-9]+$' \
+	'^confexec: timings \(us\): plan [0-9]+ rules [0-9]+ cgroup [0-9]+ seal [0-9]+ view [0-9]+ privileged [0-9]+ start [0-9]+ clone [0-9]+ mount [0-9]+ landlock [0-9]+ seccomp [0-9]+ exec [0-9]+ run [0-9]+ end [0-9]+ total [0-9]+$' \
 	"$ERR"
 t_exit 0 "without it" "$CX" <"$TMP/p.true"
 t_nogrep "  nothing said" 'timings' "$ERR"

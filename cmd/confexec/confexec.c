@@ -619,9 +619,10 @@ run(struct run *r, int dry)
 		admit_check(r);
 	timing_mark(r->stamp, TM_SEAL);
 	prepare_child(r);
-	check_privileged(r);
 	prepare_stacks(r);
 	timing_mark(r->stamp, TM_VIEW);
+	check_privileged(r);
+	timing_mark(r->stamp, TM_PRIV);
 	/* Before the sources: the egress broker's network namespace is
 	 * made inside it. */
 	if (r->userns)

@@ -21,7 +21,8 @@ timing_say(const uint64_t *stamp)
 	static const char *const name[TM_N] = {
 		[TM_PLAN] = "plan", [TM_RULES] = "rules",
 		[TM_CGROUP] = "cgroup", [TM_SEAL] = "seal",
-		[TM_VIEW] = "view", [TM_START] = "start",
+		[TM_VIEW] = "view", [TM_PRIV] = "privileged",
+		[TM_START] = "start",
 		[TM_CLONE] = "clone", [TM_MOUNT] = "mount",
 		[TM_LANDLOCK] = "landlock", [TM_SECCOMP] = "seccomp",
 		[TM_EXEC] = "exec", [TM_RUN] = "run", [TM_END] = "end",

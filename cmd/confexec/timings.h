@@ -21,6 +21,7 @@ enum timing {
 	TM_SEAL,	/* the program (and script) sealed */
 	TM_VIEW,	/* the view prepared: the rules' clones, /etc's id
 			 * map, the descriptors handed in */
+	TM_PRIV,	/* the rw trees walked for privileged files */
 	TM_START,	/* the supervisor's sources, the start record */
 	TM_CLONE,	/* init, and the payload cloned into the cgroup */
 	TM_MOUNT,	/* the payload built its view (mv_apply) */
