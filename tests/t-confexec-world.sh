@@ -44,60 +44,62 @@ ROUNDS=40
 # grants --rw $T/own/a/job; each run's payload changes the mode and the
 # times of f in its rule and says which directory its rule is.  A rule
 # bound by its name again would have been $V/vp/job in some round.
+# tree T V: the trees of one attack; JOB the rule directory's identity,
+# H0 the outside file's mode and mtime, $TMP/p.swap the rounds' plan.
+tree() {
+	mkdir -p "$1/own/a/job" "$2/vp/job"
+	echo own >"$1/own/a/job/f"
+	echo host >"$2/vp/job/f"
+	chmod 644 "$2/vp/job/f"
+	touch -d @1000000000 "$2/vp/job/f"
+	ln -s "$2/vp" "$1/own/b"
+	JOB=$(stat -c %d:%i "$1/own/a/job")
+	H0=$(stat -c '%a %Y' "$2/vp/job/f")
+	"$PE" $SYS --rw "$1/own/a/job" $QUIET -- /bin/sh -c \
+	    'chmod 0606 "$1/f" && touch -d @1 "$1/f"; stat -c %d:%i "$1"' sh \
+	    "$1/own/a/job" >"$TMP/p.swap" || fail "planenc: the swap plan"
+}
+# rounds WHO V SWAPPER-PID: ROUNDS runs while the swapper swaps, each
+# bound the rule's own directory or refused, then the swapper stopped and
+# the outside file checked on the host.
+rounds() {
+	ran=0 refused=0 other=0 n=0
+	while [ $n -lt $ROUNDS ]; do
+		"$CX" <"$TMP/p.swap" >"$OUT" 2>"$ERR"
+		case $?:$(tail -n 1 "$OUT") in
+		0:"$JOB") ran=$((ran + 1)) ;;
+		125:*) refused=$((refused + 1)) ;;
+		*) other=$((other + 1)); diag_file "$ERR" ;;
+		esac
+		n=$((n + 1))
+	done
+	kill -TERM "$3" 2>/dev/null
+	wait "$3" 2>/dev/null
+	t_eq "$1 swapping: $ROUNDS rounds, each bound the rule's own directory or refused ($ran ran, $refused refused)" \
+		"$other" 0
+	ok "  some rounds ran (the swap let the walk through)" \
+		test "$ran" -gt 0
+	t_eq "  host side: the directory outside every rule unchanged (mode, mtime)" \
+		"$(stat -c '%a %Y' "$2/vp/job/f")" "$H0"
+}
 T=$TMP/t
 V=$TMP/v
-mkdir -p "$T/own/a/job" "$V/vp/job"
-echo own >"$T/own/a/job/f"
-echo host >"$V/vp/job/f"
-chmod 644 "$V/vp/job/f"
-touch -d @1000000000 "$V/vp/job/f"
-ln -s "$V/vp" "$T/own/b"
+tree "$T" "$V"
 chown -R 65534:65534 "$T/own"
 chown -h 65534:65534 "$T/own/b"
 chown 0:0 "$T/own/a/job/f"
-JOB=$(stat -c %d:%i "$T/own/a/job")
-H0=$(stat -c '%a %Y' "$V/vp/job/f")
-"$PE" $SYS --rw "$T/own/a/job" $QUIET -- /bin/sh -c \
-    'chmod 0606 "$1/f" && touch -d @1 "$1/f"; stat -c %d:%i "$1"' sh \
-    "$T/own/a/job" >"$TMP/p.swap" || fail "planenc: the swap plan"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$SW" "$T/own" a b \
     >"$TMP/swap.n" 2>&1 &
 SWP=$!
 at_exit "kill_ours $SWP"
-ran=0 refused=0 other=0 n=0
-while [ $n -lt $ROUNDS ]; do
-	"$CX" <"$TMP/p.swap" >"$OUT" 2>"$ERR"
-	case $?:$(tail -n 1 "$OUT") in
-	0:"$JOB") ran=$((ran + 1)) ;;
-	125:*) refused=$((refused + 1)) ;;
-	*) other=$((other + 1)); diag_file "$ERR" ;;
-	esac
-	n=$((n + 1))
-done
-kill -TERM "$SWP" 2>/dev/null
-wait "$SWP" 2>/dev/null
-t_eq "host user swapping: $ROUNDS rounds, each bound the rule's own directory or refused ($ran ran, $refused refused)" \
-	"$other" 0
-ok "  some rounds ran (the swap let the walk through)" test "$ran" -gt 0
-t_eq "  host side: the directory outside every rule unchanged (mode, mtime)" \
-	"$(stat -c '%a %Y' "$V/vp/job/f")" "$H0"
+rounds "host user" "$V" "$SWP"
 
 # ---- 2. the same swap by another run's payload -------------------------
 # The swapper is a payload granted --rw over the parent; the plan of the
 # rounds grants --rw over one directory beneath it.
 T2=$TMP/t2
 V2=$TMP/v2
-mkdir -p "$T2/own/a/job" "$V2/vp/job"
-echo own >"$T2/own/a/job/f"
-echo host >"$V2/vp/job/f"
-chmod 644 "$V2/vp/job/f"
-touch -d @1000000000 "$V2/vp/job/f"
-ln -s "$V2/vp" "$T2/own/b"
-JOB2=$(stat -c %d:%i "$T2/own/a/job")
-H2=$(stat -c '%a %Y' "$V2/vp/job/f")
-"$PE" $SYS --rw "$T2/own/a/job" $QUIET -- /bin/sh -c \
-    'chmod 0606 "$1/f" && touch -d @1 "$1/f"; stat -c %d:%i "$1"' sh \
-    "$T2/own/a/job" >"$TMP/p.swap2" || fail "planenc: the second swap plan"
+tree "$T2" "$V2"
 "$PE" $SYS --rw "$T2/own" $QUIET -- "$SW" "$T2/own" a b >"$TMP/p.swapper" ||
     fail "planenc: the swapper's plan"
 "$CX" <"$TMP/p.swapper" >"$TMP/swap2.n" 2>&1 &
@@ -105,23 +107,7 @@ SWC=$!
 at_exit "kill_ours $SWC"
 # The swapper runs once a is seen as the link.
 wait_for test -L "$T2/own/a" || fail "the other run's swapper runs"
-ran=0 refused=0 other=0 n=0
-while [ $n -lt $ROUNDS ]; do
-	"$CX" <"$TMP/p.swap2" >"$OUT" 2>"$ERR"
-	case $?:$(tail -n 1 "$OUT") in
-	0:"$JOB2") ran=$((ran + 1)) ;;
-	125:*) refused=$((refused + 1)) ;;
-	*) other=$((other + 1)); diag_file "$ERR" ;;
-	esac
-	n=$((n + 1))
-done
-kill -TERM "$SWC" 2>/dev/null
-wait "$SWC" 2>/dev/null
-t_eq "another run swapping: $ROUNDS rounds, each bound the rule's own directory or refused ($ran ran, $refused refused)" \
-	"$other" 0
-ok "  some rounds ran" test "$ran" -gt 0
-t_eq "  host side: the directory outside every rule unchanged (mode, mtime)" \
-	"$(stat -c '%a %Y' "$V2/vp/job/f")" "$H2"
+rounds "another run" "$V2" "$SWC"
 
 # ---- 3. a root daemon's socket outside every rule ----------------------
 # connect(2) to a pathname socket needs no Landlock right before ABI 9: the
