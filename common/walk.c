@@ -208,6 +208,7 @@ struct walk {
 	atomic_int budget_hit;
 	atomic_uint_fast64_t scanned;
 	uint64_t deadline;	/* CLOCK_MONOTONIC ns, 0: none */
+	int inline_;		/* no worker threads: the caller walks */
 };
 
 struct ldirent64 {
@@ -318,6 +319,12 @@ read_dir(struct walk *w, struct dnode *n, char *buf, size_t bufsz)
 				ops->error(w->ctx, n->path, nm, errno, "stat");
 				continue;
 			}
+			/* A file bind-mounted on a file: another mount, whatever
+			 * its type (a socket on a regular file's name). */
+			if ((st.stx_mask & STATX_MNT_ID) && st.stx_mnt_id != n->mnt) {
+				ops->mount(w->ctx, n->path, nm);
+				continue;
+			}
 			if (t == DT_UNKNOWN) {
 				t = IFTODT(st.stx_mode);
 				if (t == DT_DIR) {
@@ -331,11 +338,6 @@ read_dir(struct walk *w, struct dnode *n, char *buf, size_t bufsz)
 			} else if (IFTODT(st.stx_mode) != t) {
 				/* Replaced between getdents and statx. */
 				ops->error(w->ctx, n->path, nm, ESTALE, "stat");
-				continue;
-			}
-			/* A file bind-mounted on a file: another mount. */
-			if ((st.stx_mask & STATX_MNT_ID) && st.stx_mnt_id != n->mnt) {
-				ops->mount(w->ctx, n->path, nm);
 				continue;
 			}
 			e.name = nm;
@@ -419,6 +421,8 @@ worker(void *arg)
 	buf = malloc(bufsz);
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
+		if (w->inline_)
+			over_budget(w);
 		while (w->stack == NULL && w->active > 0)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (w->stack == NULL)
@@ -459,7 +463,7 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 	char *buf;
 	int i, started = 0;
 
-	if (nthreads < 1 || nthreads > 16)
+	if (nthreads < 0 || nthreads > 16)
 		return errno = EINVAL, -1;
 	if (walk_statx(rootfd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask, &st) == -1)
 		return -1;
@@ -495,8 +499,27 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 	ops->ent(ctx, &e);
 	/* The root is read here; its subdirectories go to the workers. */
 	w.active = 1;
+	/* No thread: the caller walks, the budget checked between
+	 * directories (a process that must not make threads: confexec's
+	 * supervisor before its clones). */
+	if (nthreads == 0) {
+		w.inline_ = 1;
+		read_dir(&w, root, buf, 32768);
+		node_put(root);
+		free(buf);
+		pthread_mutex_lock(&w.mu);
+		w.active--;
+		pthread_mutex_unlock(&w.mu);
+		worker(&w);
+		pthread_mutex_destroy(&w.mu);
+		pthread_cond_destroy(&w.cv);
+		pthread_cond_destroy(&w.done_cv);
+		if (scanned != NULL)
+			*scanned = atomic_load(&w.scanned);
+		return atomic_load(&w.budget_hit) ? WALK_BUDGET : WALK_DONE;
+	}
 	for (i = 0; i < nthreads; i++)
-		if (pthread_create(&tid[i], NULL, worker, &w) == 0)
+		if (pthread_create(&tid[started], NULL, worker, &w) == 0)
 			started++;
 	if (started == 0) {
 		node_put(root);

@@ -57,7 +57,8 @@ enum walk_result {
 };
 
 /* Walk the directory open as rootfd (not closed; read from its start) with nthreads workers
- * (1..16) until done or budget_ns (0: none) has passed.  Callbacks run
+ * (1..16; 0: none, the caller walks, making no thread) until done or
+ * budget_ns (0: none) has passed.  Callbacks run
  * concurrently on the worker threads.  *scanned receives the number of
  * entries read.  Returns a walk_result, or -1 with errno when the walk
  * could not start (rootfd unusable, no threads). */

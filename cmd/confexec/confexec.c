@@ -294,7 +294,11 @@ check_privileged(struct run *r)
 {
 	char err[1024];
 
-	if (privileged_check(r, err, sizeof(err)) == -1)
+	int rc = privileged_check(r, err, sizeof(err));
+
+	/* The start record lists what was found, a refusal's too. */
+	r->ev_privileged = privileged_json();
+	if (rc == -1)
 		refuse(r, "%s", err);
 }
 
@@ -609,6 +613,7 @@ run(struct run *r, int dry)
 	prepare_layers(r);
 	if (admit_open(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
+	r->ev_registry = admit_json();	/* the start record's, a refusal's too */
 	timing_mark(r->stamp, TM_RULES);
 	make_cgroup(r);
 	timing_mark(r->stamp, TM_CGROUP);

@@ -199,6 +199,10 @@ struct run {
 	char **real;		/* each rule path as resolved (ll_build_real) */
 	int *rulefd;		/* each as opened, for the view (or NULL) */
 	uint64_t stamp[TM_N];	/* where the launch's time went (timings.h) */
+	json_t *ev_registry;	/* the start record's registry and privileged
+				 * keys, made by admit.c and privileged.c
+				 * (events.c names neither) */
+	json_t *ev_privileged;
 	int timings;		/* --timings: said after the run */
 	char cwd[PATH_MAX];	/* the payload's working directory ("" unknown) */
 	char interp[PATH_MAX];	/* the image's ELF interpreter, or "" */

@@ -129,7 +129,8 @@ ev_start(const struct run *r)
 	if (r->script_hex[0] != '\0')
 		json_object_set_new(o, "script_sha256",
 		    json_string(r->script_hex));
-	json_object_set_new(o, "registry", admit_json());
+	json_object_set_new(o, "registry", r->ev_registry != NULL ?
+	    json_incref(r->ev_registry) : json_null());
 	start_payload(o, r);
 	json_object_set_new(o, "uid", ev_u64(r->final_uid));
 	json_object_set_new(o, "gid", ev_u64(r->final_gid));
@@ -142,7 +143,8 @@ ev_start(const struct run *r)
 	for (i = 0; i < r->nwarnings; i++)
 		json_array_append_new(w, json_string(r->warnings[i]));
 	json_object_set_new(o, "warnings", w);
-	json_object_set_new(o, "privileged", privileged_json());
+	json_object_set_new(o, "privileged", r->ev_privileged != NULL ?
+	    json_incref(r->ev_privileged) : json_null());
 	json_object_set_new(o, "cgroup",
 	    r->have_cg ? json_string(r->cg.path) : json_null());
 	json_object_set_new(o, "time_ns", ev_u64(now_ns(CLOCK_REALTIME)));

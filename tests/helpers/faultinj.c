@@ -11,7 +11,8 @@
  * ...) and makes the Nth call of SYSCALL (a number, or one of the names
  * below; with :ARG0 only calls whose first argument equals ARG0) in each
  * process at DEPTH (with .K: only the Kth process created at that
- * depth) fail with ERRNO (a number): the call is skipped and returns
+ * depth; a thread counts as its process, never as a process created)
+ * fail with ERRNO (a number): the call is skipped and returns
  * -ERRNO.  Exits with PROGRAM's status (128+N when killed). */
 #include <errno.h>
 #include <signal.h>
@@ -51,6 +52,24 @@ static struct proc {
 	int inject;	/* at the exit stop of the skipped call */
 	int waiting;	/* stopped before its parent's event said its depth */
 } procs[MAXP];
+
+/* The thread group of task pid (its process), from /proc; -1 unknown. */
+static long
+tgid_of(pid_t pid)
+{
+	char path[64], line[256];
+	long t = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Tgid: %ld", &t) == 1)
+			break;
+	fclose(f);
+	return t;
+}
 
 static struct proc *
 find(pid_t pid, int add, int depth)
@@ -156,9 +175,18 @@ main(int argc, char *argv[])
 			if (ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg) == 0) {
 				struct proc *c = find((pid_t)msg, 1, -1);
 
-				c->depth = p->depth + 1;
-				if (c->depth < 64)
-					c->ord = ++made[c->depth];
+				/* A thread is its process's: same depth, same
+				 * place (a worker thread of the supervisor's
+				 * shifts no process). */
+				if (st >> 16 == PTRACE_EVENT_CLONE &&
+				    tgid_of((pid_t)msg) == tgid_of(pid)) {
+					c->depth = p->depth;
+					c->ord = p->ord;
+				} else {
+					c->depth = p->depth + 1;
+					if (c->depth < 64)
+						c->ord = ++made[c->depth];
+				}
 				if (c->waiting) {
 					c->waiting = 0;
 					ptrace(PTRACE_SYSCALL, c->pid, NULL,
