@@ -333,13 +333,6 @@ broker_accept(struct broker *b, int fd)
 	watch(b, i, 0, EPOLLIN);
 }
 
-int
-broker_mss(int fd)
-{
-	int mss = BROKER_MSS;
-
-	return setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss));
-}
 
 /* ---- connecting ---- */
 
@@ -379,11 +372,6 @@ connect_next(struct broker *b, size_t i, int err)
 		    SOCK_CLOEXEC, 0);
 		if (c->ufd == -1) {
 			err = errno;
-			continue;
-		}
-		if (broker_mss(c->ufd) == -1) {
-			err = errno;
-			close_fd(&c->ufd);
 			continue;
 		}
 		if (connect(c->ufd, (struct sockaddr *)a, sa_len(a)) == 0 ||

@@ -61,7 +61,7 @@
  * bandwidth-delay product).  A share goes back to the pool when its
  * connection ends, or when its direction has been idle with its queues
  * empty for BROKER_IDLE_SHRINK_MS.  A stalled direction moves nothing:
- * it never grows.  A relay pipe is never filled past its share: a slot
+ * it grows no more, and keeps what it holds.  A relay pipe is never filled past its share: a slot
  * of a pipe spliced from a socket can hold more than a page, so its
  * F_SETPIPE_SZ alone does not bound its bytes. */
 #define BROKER_MEM	(64u << 20)
@@ -78,12 +78,10 @@
 /* What the minimal shares of every connection leave for the pool. */
 #define BROKER_POOL	(BROKER_MEM - BROKER_MAXCONN * 2 * \
 	BROKER_DIR_MEM(BROKER_SHARE_MIN))
-/* Segments of 8 KiB at most (TCP_MAXSEG): on loopback (the payload's
- * side, always; MTU 65536) a segment is otherwise about 64 KiB, a buffer
- * this small holds one or two, and each waits on the peer's delayed ACK
- * (down to a tenth of the throughput, measured with bench/egress.sh).
- * Past a link's own MSS (1460 on Ethernet) it changes nothing. */
-#define BROKER_MSS	8192
+/* Segments as the path makes them: the 8 KiB clamp (TCP_MAXSEG) that
+ * kept buffers of 64 KiB from waiting on delayed ACKs cost CPU (an ACK
+ * every 16 KiB on loopback); a share that small now grows as soon as
+ * its bytes move. */
 _Static_assert(BROKER_MAXCONN * 2 * BROKER_DIR_MEM(BROKER_SHARE_MIN) <
     BROKER_MEM, "the broker's minimal shares are past its memory bound");
 _Static_assert(BROKER_DIR_MEM(BROKER_SHARE_MAX) <= BROKER_POOL,
@@ -185,10 +183,6 @@ struct broker {
 };
 
 uint64_t broker_ms(void);
-/* Set fd's TCP_MAXSEG to BROKER_MSS (0, or -1 with errno): before
- * listen or connect, so that the segment offered fits (tcp(7)); a
- * listener's accepted sockets are given it. */
-int broker_mss(int fd);
 
 /* broker.c */
 void broker_accept(struct broker *b, int fd);

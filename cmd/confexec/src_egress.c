@@ -91,10 +91,6 @@ egress_open(struct source *s, struct run *r)
 		return -1;
 	say_open();	/* refusals on stderr, never waiting on it */
 	s->watch = &s->fd;
-	/* Before any client: each accepted socket gets its segment size
-	 * (its buffers are sized once accepted: broker.h). */
-	if (broker_mss(s->fd) == -1)
-		return fail(s, errno, "the listener's segment size");
 	if (boundary_egress(r, br.port, err, sizeof(err)) == -1) {
 		snprintf(s->why, sizeof(s->why), "%s", err);
 		return -1;
