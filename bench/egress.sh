@@ -4,7 +4,8 @@
 # down to a server, over 1 and over 16 connections at once:
 #   direct   from the host
 #   socat    from the host through a generic user-space relay (socat
-#            -b 1 MiB, one process per connection)
+#            -b 1 MiB, one process per connection, 60 s for an answer
+#            once one side ended)
 #   broker   from inside a confexec run, through its broker (CONNECT,
 #            then the broker's splice relay)
 #   before   the same through another build's confexec, when
@@ -71,6 +72,7 @@ freeport() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 
 PIDS="$PIDS $!"
 waitfile "$TMP/lo.port"
 LO_HOST=127.0.0.1 LO_PORT=$(cat "$TMP/lo.port")
+FAR_HOST='' FAR_PORT=
 
 PATHS=lo
 if [ "$FAR" != 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /dev/net/tun ] &&
@@ -94,12 +96,18 @@ if [ "$FAR" != 0 ] && [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && [ -c /
 else
 	echo "bench: no far path (needs root, ip and /dev/net/tun)" >&2
 fi
+# endpoint PATH: the server's h and port on PATH.
+endpoint() {
+	case $1 in
+	lo) h=$LO_HOST port=$LO_PORT ;;
+	*) h=$FAR_HOST port=$FAR_PORT ;;
+	esac
+}
 # One socat per path, forking a process per connection.
 for p in $PATHS; do
-	eval "h=\$$(echo "$p" | tr a-z A-Z)_HOST port=\$$(echo "$p" | tr a-z A-Z)_PORT"
+	endpoint "$p"
 	sp=$(freeport)
-	# shellcheck disable=SC2154
-	socat -b 1048576 "TCP-LISTEN:$sp,bind=127.0.0.1,reuseaddr,fork" \
+	socat -b 1048576 -t 60 "TCP-LISTEN:$sp,bind=127.0.0.1,reuseaddr,fork" \
 	    "TCP:$h:$port" &
 	PIDS="$PIDS $!"
 	eval "SOCAT_$p=$! SOCAT_PORT_$p=$sp"
@@ -118,7 +126,7 @@ mkdir "$TMP/sync"
 # to $TMP/r.RELAY.PATH.WHAT.N.
 xfer() {
 	relay=$1 p=$2 what=$3 n=$4
-	eval "h=\$$(echo "$p" | tr a-z A-Z)_HOST port=\$$(echo "$p" | tr a-z A-Z)_PORT"
+	endpoint "$p"
 	mib=$MIB
 	[ "$p" = lo ] || mib=$FAR_MIB
 	rm -f "$TMP/sync/"*
@@ -168,6 +176,7 @@ RELAYS="direct socat broker"
 [ -z "$BEFORE" ] || RELAYS="$RELAYS before"
 for r in $(seq "$ROUNDS"); do
 	# Rotate the order every round.
+	# shellcheck disable=SC2086 # a list of words
 	set -- $RELAYS
 	k=$(((r - 1) % $#))
 	while [ "$k" -gt 0 ]; do x=$1; shift; set -- "$@" "$x"; k=$((k - 1)); done

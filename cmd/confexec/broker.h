@@ -61,13 +61,14 @@
  * bandwidth-delay product).  A share goes back to the pool when its
  * connection ends, or when its direction has been idle with its queues
  * empty for BROKER_IDLE_SHRINK_MS.  A stalled direction moves nothing:
- * it grows no more, and keeps what it holds.  A relay pipe is never filled past its share: a slot
- * of a pipe spliced from a socket can hold more than a page, so its
- * F_SETPIPE_SZ alone does not bound its bytes. */
+ * it grows no more, and keeps what it holds.  A relay pipe is never
+ * filled past its share: a slot of a pipe spliced from a socket can
+ * hold more than a page, so its F_SETPIPE_SZ alone does not bound its
+ * bytes. */
 #define BROKER_MEM	(64u << 20)
 #define BROKER_SHARE_MIN (32u << 10)	/* each direction's at first */
 #define BROKER_SHARE_MAX (8u << 20)	/* the destination's side */
-#define BROKER_LOOP_MAX	(1u << 20)	/* the payload's side, the pipe */
+#define BROKER_LOOP_MAX	(1u << 20)	/* the payload's side, pipe */
 #define BROKER_SEGMENT	(64u << 10)	/* past a socket queue's limit */
 #define BROKER_RTT_MIN_US 2000		/* the loop's own delay */
 #define BROKER_IDLE_SHRINK_MS 2000
