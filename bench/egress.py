@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-# bench/egress.py: the two ends of bench/egress.sh.
-#   server PORTFILE          on 127.0.0.1 (kernel-assigned port); each
+# bench/egress.py: the two ends of bench/egress.sh, and its long path.
+#   server PORTFILE [ADDR]   on ADDR (127.0.0.1; kernel-assigned port); each
 #                            connection starts with one byte: "u" read to
 #                            EOF and answer the count, "d" + 8-byte N:
 #                            send N bytes and close, "e": echo one byte;
@@ -9,15 +9,34 @@
 #                            every process of the machine spent while the
 #                            bytes moved (/proc/stat, not idle, iowait or
 #                            steal)
-#   client MODE DEST-PORT up|down MIB
-#                            MIB MiB to (up) or from (down) the server,
-#                            direct or through HTTP_PROXY (CONNECT);
-#                            prints MiB/s, timed from the first byte
-#   client MODE DEST-PORT conn N
+#   client MODE HOST PORT up|down MIB NCONN SYNC
+#                            MIB MiB to (up) or from (down) the server
+#                            over NCONN connections at once, direct or
+#                            through HTTP_PROXY (CONNECT); once all are
+#                            open SYNC/ready is made, and once SYNC/start
+#                            exists the bytes move; then it prints MiB/s,
+#                            timed from the first byte to the last
+#                            connection's end, makes SYNC/done and waits
+#                            for SYNC/go (the caller reads the relay's
+#                            CPU time in between)
+#   client MODE HOST PORT conn N
 #                            N connections, one byte each way; prints
 #                            the mean microseconds per connection
+#   path TUN-A TUN-B NETNS DELAY-MS READY
+#                            a long path: two TUN devices, TUN-A here
+#                            and TUN-B in network namespace NETNS (a
+#                            path to its file), every packet carried
+#                            from one to the other DELAY-MS later (each
+#                            way); READY is made once both exist.  The
+#                            packets keep their offload header (vnet):
+#                            a segmentation-offloaded packet passes as
+#                            one, as it would through a veth
 # MODE: direct or proxy.
+import collections
+import ctypes
+import fcntl
 import os
+import select
 import socket
 import struct
 import sys
@@ -79,12 +98,12 @@ def serve_one(c):
             c.sendall(c.recv(1))
 
 
-def server(portfile):
+def server(portfile, addr):
     global CPU_LOG
     CPU_LOG = portfile + ".cpu"
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("127.0.0.1", 0))
+    s.bind((addr, 0))
     s.listen(128)
     with open(portfile + ".tmp", "w") as f:
         f.write("%d\n" % s.getsockname()[1])
@@ -94,13 +113,13 @@ def server(portfile):
         threading.Thread(target=serve_one, args=(c,), daemon=True).start()
 
 
-def connect(mode, port):
+def connect(mode, host, port):
     if mode == "direct":
-        return socket.create_connection(("127.0.0.1", port))
+        return socket.create_connection((host, port))
     u = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
     s = socket.create_connection((u.hostname, u.port))
-    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n"
-              % (port, port))
+    s.sendall(b"CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n"
+              % (host.encode(), port, host.encode(), port))
     head = b""
     while b"\r\n\r\n" not in head:
         b = s.recv(1)
@@ -112,52 +131,143 @@ def connect(mode, port):
     return s
 
 
-def client(mode, port, what, n):
+def wait_file(path):
+    for _ in range(60000):
+        if os.path.exists(path):
+            return
+        time.sleep(0.005)
+    sys.exit("bench: no " + path)
+
+
+def move(s, what, n, errors):
+    try:
+        total = n * CHUNK
+        if what == "up":
+            buf = b"y" * CHUNK
+            s.sendall(b"u")
+            for _ in range(n):
+                s.sendall(buf)
+            s.shutdown(socket.SHUT_WR)
+            got = b""
+            while len(got) < 8:
+                r = s.recv(8 - len(got))
+                if not r:
+                    break
+                got += r
+            if len(got) < 8 or struct.unpack("!Q", got)[0] != total:
+                errors.append("the server counted a different total")
+        else:
+            buf = bytearray(CHUNK)
+            s.sendall(b"d" + struct.pack("!Q", total))
+            got = 0
+            while True:
+                r = s.recv_into(buf)
+                if r == 0:
+                    break
+                got += r
+            if got != total:
+                errors.append("short download")
+        s.close()
+    except OSError as e:
+        errors.append(str(e))
+
+
+def client(mode, host, port, what, n, nconn=1, sync=None):
     if what == "conn":
         t0 = time.perf_counter()
         for _ in range(n):
-            s = connect(mode, port)
+            s = connect(mode, host, port)
             s.sendall(b"ex")
             if s.recv(1) != b"x":
                 sys.exit("bench: echo")
             s.close()
         print("%.1f" % ((time.perf_counter() - t0) * 1e6 / n))
         return
-    total = n * CHUNK
-    s = connect(mode, port)
-    if what == "up":
-        buf = b"y" * CHUNK
-        t0 = time.perf_counter()
-        s.sendall(b"u")
-        for _ in range(n):
-            s.sendall(buf)
-        s.shutdown(socket.SHUT_WR)
-        got = b""
-        while len(got) < 8:
-            r = s.recv(8 - len(got))
-            if not r:
-                break
-            got += r
-        if struct.unpack("!Q", got)[0] != total:
-            sys.exit("bench: the server counted a different total")
-    else:
-        buf = bytearray(CHUNK)
-        t0 = time.perf_counter()
-        s.sendall(b"d" + struct.pack("!Q", total))
-        got = 0
-        while True:
-            r = s.recv_into(buf)
-            if r == 0:
-                break
-            got += r
-        s.close()
-        if got != total:
-            sys.exit("bench: short download")
+    socks = [connect(mode, host, port) for _ in range(nconn)]
+    open(os.path.join(sync, "ready"), "w").close()
+    wait_file(os.path.join(sync, "start"))
+    errors = []
+    each = max(1, n // nconn)
+    t0 = time.perf_counter()
+    th = [threading.Thread(target=move, args=(s, what, each, errors))
+          for s in socks]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
     dt = time.perf_counter() - t0
-    print("%.1f" % (n / dt))
+    if errors:
+        sys.exit("bench: " + errors[0])
+    print("%.1f" % (each * nconn / dt))
+    sys.stdout.flush()
+    open(os.path.join(sync, "done"), "w").close()
+    wait_file(os.path.join(sync, "go"))
+
+
+TUNSETIFF = 0x400454ca
+TUNSETOFFLOAD = 0x400454d0
+IFF_TUN, IFF_NO_PI, IFF_VNET_HDR = 0x0001, 0x1000, 0x4000
+TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6 = 1, 2, 4
+CLONE_NEWNET = 0x40000000
+
+
+def tun(name):
+    fd = os.open("/dev/net/tun", os.O_RDWR | os.O_NONBLOCK)
+    fcntl.ioctl(fd, TUNSETIFF, struct.pack(
+        "16sH", name.encode(), IFF_TUN | IFF_NO_PI | IFF_VNET_HDR))
+    fcntl.ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6)
+    return fd
+
+
+def setns(fd):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.setns(fd, CLONE_NEWNET) != 0:
+        raise OSError(ctypes.get_errno(), "setns")
+
+
+def carry(src, dst, delay):
+    q = collections.deque()
+    while True:
+        t = q[0][0] - time.monotonic() if q else None
+        if t is None or t > 0:
+            select.select([src], [], [], t)
+        while True:
+            try:
+                p = os.read(src, 65536 + 64)
+            except BlockingIOError:
+                break
+            q.append((time.monotonic() + delay, p))
+        now = time.monotonic()
+        while q and q[0][0] <= now:
+            try:
+                os.write(dst, q[0][1])
+            except BlockingIOError:
+                break
+            except OSError:
+                pass	# a packet the other side refuses is lost
+            q.popleft()
+
+
+def path(a, b, netns, delay_ms, ready):
+    fa = tun(a)
+    mine = os.open("/proc/self/ns/net", os.O_RDONLY)
+    setns(os.open(netns, os.O_RDONLY))
+    fb = tun(b)
+    setns(mine)
+    open(ready, "w").close()
+    delay = delay_ms / 1000.0
+    threading.Thread(target=carry, args=(fb, fa, delay), daemon=True).start()
+    carry(fa, fb, delay)
 
 
 if sys.argv[1] == "server":
-    server(sys.argv[2])
+    server(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "127.0.0.1")
+elif sys.argv[1] == "path":
+    path(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]),
+         sys.argv[6])
+elif sys.argv[5] == "conn":
+    client(sys.argv[2], sys.argv[3], int(sys.argv[4]), "conn",
+           int(sys.argv[6]))
 else:
-    client(sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]))
+    client(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5],
+           int(sys.argv[6]), int(sys.argv[7]), sys.argv[8])

@@ -16,7 +16,8 @@
 # for each side, host (to the destinations) and run (from the payload):
 # SIDE_sockets=N SIDE_rb_max=B SIDE_tb_max=B, the largest rcvbuf and
 # sndbuf of its sockets as the kernel holds them (twice what SO_RCVBUF and
-# SO_SNDBUF set).  With "peak":
+# SO_SNDBUF set), and buf_bytes=B, every socket's rcvbuf and sndbuf
+# summed: what its queues may hold.  With "peak":
 # sampled until the total has not grown by 1% for 30 samples in a row (about
 # 3 s; 600 samples at most), the sample with the largest total, and
 # samples=N.
@@ -102,7 +103,8 @@ def sample(pid):
              for s in socks)
     np, pb = pipes(pid, table)
     out = {"sockets": len(socks), "socket_bytes": sb, "pipes": np,
-           "pipe_bytes": pb, "total": sb + pb}
+           "pipe_bytes": pb, "total": sb + pb,
+           "buf_bytes": sum(s.get("rb", 0) + s.get("tb", 0) for s in socks)}
     for side, ss in (("host", host), ("run", run)):
         out[side + "_sockets"] = len(ss)
         out[side + "_rb_max"] = max([s.get("rb", 0) for s in ss] or [0])

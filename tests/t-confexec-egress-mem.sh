@@ -84,13 +84,18 @@ ok "the stall is real: the sockets hold more than 64 KiB a tunnel" \
 ok "sockets ($SB) + pipes ($PB) = $TOT bytes, under the bound ($BOUND)" \
 	test "${TOT:-$BOUND}" -le "$BOUND"
 # Each socket's buffers as the kernel holds them, twice SO_RCVBUF and
-# SO_SNDBUF (confexec(1): 32 KiB from the payload, 128 KiB to the
-# destination), never autotuned past: the accepted ones get the
-# listener's.
-t_eq "from the payload: 64 KiB received, 64 KiB to send at most (the listener's)" \
-	"$(field run_rb_max) $(field run_tb_max)" "65536 65536"
-t_eq "to the destination: 256 KiB and 256 KiB at most" \
-	"$(field host_rb_max) $(field host_tb_max)" "262144 262144"
+# SO_SNDBUF, set by the broker and never autotuned past (confexec(1)):
+# from the payload 1 MiB each at most, to the destination 8 MiB; and all
+# of them, each queue taking one segment (64 KiB) more, and the pipes,
+# within the bound: what they hold could never pass it, whatever moves
+# next.
+ok "from the payload: 2 MiB received, 2 MiB to send at most ($(field run_rb_max), $(field run_tb_max))" \
+	test "$(field run_rb_max)" -le 2097152 -a "$(field run_tb_max)" -le 2097152
+ok "to the destination: 16 MiB and 16 MiB at most ($(field host_rb_max), $(field host_tb_max))" \
+	test "$(field host_rb_max)" -le 16777216 -a "$(field host_tb_max)" -le 16777216
+BB=$(field buf_bytes)
+ok "buffer sizes ($BB) + a segment a queue + pipes ($PB) within the bound" \
+	test $((${BB:-$BOUND} + 4 * N * 65536 + ${PB:-0})) -le "$BOUND"
 
 touch "$IO/go"
 wait "$CXPID"

@@ -13,7 +13,9 @@
  *            "Connection: close", then bytes both ways.  splice(2)
  *            through a pipe per direction, at most BROKER_RELAY_TURN
  *            bytes per direction per loop turn; every socket's buffers
- *            and every pipe's bytes bounded (BROKER_MEM)
+ *            and every pipe's bytes bounded, each direction's share
+ *            growing with its rate from a pool, all of them within
+ *            BROKER_MEM (broker.h)
  * C_REFUSE   a 4xx/5xx answer is written, then the connection closes */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,15 +23,20 @@
 #include <netdb.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "broker.h"
 #include "err.h"
+
+static int sock_size(int fd, int force, int opt, size_t size);
+static void share_return(struct broker *b, struct dir *d);
 
 static const char ESTABLISHED[] = "HTTP/1.1 200 Connection established\r\n"
 				  "\r\n";
@@ -203,6 +210,8 @@ broker_end(struct broker *b, size_t i, const char *why)
 		snprintf(c->why, sizeof(c->why), "%s", why);
 	watch(b, i, 0, 0);
 	watch(b, i, 1, 0);
+	share_return(b, &c->up);
+	share_return(b, &c->down);
 	close_fd(&c->cfd);
 	close_fd(&c->ufd);
 	close_fd(&c->up.pipe[0]);
@@ -289,6 +298,16 @@ broker_accept(struct broker *b, int fd)
 	for (i = 0; i < BROKER_MAXCONN && b->conn[i] != NULL; i++)
 		;
 	c = i < BROKER_MAXCONN ? calloc(1, sizeof(*c)) : NULL;
+	if (c != NULL && (sock_size(fd, SO_RCVBUFFORCE, SO_RCVBUF,
+	    BROKER_SHARE_MIN) == -1 || sock_size(fd, SO_SNDBUFFORCE,
+	    SO_SNDBUF, BROKER_SHARE_MIN) == -1)) {
+		/* Its memory could not be bounded: refused. */
+		free(c);
+		close(fd);
+		b->st.refused++;
+		broker_event_away(b, 0, "its buffer sizes cannot be set");
+		return;
+	}
 	if (c == NULL) {
 		static const char busy[] = "HTTP/1.1 503 Service Unavailable"
 		    "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
@@ -314,17 +333,6 @@ broker_accept(struct broker *b, int fd)
 	watch(b, i, 0, EPOLLIN);
 }
 
-int
-broker_bufs(int fd, int size)
-{
-	int mss = BROKER_MSS;
-
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) == -1 ||
-	    setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)) == -1)
-		return -1;
-	return 0;
-}
 
 /* ---- connecting ---- */
 
@@ -366,11 +374,6 @@ connect_next(struct broker *b, size_t i, int err)
 			err = errno;
 			continue;
 		}
-		if (broker_bufs(c->ufd, BROKER_BUF_DEST) == -1) {
-			err = errno;
-			close_fd(&c->ufd);
-			continue;
-		}
 		if (connect(c->ufd, (struct sockaddr *)a, sa_len(a)) == 0 ||
 		    errno == EINPROGRESS) {
 			c->st = C_CONNECT;
@@ -385,19 +388,129 @@ connect_next(struct broker *b, size_t i, int err)
 	    (unsigned)c->rq.port, strerror(err));
 }
 
-/* The relay pipe of d sized BROKER_PIPE; what it may hold is never more
- * (a pipe left smaller, by the caller's pipe limits, holds less). */
-static int
-pipe_cap(struct dir *d)
-{
-	int n = fcntl(d->pipe[1], F_SETPIPE_SZ, BROKER_PIPE);
+/* ---- shares (broker.h) ---- */
 
+/* Set fd's buffer (force, or plain opt without CAP_NET_ADMIN: then no
+ * larger than net.core's rmem_max or wmem_max, which holds less) to
+ * size; a receive buffer's window clamp too (a window clamped when the
+ * connection was made cannot grow otherwise).  0, or -1 with errno. */
+static int
+sock_size(int fd, int force, int opt, size_t size)
+{
+	int v = (int)size, win = 2 * (int)size;
+
+	if (setsockopt(fd, SOL_SOCKET, force, &v, sizeof(v)) == -1 &&
+	    (errno != EPERM || setsockopt(fd, SOL_SOCKET, opt, &v,
+	    sizeof(v)) == -1))
+		return -1;
+	if (opt == SO_RCVBUF && setsockopt(fd, IPPROTO_TCP,
+	    TCP_WINDOW_CLAMP, &win, sizeof(win)) == -1)
+		return -1;
+	return 0;
+}
+
+/* Size direction up (1: the payload's bytes to the destination) of c to
+ * share x: its source socket's receive buffer, its pipe, its
+ * destination socket's send buffer; the payload's side and the pipe at
+ * most BROKER_LOOP_MAX.  Its pipe is empty when it shrinks.  0, or -1
+ * with errno (some sizes may be set). */
+static int
+share_set(struct conn *c, int up, size_t x)
+{
+	struct dir *d = up ? &c->up : &c->down;
+	size_t lx = BROKER_LOOPSIDE(x);
+	int n;
+
+	if (sock_size(up ? c->cfd : c->ufd, SO_RCVBUFFORCE, SO_RCVBUF,
+	    up ? lx : x) == -1 || sock_size(up ? c->ufd : c->cfd,
+	    SO_SNDBUFFORCE, SO_SNDBUF, up ? x : lx) == -1)
+		return -1;
+	/* A pipe the caller's limits keep smaller holds less. */
+	n = fcntl(d->pipe[1], F_SETPIPE_SZ, (int)lx);
 	if (n == -1)
 		n = fcntl(d->pipe[1], F_GETPIPE_SZ);
 	if (n == -1)
 		return -1;
-	d->cap = (size_t)n < BROKER_PIPE ? (size_t)n : BROKER_PIPE;
+	d->cap = (size_t)n < lx ? (size_t)n : lx;
 	return 0;
+}
+
+/* What direction d borrowed from the pool, back to it. */
+static void
+share_return(struct broker *b, struct dir *d)
+{
+	if (d->share > BROKER_SHARE_MIN)
+		b->lent -= BROKER_DIR_MEM(d->share) -
+		    BROKER_DIR_MEM(BROKER_SHARE_MIN);
+	d->share = 0;
+}
+
+/* Once a round trip (at least BROKER_RTT_MIN_US) has passed since it
+ * was last measured: double direction up's share when the bytes it
+ * moved in a round trip reached half of it and the pool has room. */
+static void
+share_grow(struct broker *b, size_t i, int up)
+{
+	struct conn *c = b->conn[i];
+	struct dir *d = up ? &c->up : &c->down;
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	uint64_t now = now_ns(CLOCK_MONOTONIC) / 1000u, span, rtt, moved;
+	size_t need;
+
+	if (d->share == 0 || c->ufd == -1)
+		return;
+	if (d->mark_us == 0) {
+		d->mark_us = now;
+		d->mark_bytes = d->bytes;
+		return;
+	}
+	rtt = d->rtt_us > BROKER_RTT_MIN_US ? d->rtt_us : BROKER_RTT_MIN_US;
+	span = now - d->mark_us;
+	if (span < rtt)
+		return;
+	moved = d->bytes - d->mark_bytes;
+	d->mark_us = now;
+	d->mark_bytes = d->bytes;
+	if (getsockopt(c->ufd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	    len >= offsetof(struct tcp_info, tcpi_rtt) + sizeof(ti.tcpi_rtt))
+		d->rtt_us = ti.tcpi_rtt;
+	if (d->share >= BROKER_SHARE_MAX || moved * rtt / span * 2 < d->share)
+		return;
+	need = BROKER_DIR_MEM(2 * d->share) - BROKER_DIR_MEM(d->share);
+	if (b->lent + need > BROKER_POOL)
+		return;
+	/* Counted before it is set: a size set halfway is within it. */
+	b->lent += need;
+	d->share *= 2;
+	(void)share_set(c, up, d->share);
+}
+
+/* A direction idle for BROKER_IDLE_SHRINK_MS, nothing queued in its
+ * sockets or its pipe: back to the least share, the rest to the pool. */
+static void
+share_shrink(struct broker *b, size_t i, int up, uint64_t now)
+{
+	struct conn *c = b->conn[i];
+	struct dir *d = up ? &c->up : &c->down;
+	int in = 0, out = 0;
+
+	if (d->bytes != d->tick_bytes || d->tick_ms == 0) {
+		d->tick_bytes = d->bytes;
+		d->tick_ms = now;
+		return;
+	}
+	if (d->share <= BROKER_SHARE_MIN || now - d->tick_ms <
+	    BROKER_IDLE_SHRINK_MS || d->pend > 0 || d->off < d->len)
+		return;
+	if (ioctl(up ? c->cfd : c->ufd, FIONREAD, &in) == -1 || in > 0 ||
+	    ioctl(up ? c->ufd : c->cfd, SIOCOUTQ, &out) == -1 || out > 0)
+		return;
+	if (share_set(c, up, BROKER_SHARE_MIN) == -1)
+		return;		/* still counted at its share */
+	share_return(b, d);
+	d->share = BROKER_SHARE_MIN;
+	d->mark_us = 0;
 }
 
 /* The connect finished (EPOLLOUT on ufd): relay, or the next address. */
@@ -419,8 +532,13 @@ connected(struct broker *b, size_t i)
 		refuse(b, i, CV_FAILED, 502, "pipe: %s", strerror(errno));
 		return;
 	}
-	if (pipe_cap(&c->up) == -1 || pipe_cap(&c->down) == -1) {
-		refuse(b, i, CV_FAILED, 502, "pipe size: %s", strerror(errno));
+	/* Each direction at its least share: sizes left as the kernel
+	 * made them would grow by autotuning, past the bound. */
+	c->up.share = c->down.share = BROKER_SHARE_MIN;
+	if (share_set(c, 1, BROKER_SHARE_MIN) == -1 ||
+	    share_set(c, 0, BROKER_SHARE_MIN) == -1) {
+		refuse(b, i, CV_FAILED, 502, "buffer sizes: %s",
+		    strerror(errno));
 		return;
 	}
 	c->verdict = CV_ALLOWED;
@@ -688,6 +806,7 @@ relay(struct broker *b, size_t i)
 	int u, d;
 
 	u = c->up.dead ? 0 : pump(&c->up, c->cfd, c->ufd, &c->last);
+	share_grow(b, i, 1);
 	if (u == -1) {
 		/* The destination stopped taking bytes (an early answer, a
 		 * reset): what it sent still goes to the payload. */
@@ -698,6 +817,7 @@ relay(struct broker *b, size_t i)
 		u = 0;
 	}
 	d = pump(&c->down, c->ufd, c->cfd, &c->last);
+	share_grow(b, i, 0);
 	if (d == -1) {
 		if (c->why[0] == '\0')
 			snprintf(c->why, sizeof(c->why), "relaying from the "
@@ -773,8 +893,12 @@ broker_tick(struct broker *b, size_t i, uint64_t now)
 			    (unsigned)c->rq.port, (unsigned)BROKER_CONNECT_MS);
 		break;
 	case C_RELAY:
-		if (now - c->last >= BROKER_IDLE_MS)
+		if (now - c->last >= BROKER_IDLE_MS) {
 			broker_end(b, i, "idle");
+			break;
+		}
+		share_shrink(b, i, 1, now);
+		share_shrink(b, i, 0, now);
 		break;
 	case C_REFUSE:
 		if (now - c->last >= BROKER_HEAD_MS)

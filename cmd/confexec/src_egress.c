@@ -91,9 +91,6 @@ egress_open(struct source *s, struct run *r)
 		return -1;
 	say_open();	/* refusals on stderr, never waiting on it */
 	s->watch = &s->fd;
-	/* Before any client: each accepted socket gets the sizes. */
-	if (broker_bufs(s->fd, BROKER_BUF_PAYLOAD) == -1)
-		return fail(s, errno, "the listener's buffer sizes");
 	if (boundary_egress(r, br.port, err, sizeof(err)) == -1) {
 		snprintf(s->why, sizeof(s->why), "%s", err);
 		return -1;
