@@ -688,14 +688,18 @@ mv_apply(struct mountview *mv)
 		mv->tmpgid, "size", mv->tmpsize, NULL };
 	/* The payload shares the parent's memory, not its descriptors:
 	 * its clones are its own, never written into mv. */
-	int tree[PLAN_MAX_PATHS];
+	int tree[PLAN_MAX_PATHS + 1];	/* the rules, /etc's own clone */
 	struct stat st;
 	size_t i, n = 0;
 	int m = -1, root = -1, t = -1, host = -1, e;
 
 	/* In a user namespace of its own, the clones are made here, from
 	 * the host's tree as this namespace copied it. */
-	for (i = 0; i < mv->nbind && i < PLAN_MAX_PATHS; i++) {
+	if (mv->nbind > PLAN_MAX_PATHS + 1) {
+		errno = E2BIG;
+		FAIL("clone", "");
+	}
+	for (i = 0; i < mv->nbind; i++) {
 		tree[i] = mv->userns ? bind_here(&mv->bind[i]) :
 		    mv->bind[i].tree;
 		n = i + 1;
