@@ -72,6 +72,7 @@ look_queue(struct look *lk)
 
 /* ---- the tests ---- */
 
+/* Its look-up failed. */
 static int
 t_gone(struct look *lk, char *val, size_t size)
 {
@@ -243,13 +244,6 @@ t_signalled(struct look *lk, char *val, size_t size)
 }
 
 static int
-t_queue_gone(struct look *lk, char *val, size_t size)
-{
-	snprintf(val, size, "%s", strerror(lk->err));
-	return lk->err != 0;
-}
-
-static int
 t_queue_used(struct look *lk, char *val, size_t size)
 {
 	snprintf(val, size, "%lu", (unsigned long)lk->q.msg_qnum);
@@ -292,7 +286,7 @@ static const struct host {
 	[H_TRACE] = {NULL, {{t_proc_gone, "process gone"},
 	    {t_traced, "process traced (by %s)"}},
 	    "process alive, untraced"},
-	[H_SYSV] = {look_queue, {{t_queue_gone, "queue gone (%s)"},
+	[H_SYSV] = {look_queue, {{t_gone, "queue gone (%s)"},
 	    {t_queue_used, "queue got %s message(s)"}}, "queue unchanged"},
 };
 

@@ -70,10 +70,13 @@ struct canary_state {
 	int rfd, wfd;		/* the answers' pipe */
 	int tcpfd, absfd;	/* the host's listeners */
 	uint16_t tcpport;
+	char tcparg[8];		/* its port, as text */
 	char absname[64];
 	pid_t target;		/* the paused host process */
+	char targetarg[24];	/* its pid, as text */
 	int targetfd, lifefd;
 	int msqid;
+	char queuearg[24];	/* its id, as text */
 	/* The privileged file beneath the first rw directory rule (the
 	 * rw-privileged probe): its path, as made, and its first page. */
 	char priv[PATH_MAX];
@@ -111,7 +114,7 @@ struct canary_at {
 struct canary_arg {
 	char arg[PATH_MAX + 16];
 	char shown[PATH_MAX + 64];	/* tried's %s ("": arg escaped) */
-	const char *tried;		/* not run: what (NULL: the op) */
+	char tried[PATH_MAX];		/* not run: what ("": the op) */
 	char why[512];			/* not run: the expected field */
 };
 
@@ -126,8 +129,10 @@ struct canary_probe {
 	const char *tried;	/* its lines' second field, %s the argument
 				 * shown (NULL: "OP ARG") */
 	enum canary_each each;
-	/* Its argument for an instance: 1 a line, 0 none, -1 not run
-	 * (a->why says why). */
+	/* Its argument: fixed (a host object's name, made before the
+	 * probes are derived), or by arg for the instance at: 1 a line, 0
+	 * none, -1 not run (a->why says why). */
+	const char *fixed;
 	int (*arg)(const struct run *r, const struct canary_probe *p,
 	    const struct canary_at *at, struct canary_arg *a);
 	/* What the plan says it should get: a function, or a fixed answer
@@ -143,20 +148,20 @@ struct canary_probe {
 	unsigned dac;		/* rw: the modes the run's uid needs there */
 	/* How the host side is read after the run. */
 	enum canary_hostid host;
-	int file;		/* H_BYTES, H_MODE, H_TIMES: which F_ */
+	int file;		/* the outside directory's file (F_) */
 };
 
 extern struct canary_state canary_st;	/* canary.c */
 extern const char *const canary_fname[F_N];
 
 /* canary_setup.c: what the probes aim at on the host.  Each 0, or -1
- * with err set (or errno, where it has no err). */
+ * with err set. */
 int canary_setup_prog(char *err, size_t len);
 int canary_setup_pipe(struct run *r, char *err, size_t len);
 int canary_setup_dir(const struct run *r, char *err, size_t len);
 int canary_setup_listeners(const struct run *r, char *err, size_t len);
 int canary_setup_target(char *err, size_t len);
-/* The privileged file in dir (errno, why says so for the line). */
+/* The privileged file in dir: 0, or -1 with why ("not run: ..."). */
 int canary_setup_priv(const struct run *r, const char *dir, char *why,
     size_t len);
 /* Whether a TCP listener is on 127.0.0.1 or 0.0.0.0 at port. */

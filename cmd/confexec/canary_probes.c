@@ -76,22 +76,6 @@ not_run(const char *name, const char *tried, const char *fmt, ...)
 
 /* ---- the rows' arguments: 1 a line, 0 none, -1 not run ---- */
 
-static int
-arg_none(const struct run *r, const struct canary_probe *p,
-    const struct canary_at *at, struct canary_arg *a)
-{
-	snprintf(a->arg, sizeof(a->arg), "-");
-	return 1;
-}
-
-static int
-arg_root(const struct run *r, const struct canary_probe *p,
-    const struct canary_at *at, struct canary_arg *a)
-{
-	snprintf(a->arg, sizeof(a->arg), "/");
-	return 1;
-}
-
 /* Its file in the directory outside every rule. */
 static int
 arg_outside(const struct run *r, const struct canary_probe *p,
@@ -136,29 +120,14 @@ arg_priv(const struct run *r, const struct canary_probe *p,
 	if (!at->dir || !at->first)
 		return 0;
 	if (canary_setup_priv(r, at->path, a->why, sizeof(a->why)) == -1) {
-		a->tried = canary_st.priv[0] ? canary_st.priv : at->path;
+		snprintf(a->tried, sizeof(a->tried), "%s", canary_st.priv[0] ?
+		    canary_st.priv : at->path);
 		return -1;
 	}
 	snprintf(a->arg, sizeof(a->arg), "%s", canary_st.priv);
 	snprintf(a->shown, sizeof(a->shown), "%s (mode %04o)",
 	    shown(canary_st.priv, s, sizeof(s)),
 	    (unsigned)(canary_st.privst.st_mode & 07777));
-	return 1;
-}
-
-static int
-arg_tcp(const struct run *r, const struct canary_probe *p,
-    const struct canary_at *at, struct canary_arg *a)
-{
-	snprintf(a->arg, sizeof(a->arg), "%u", (unsigned)canary_st.tcpport);
-	return 1;
-}
-
-static int
-arg_abstract(const struct run *r, const struct canary_probe *p,
-    const struct canary_at *at, struct canary_arg *a)
-{
-	snprintf(a->arg, sizeof(a->arg), "%s", canary_st.absname);
 	return 1;
 }
 
@@ -177,7 +146,7 @@ arg_unlisted(const struct run *r, const struct canary_probe *p,
     const struct canary_at *at, struct canary_arg *a)
 {
 	if (r->p.negress == 0) {
-		a->tried = "CONNECT canary.invalid:443";
+		snprintf(a->tried, sizeof(a->tried), "CONNECT canary.invalid:443");
 		snprintf(a->why, sizeof(a->why), "not run: the plan has no "
 		    "egress broker (no TCP to anywhere but its connect-tcp "
 		    "ports)");
@@ -200,57 +169,41 @@ arg_daemon(const struct run *r, const struct canary_probe *p,
 	return 1;
 }
 
+/* A cgroup limit probed past (v + over), when the plan sets one (v) up
+ * to max: the probe does it in a child ("VERB past KEY"); the bound
+ * said in MiB when mib is set. */
 static int
-arg_target(const struct run *r, const struct canary_probe *p,
-    const struct canary_at *at, struct canary_arg *a)
+limit(unsigned long long v, unsigned long long over, unsigned long long max,
+    int mib, const char *verb, const char *key, struct canary_arg *a)
 {
-	snprintf(a->arg, sizeof(a->arg), "%ld", (long)canary_st.target);
+	if (v == 0)
+		return 0;
+	if (v + over > max) {
+		snprintf(a->tried, sizeof(a->tried), "%s past %s", verb, key);
+		snprintf(a->why, sizeof(a->why), "not run: %s above %llu%s",
+		    key, (max - over) >> (mib ? 20 : 0), mib ? " MiB" : "");
+		return -1;
+	}
+	snprintf(a->arg, sizeof(a->arg), "%llu", v + over);
 	return 1;
 }
 
-static int
-arg_queue(const struct run *r, const struct canary_probe *p,
-    const struct canary_at *at, struct canary_arg *a)
-{
-	snprintf(a->arg, sizeof(a->arg), "%d", canary_st.msqid);
-	return 1;
-}
-
-/* 32 MiB past memory-max, in a child. */
+/* 32 MiB past memory-max. */
 static int
 arg_memory(const struct run *r, const struct canary_probe *p,
     const struct canary_at *at, struct canary_arg *a)
 {
-	unsigned long long m = r->p.mem_max;
-
-	if (m == 0)
-		return 0;
-	if (m + (32ull << 20) > MEM_PROBE_MAX) {
-		a->tried = "touch past memory-max";
-		snprintf(a->why, sizeof(a->why), "not run: memory-max above "
-		    "%llu MiB", (MEM_PROBE_MAX >> 20) - 32);
-		return -1;
-	}
-	snprintf(a->arg, sizeof(a->arg), "%llu", m + (32ull << 20));
-	return 1;
+	return limit(r->p.mem_max, 32ull << 20, MEM_PROBE_MAX, 1, "touch",
+	    "memory-max", a);
 }
 
+/* As many processes as pids-max. */
 static int
 arg_pids(const struct run *r, const struct canary_probe *p,
     const struct canary_at *at, struct canary_arg *a)
 {
-	unsigned long long n = r->p.pids_max;
-
-	if (n == 0)
-		return 0;
-	if (n > PIDS_PROBE_MAX) {
-		a->tried = "fork past pids-max";
-		snprintf(a->why, sizeof(a->why), "not run: pids-max above %d",
-		    PIDS_PROBE_MAX);
-		return -1;
-	}
-	snprintf(a->arg, sizeof(a->arg), "%llu", n);
-	return 1;
+	return limit(r->p.pids_max, 0, PIDS_PROBE_MAX, 0, "fork", "pids-max",
+	    a);
 }
 
 /* ---- the table ---- */
@@ -268,7 +221,7 @@ static const struct canary_probe probes[] = {
 	    .guards = {G_LANDLOCK, G_MOUNTNS}, .file = F_READ},
 	{.name = "exec-outside", .op = "exec", .arg = arg_outside,
 	    .guards = {G_LANDLOCK, G_MOUNTNS, G_NOEXEC}, .file = F_EXEC},
-	{.name = "list-root", .op = "list", .arg = arg_root,
+	{.name = "list-root", .op = "list", .fixed = "/",
 	    .tried = "list the entries of /", .expect = canary_expect_root,
 	    .guards = {G_LANDLOCK}},
 	/* Inside each rw (and rwx) rule: a file is opened for writing
@@ -287,15 +240,15 @@ static const struct canary_probe probes[] = {
 	    .expect = canary_expect_rw, .dac = 3},
 	{.name = "rw-remove", .op = "remove", .each = E_RW, .arg = arg_rwdir,
 	    .expect = canary_expect_rw, .dac = 3, .host = H_LEFT},
-	{.name = "udp", .op = "udp", .arg = arg_none,
+	{.name = "udp", .op = "udp", .fixed = "-",
 	    .tried = "socket AF_INET SOCK_DGRAM", .guards = {G_SECCOMP}},
-	{.name = "tcp-ungranted", .op = "tcp", .arg = arg_tcp,
+	{.name = "tcp-ungranted", .op = "tcp", .fixed = canary_st.tcparg,
 	    .tried = "connect 127.0.0.1:%s", .unless = U_TCP,
 	    .guards = {G_TCP, G_BROKER}, .host = H_TCP},
 	{.name = "tcp-granted", .op = "tcp", .each = E_PORT, .arg = arg_at,
 	    .tried = "connect 127.0.0.1:%s", .x = X_GRANT,
 	    .says = "granted (connect-tcp %s)"},
-	{.name = "abstract-unix", .op = "abstract", .arg = arg_abstract,
+	{.name = "abstract-unix", .op = "abstract", .fixed = canary_st.absname,
 	    .tried = "connect @%s", .unless = U_UNIX,
 	    .guards = {G_SCOPE, G_NETNS}, .host = H_ABSTRACT},
 	{.name = "egress-listed", .op = "egress", .each = E_EGRESS,
@@ -306,13 +259,13 @@ static const struct canary_probe probes[] = {
 	    .says = "refused (http 403: not listed)"},
 	{.name = "daemon", .op = "unix", .each = E_DAEMON, .arg = arg_daemon,
 	    .tried = "connect %s", .expect = canary_expect_daemon},
-	{.name = "signal", .op = "signal", .arg = arg_target,
+	{.name = "signal", .op = "signal", .fixed = canary_st.targetarg,
 	    .tried = "kill SIGUSR1 to host pid %s",
 	    .guards = {G_PIDNS, G_SCOPE, G_UID}, .host = H_SIGNAL},
-	{.name = "ptrace", .op = "ptrace", .arg = arg_target,
+	{.name = "ptrace", .op = "ptrace", .fixed = canary_st.targetarg,
 	    .tried = "PTRACE_ATTACH host pid %s", .guards = {G_SECCOMP},
 	    .host = H_TRACE},
-	{.name = "sysv-ipc", .op = "sysv", .arg = arg_queue,
+	{.name = "sysv-ipc", .op = "sysv", .fixed = canary_st.queuearg,
 	    .tried = "msgsnd to host queue %s", .unless = U_IPCNS,
 	    .guards = {G_IPCNS}, .host = H_SYSV},
 	{.name = "memory", .op = "memory", .arg = arg_memory,
@@ -334,10 +287,13 @@ line(const struct run *r, const struct canary_probe *p,
 	int rc;
 
 	memset(&a, 0, sizeof(a));
-	if ((rc = p->arg(r, p, at, &a)) == 0)
+	if (p->arg == NULL) {
+		snprintf(a.arg, sizeof(a.arg), "%s", p->fixed);
+		rc = 1;
+	} else if ((rc = p->arg(r, p, at, &a)) == 0)
 		return 0;
 	if (rc == -1) {
-		not_run(p->name, a.tried ? a.tried : p->op, "%s", a.why);
+		not_run(p->name, a.tried[0] ? a.tried : p->op, "%s", a.why);
 		return 0;
 	}
 	if ((pl = add(p->name, p->op, a.arg)) == NULL)

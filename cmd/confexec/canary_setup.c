@@ -170,6 +170,8 @@ listen_tcp(const struct run *r)
 			taken |= r->p.connect_tcp[i] == canary_st.tcpport;
 		if (!taken) {
 			canary_st.tcpfd = fd;
+			snprintf(canary_st.tcparg, sizeof(canary_st.tcparg),
+			    "%u", (unsigned)canary_st.tcpport);
 			return 0;
 		}
 		close(fd);	/* a port the plan grants: another */
@@ -272,11 +274,15 @@ canary_setup_target(char *err, size_t len)
 	close(pp[0]);
 	canary_st.lifefd = life[1];
 	canary_st.target = b;
+	snprintf(canary_st.targetarg, sizeof(canary_st.targetarg), "%ld",
+	    (long)b);
 	canary_st.targetfd = (int)syscall(SYS_pidfd_open, b, 0);
 	if (canary_st.targetfd == -1)
 		return err_set_sys(err, len, "canary: the host process");
 	if ((canary_st.msqid = msgget(IPC_PRIVATE, IPC_CREAT | 0666)) == -1)
 		return err_set_sys(err, len, "canary: SysV queue");
+	snprintf(canary_st.queuearg, sizeof(canary_st.queuearg), "%d",
+	    canary_st.msqid);
 	return 0;
 }
 

@@ -9,10 +9,11 @@
  * Each OP ARG pair is tried in order and answered with one line on the
  * descriptor FD (a pipe confexec reads): "N ok", "N errno E",
  * "N signal S", "N http CODE", "N timeout" or "N error WHY", N counting
- * the pairs from 0; "start" before the first, "end" after the last.  It
- * judges nothing: confexec holds the plan's
- * expectations and looks at the host's side.  Run as "confexec-canary
- * exit", it exits 0 (the exec probe's target, a copy of this program).
+ * the pairs from 0; "start" before the first, "end" after the last.  An
+ * OP is a row of ops[] and its function.  It judges nothing: confexec
+ * holds the plan's expectations (a probe's row in canary_probes.c names
+ * its OP) and looks at the host's side.  Run as "confexec-canary exit",
+ * it exits 0 (the exec probe's target, a copy of this program).
  *
  * Linked statically with no library but libc: inside the boundary it
  * needs no file the plan does not grant. */
@@ -338,12 +339,11 @@ p_egress(const char *dest)
 		say("error no status line from the broker");
 }
 
-/* In a child: touch bytes of memory; the child's end is the answer. */
+/* body(arg) in a child of its own, its end the answer: killed, or
+ * exited 0 ok, 1 to 99 an errno, 100 out of memory for its own list. */
 static void
-p_memory(const char *arg)
+in_child(void (*body)(const char *), const char *arg)
 {
-	unsigned long long want = strtoull(arg, NULL, 10), done;
-	char *m;
 	pid_t pid;
 	int st;
 
@@ -351,118 +351,163 @@ p_memory(const char *arg)
 		result(-1);
 		return;
 	}
-	if (pid == 0) {
-		for (done = 0; done < want; done += CHUNK) {
-			m = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (m == MAP_FAILED)
-				_exit(100);
-			memset(m, 0x5a, CHUNK);
-		}
-		_exit(0);
-	}
+	if (pid == 0)
+		body(arg);
 	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 		;
 	if (WIFSIGNALED(st))
 		say("signal %d", WTERMSIG(st));
-	else if (WEXITSTATUS(st) == 100)
-		say("errno %d", ENOMEM);
-	else if (WEXITSTATUS(st) != 0)
-		say("error the child exited %d", WEXITSTATUS(st));
-	else
+	else if (WEXITSTATUS(st) == 0)
 		say("ok");
+	else if (WEXITSTATUS(st) < 100)
+		say("errno %d", WEXITSTATUS(st));
+	else if (WEXITSTATUS(st) == 100)
+		say("error no memory for the list");
+	else
+		say("error the child exited %d", WEXITSTATUS(st));
 }
 
-/* In a child: n processes more, each paused until the child ends them;
- * the first fork's errno, or ok when all n were made. */
-static void
-p_pids(const char *arg)
+/* Touch arg bytes of memory. */
+static void __attribute__((noreturn))
+touch(const char *arg)
+{
+	unsigned long long want = strtoull(arg, NULL, 10), done;
+	char *m;
+
+	for (done = 0; done < want; done += CHUNK) {
+		m = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			_exit(ENOMEM);
+		memset(m, 0x5a, CHUNK);
+	}
+	_exit(0);
+}
+
+/* Arg processes more, each paused until they are ended: the first
+ * fork's errno. */
+static void __attribute__((noreturn))
+forks(const char *arg)
 {
 	long n = atol(arg), i;
-	pid_t pid, *kids;
-	int st, e = 0;
+	pid_t *kids;
+	int e = 0;
 
-	if ((pid = fork()) == -1) {
-		result(-1);
-		return;
-	}
-	if (pid == 0) {
-		kids = calloc((size_t)n + 1, sizeof(pid_t));
-		if (kids == NULL)
-			_exit(101);
-		for (i = 0; i < n; i++) {
-			if ((kids[i] = fork()) == -1) {
-				e = errno;
-				break;
-			}
-			if (kids[i] == 0) {
-				pause();
-				_exit(0);
-			}
+	if ((kids = calloc((size_t)n + 1, sizeof(pid_t))) == NULL)
+		_exit(100);
+	for (i = 0; i < n; i++) {
+		if ((kids[i] = fork()) == -1) {
+			e = errno;
+			break;
 		}
-		while (i-- > 0) {
-			kill(kids[i], SIGKILL);
-			(void)waitpid(kids[i], NULL, 0);
+		if (kids[i] == 0) {
+			pause();
+			_exit(0);
 		}
-		_exit(e > 0 && e < 100 ? e : 0);
 	}
-	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-		;
-	if (WIFSIGNALED(st))
-		say("signal %d", WTERMSIG(st));
-	else if (WEXITSTATUS(st) == 101)
-		say("error no memory for the list");
-	else if (WEXITSTATUS(st) != 0)
-		say("errno %d", WEXITSTATUS(st));
-	else
-		say("ok");
+	while (i-- > 0) {
+		kill(kids[i], SIGKILL);
+		(void)waitpid(kids[i], NULL, 0);
+	}
+	_exit(e > 0 && e < 100 ? e : 0);
 }
+
+static int
+p_append(const char *path)
+{
+	return p_write(path, O_APPEND);
+}
+
+static int
+p_openw(const char *path)
+{
+	return p_write(path, 0);
+}
+
+static int
+p_create(const char *path)
+{
+	return p_write(path, O_CREAT | O_EXCL);
+}
+
+static int
+p_chmod(const char *path)
+{
+	return chmod(path, 0600);
+}
+
+static int
+p_udp(const char *arg)
+{
+	return socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+static int
+p_path(const char *path)
+{
+	return p_unix(path, 0);
+}
+
+static int
+p_abstract(const char *name)
+{
+	return p_unix(name, 1);
+}
+
+static int
+p_signal(const char *pid)
+{
+	return kill((pid_t)atoi(pid), SIGUSR1);
+}
+
+/* The ops, by the name confexec's probe rows give (canary_probes.c):
+ * tries answers "ok" or "errno E" from its return (-1: errno); answers
+ * says its own answer; child is tried in a child (in_child). */
+static const struct op {
+	const char *name;
+	int (*tries)(const char *arg);
+	void (*answers)(const char *arg);
+	void (*child)(const char *arg);
+} ops[] = {
+	{"read", p_read, NULL, NULL},
+	{"list", p_list, NULL, NULL},
+	{"write", p_append, NULL, NULL},
+	{"openw", p_openw, NULL, NULL},
+	{"create", p_create, NULL, NULL},
+	{"chmod", p_chmod, NULL, NULL},
+	{"utimes", p_utimes, NULL, NULL},
+	{"mmapw", p_mmapw, NULL, NULL},
+	{"remove", unlink, NULL, NULL},
+	{"exec", NULL, p_exec, NULL},
+	{"udp", p_udp, NULL, NULL},
+	{"tcp", p_tcp, NULL, NULL},
+	{"unix", p_path, NULL, NULL},
+	{"abstract", p_abstract, NULL, NULL},
+	{"signal", p_signal, NULL, NULL},
+	{"ptrace", p_ptrace, NULL, NULL},
+	{"sysv", p_sysv, NULL, NULL},
+	{"egress", NULL, p_egress, NULL},
+	{"memory", NULL, NULL, touch},
+	{"pids", NULL, NULL, forks},
+};
 
 static void
 probe(const char *op, const char *arg)
 {
-	if (strcmp(op, "read") == 0)
-		result(p_read(arg));
-	else if (strcmp(op, "list") == 0)
-		result(p_list(arg));
-	else if (strcmp(op, "write") == 0)
-		result(p_write(arg, O_APPEND));
-	else if (strcmp(op, "openw") == 0)
-		result(p_write(arg, 0));
-	else if (strcmp(op, "create") == 0)
-		result(p_write(arg, O_CREAT | O_EXCL));
-	else if (strcmp(op, "chmod") == 0)
-		result(chmod(arg, 0600));
-	else if (strcmp(op, "utimes") == 0)
-		result(p_utimes(arg));
-	else if (strcmp(op, "mmapw") == 0)
-		result(p_mmapw(arg));
-	else if (strcmp(op, "remove") == 0)
-		result(unlink(arg));
-	else if (strcmp(op, "exec") == 0)
-		p_exec(arg);
-	else if (strcmp(op, "udp") == 0)
-		result(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-	else if (strcmp(op, "tcp") == 0)
-		result(p_tcp(arg));
-	else if (strcmp(op, "unix") == 0)
-		result(p_unix(arg, 0));
-	else if (strcmp(op, "abstract") == 0)
-		result(p_unix(arg, 1));
-	else if (strcmp(op, "signal") == 0)
-		result(kill((pid_t)atoi(arg), SIGUSR1));
-	else if (strcmp(op, "ptrace") == 0)
-		result(p_ptrace(arg));
-	else if (strcmp(op, "sysv") == 0)
-		result(p_sysv(arg));
-	else if (strcmp(op, "egress") == 0)
-		p_egress(arg);
-	else if (strcmp(op, "memory") == 0)
-		p_memory(arg);
-	else if (strcmp(op, "pids") == 0)
-		p_pids(arg);
-	else
-		say("error unknown probe %.64s", op);
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (strcmp(op, ops[i].name) != 0)
+			continue;
+		if (ops[i].tries != NULL)
+			result(ops[i].tries(arg));
+		else if (ops[i].answers != NULL)
+			ops[i].answers(arg);
+		else
+			in_child(ops[i].child, arg);
+		return;
+	}
+	say("error unknown probe %.64s", op);
 }
 
 int
