@@ -83,7 +83,7 @@ endif
 
 all: $(BINS) $(CANARY) $(MANS)
 
-$(CANARY): cmd/confexec/canary/canary.c
+$(CANARY): cmd/confexec/canary/canary.c cmd/confexec/canary/probes.def
 	@mkdir -p $(@D)
 	$(CC) $(CANARY_CFLAGS) -static -o $@ $<
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: ISC */
-/* canary: the probes (canary.h), one row each: what the probe program
- * tries (its op, canary/canary.c) on which argument, what the plan says
- * it should get (canary_expect.c), how its host side is read
- * (canary_host.c).  The rows in order are the lines' order; a probe of a
- * family (one per rw rule, granted port, egress destination, daemon)
- * has a line per instance, the family's rows taken together for each.
- * A new probe is a row here and, for something no op tries yet, the op's
- * function in the probe program. */
+/* canary: the probes' lines (canary.h), from their rows
+ * (canary/probes.def): what the probe program tries on which argument,
+ * what the plan says it should get (canary_expect.c), how its host side
+ * is read (canary_host.c).  The rows in order are the lines' order; a
+ * probe of a family (one per rw rule, granted port, egress destination,
+ * daemon) has a line per instance, the family's rows taken together for
+ * each.  A new probe is a row there and, for something no function of
+ * the probe program tries yet, that function. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -208,73 +208,14 @@ arg_pids(const struct run *r, const struct canary_probe *p,
 
 /* ---- the table ---- */
 
+/* Confexec's fields of each row (canary/probes.def); the probe
+ * program's function is its own. */
+#define PROBE(name_, op_, function, ...) \
+	{.name = name_, .op = op_, __VA_ARGS__},
 static const struct canary_probe probes[] = {
-	/* Outside every rule the view has nothing; each file's own. */
-	{.name = "write-outside", .op = "write", .arg = arg_outside,
-	    .guards = {G_LANDLOCK, G_MOUNTNS}, .host = H_BYTES,
-	    .file = F_WRITE},
-	{.name = "chmod-outside", .op = "chmod", .arg = arg_outside,
-	    .guards = {G_MOUNTNS}, .host = H_MODE, .file = F_CHMOD},
-	{.name = "utimes-outside", .op = "utimes", .arg = arg_outside,
-	    .guards = {G_MOUNTNS}, .host = H_TIMES, .file = F_UTIMES},
-	{.name = "read-outside", .op = "read", .arg = arg_outside,
-	    .guards = {G_LANDLOCK, G_MOUNTNS}, .file = F_READ},
-	{.name = "exec-outside", .op = "exec", .arg = arg_outside,
-	    .guards = {G_LANDLOCK, G_MOUNTNS, G_NOEXEC}, .file = F_EXEC},
-	{.name = "list-root", .op = "list", .fixed = "/",
-	    .tried = "list the entries of /", .expect = canary_expect_root,
-	    .guards = {G_LANDLOCK}},
-	/* Inside each rw (and rwx) rule: a file is opened for writing
-	 * only (the user's bytes stay); a directory gets the privileged
-	 * file (the first), and a file created, changed, read, removed. */
-	{.name = "rw-write", .op = "openw", .each = E_RW, .arg = arg_rwfile,
-	    .expect = canary_expect_rw, .dac = 2},
-	{.name = "rw-privileged", .op = "mmapw", .each = E_RW,
-	    .arg = arg_priv, .tried = "rewrite %s through a shared mapping",
-	    .expect = canary_expect_priv, .dac = 1, .host = H_PRIV},
-	{.name = "rw-create", .op = "create", .each = E_RW, .arg = arg_rwdir,
-	    .expect = canary_expect_rw, .dac = 3},
-	{.name = "rw-chmod", .op = "chmod", .each = E_RW, .arg = arg_rwdir,
-	    .expect = canary_expect_rw, .dac = 3},
-	{.name = "rw-read", .op = "read", .each = E_RW, .arg = arg_rwdir,
-	    .expect = canary_expect_rw, .dac = 3},
-	{.name = "rw-remove", .op = "remove", .each = E_RW, .arg = arg_rwdir,
-	    .expect = canary_expect_rw, .dac = 3, .host = H_LEFT},
-	{.name = "udp", .op = "udp", .fixed = "-",
-	    .tried = "socket AF_INET SOCK_DGRAM", .guards = {G_SECCOMP}},
-	{.name = "tcp-ungranted", .op = "tcp", .fixed = canary_st.tcparg,
-	    .tried = "connect 127.0.0.1:%s", .unless = U_TCP,
-	    .guards = {G_TCP, G_BROKER}, .host = H_TCP},
-	{.name = "tcp-granted", .op = "tcp", .each = E_PORT, .arg = arg_at,
-	    .tried = "connect 127.0.0.1:%s", .x = X_GRANT,
-	    .says = "granted (connect-tcp %s)"},
-	{.name = "abstract-unix", .op = "abstract", .fixed = canary_st.absname,
-	    .tried = "connect @%s", .unless = U_UNIX,
-	    .guards = {G_SCOPE, G_NETNS}, .host = H_ABSTRACT},
-	{.name = "egress-listed", .op = "egress", .each = E_EGRESS,
-	    .arg = arg_at, .tried = "CONNECT %.300s (broker)", .x = X_HTTPOK,
-	    .says = "allowed (listed)"},
-	{.name = "egress-unlisted", .op = "egress", .arg = arg_unlisted,
-	    .tried = "CONNECT %s (broker)", .x = X_HTTP403,
-	    .says = "refused (http 403: not listed)"},
-	{.name = "daemon", .op = "unix", .each = E_DAEMON, .arg = arg_daemon,
-	    .tried = "connect %s", .expect = canary_expect_daemon},
-	{.name = "signal", .op = "signal", .fixed = canary_st.targetarg,
-	    .tried = "kill SIGUSR1 to host pid %s",
-	    .guards = {G_PIDNS, G_SCOPE, G_UID}, .host = H_SIGNAL},
-	{.name = "ptrace", .op = "ptrace", .fixed = canary_st.targetarg,
-	    .tried = "PTRACE_ATTACH host pid %s", .guards = {G_SECCOMP},
-	    .host = H_TRACE},
-	{.name = "sysv-ipc", .op = "sysv", .fixed = canary_st.queuearg,
-	    .tried = "msgsnd to host queue %s", .unless = U_IPCNS,
-	    .guards = {G_IPCNS}, .host = H_SYSV},
-	{.name = "memory", .op = "memory", .arg = arg_memory,
-	    .tried = "touch %s bytes in a child", .guards = {G_MEMORY},
-	    .x = X_KILL},
-	{.name = "pids", .op = "pids", .arg = arg_pids,
-	    .tried = "fork %s processes in a child", .guards = {G_PIDS},
-	    .want = EAGAIN},
+#include "canary/probes.def"
 };
+#undef PROBE
 
 /* One line of row p for instance at: -1 when no line is left. */
 static int

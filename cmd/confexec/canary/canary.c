@@ -10,9 +10,9 @@
  * descriptor FD (a pipe confexec reads): "N ok", "N errno E",
  * "N signal S", "N http CODE", "N timeout" or "N error WHY", N counting
  * the pairs from 0; "start" before the first, "end" after the last.  An
- * OP is a row of ops[] and its function.  It judges nothing: confexec
- * holds the plan's expectations (a probe's row in canary_probes.c names
- * its OP) and looks at the host's side.  Run as "confexec-canary exit",
+ * OP and its function are a probe's row in probes.def.  It judges
+ * nothing: confexec holds the plan's expectations (the rest of the row)
+ * and looks at the host's side.  Run as "confexec-canary exit",
  * it exits 0 (the exec probe's target, a copy of this program).
  *
  * Linked statically with no library but libc: inside the boundary it
@@ -460,36 +460,21 @@ p_signal(const char *pid)
 	return kill((pid_t)atoi(pid), SIGUSR1);
 }
 
-/* The ops, by the name confexec's probe rows give (canary_probes.c):
- * tries answers "ok" or "errno E" from its return (-1: errno); answers
- * says its own answer; child is tried in a child (in_child). */
+/* The ops, from the probes' rows (probes.def): what each does with its
+ * argument. */
+#define TRIES(f) f, NULL, NULL
+#define ANSWERS(f) NULL, f, NULL
+#define CHILD(f) NULL, NULL, f
+#define PROBE(name, op, function, ...) {op, function},
 static const struct op {
 	const char *name;
-	int (*tries)(const char *arg);
+	int (*tries)(const char *arg);	/* "ok", or "errno E" (-1) */
 	void (*answers)(const char *arg);
-	void (*child)(const char *arg);
+	void (*child)(const char *arg);	/* in_child */
 } ops[] = {
-	{"read", p_read, NULL, NULL},
-	{"list", p_list, NULL, NULL},
-	{"write", p_append, NULL, NULL},
-	{"openw", p_openw, NULL, NULL},
-	{"create", p_create, NULL, NULL},
-	{"chmod", p_chmod, NULL, NULL},
-	{"utimes", p_utimes, NULL, NULL},
-	{"mmapw", p_mmapw, NULL, NULL},
-	{"remove", unlink, NULL, NULL},
-	{"exec", NULL, p_exec, NULL},
-	{"udp", p_udp, NULL, NULL},
-	{"tcp", p_tcp, NULL, NULL},
-	{"unix", p_path, NULL, NULL},
-	{"abstract", p_abstract, NULL, NULL},
-	{"signal", p_signal, NULL, NULL},
-	{"ptrace", p_ptrace, NULL, NULL},
-	{"sysv", p_sysv, NULL, NULL},
-	{"egress", NULL, p_egress, NULL},
-	{"memory", NULL, NULL, touch},
-	{"pids", NULL, NULL, forks},
+#include "probes.def"
 };
+#undef PROBE
 
 static void
 probe(const char *op, const char *arg)
