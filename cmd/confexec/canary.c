@@ -18,8 +18,6 @@
 
 #define ANSWERS_MAX (64u << 10)
 
-struct canary_state canary_st = {.rfd = -1, .wfd = -1, .tcpfd = -1,
-	.absfd = -1, .target = -1, .targetfd = -1, .lifefd = -1, .msqid = -1};
 
 /* The answers so far, read as they come (the source): bounded; past
  * ANSWERS_MAX they are read and dropped (the program answers far less:
@@ -30,23 +28,23 @@ static size_t alen;
 int
 canary_on(void)
 {
-	return canary_st.on;
+	return canary_state.on;
 }
 
 void
 canary_want(int json)
 {
-	canary_st.on = 1;
-	canary_st.json = json;
+	canary_state.on = 1;
+	canary_state.json = json;
 }
 
 int
 canary_own(const struct statx *stx)
 {
-	return canary_st.priv[0] != '\0' &&
-	    stx->stx_ino == canary_st.privst.st_ino &&
+	return canary_state.priv[0] != '\0' &&
+	    stx->stx_ino == canary_state.privst.st_ino &&
 	    makedev(stx->stx_dev_major, stx->stx_dev_minor) ==
-	    canary_st.privst.st_dev;
+	    canary_state.privst.st_dev;
 }
 
 /* The probe program's argv: its answers' descriptor, then OP ARG for
@@ -57,16 +55,17 @@ probe_argv(size_t *argc)
 	char fd[16], **argv;
 	size_t i, a = 0;
 
-	if ((argv = calloc(2 + 2 * canary_st.n + 1, sizeof(char *))) == NULL)
+	argv = calloc(2 + 2 * canary_state.n + 1, sizeof(char *));
+	if (argv == NULL)
 		return NULL;
-	snprintf(fd, sizeof(fd), "%d", canary_st.wfd);
+	snprintf(fd, sizeof(fd), "%d", canary_state.wfd);
 	argv[a++] = strdup(CANARY_PROG);
 	argv[a++] = strdup(fd);
-	for (i = 0; i < canary_st.n; i++) {
-		if (canary_st.pl[i].x == X_NOTRUN)
+	for (i = 0; i < canary_state.n; i++) {
+		if (canary_state.pl[i].x == X_NOTRUN)
 			continue;
-		argv[a++] = strdup(canary_st.pl[i].op);
-		argv[a++] = strdup(canary_st.pl[i].arg);
+		argv[a++] = strdup(canary_state.pl[i].op);
+		argv[a++] = strdup(canary_state.pl[i].arg);
 	}
 	*argc = a;
 	for (i = 0; i < a; i++)
@@ -92,7 +91,7 @@ replace_program(struct run *r, char *err, size_t len)
 	free(p->program);
 	p->argv = NULL;
 	p->argc = 0;
-	p->program = strdup(canary_st.prog);
+	p->program = strdup(canary_state.prog);
 	if (p->program == NULL)
 		return err_set_sys(err, len, "canary: program");
 	p->argv = argv;
@@ -107,8 +106,8 @@ canary_prepare(struct run *r, char *err, size_t len)
 {
 	if (atexit(canary_setup_clean) != 0)
 		return err_set(err, len, "canary: atexit");
-	canary_st.pl = calloc(CANARY_MAX_PROBES, sizeof(*canary_st.pl));
-	if (canary_st.pl == NULL)
+	canary_state.pl = calloc(CANARY_MAX_PROBES, sizeof(*canary_state.pl));
+	if (canary_state.pl == NULL)
 		return err_set_sys(err, len, "canary: probes");
 	if (canary_setup_prog(err, len) == -1 ||
 	    canary_setup_pipe(r, err, len) == -1 ||
@@ -123,7 +122,7 @@ canary_prepare(struct run *r, char *err, size_t len)
 const int *
 canary_answers_fd(void)
 {
-	return &canary_st.rfd;
+	return &canary_state.rfd;
 }
 
 void
@@ -134,10 +133,10 @@ canary_read(void)
 
 	for (;;) {
 		if (alen < ANSWERS_MAX)
-			n = read(canary_st.rfd, abuf + alen,
+			n = read(canary_state.rfd, abuf + alen,
 			    ANSWERS_MAX - alen);
 		else
-			n = read(canary_st.rfd, drop, sizeof(drop));
+			n = read(canary_state.rfd, drop, sizeof(drop));
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -153,7 +152,7 @@ canary_finish(struct run *r)
 	canary_read();
 	abuf[alen] = '\0';
 	canary_judge_answers(abuf);
-	if (!canary_st.started)
+	if (!canary_state.started)
 		return;
 	canary_judge_all(r);
 	canary_setup_clean();
@@ -170,8 +169,8 @@ int
 canary_exit(int code, const siginfo_t *si)
 {
 	canary_setup_clean();
-	if (canary_st.judged)
-		return canary_st.code;
+	if (canary_state.judged)
+		return canary_state.code;
 	if (si == NULL)
 		return code;	/* it never ran: the run said why */
 	warning("canary: the probe program ended (%s %d) before its first "

@@ -12,8 +12,9 @@
  *   canary_host.c    the host's side of a probe, read after the run
  *   canary_judge.c   the answers read, each probe judged
  *   canary_out.c     the lines (or JSON) on stdout, the canary record
+ *   canary_state.c   the state they share (canary_int.h, for them only)
  *
- * canary_int.h is their shared state, for these files only. */
+ * The probes themselves are rows of canary/probes.def. */
 #ifndef CANARY_H
 #define CANARY_H
 

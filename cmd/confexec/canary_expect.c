@@ -30,7 +30,8 @@ noexec_on(const struct run *r)
 {
 	struct statvfs vfs;
 
-	return statvfs(canary_st.dir, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC);
+	return statvfs(canary_state.dir, &vfs) == 0 &&
+	    (vfs.f_flag & ST_NOEXEC);
 }
 
 /* The host process is root's (or another uid's) and the run's is not. */

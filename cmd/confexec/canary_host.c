@@ -40,10 +40,10 @@ look_file(struct look *lk)
 {
 	static char path[PATH_MAX + 16];
 
-	snprintf(path, sizeof(path), "%s/%s", canary_st.dir,
-	    canary_fname[lk->pl->file]);
+	snprintf(path, sizeof(path), "%s/%s", canary_state.dir,
+	    canary_state.fname[lk->pl->file]);
 	lk->path = path;
-	lk->was = &canary_st.st[lk->pl->file];
+	lk->was = &canary_state.st[lk->pl->file];
 	lk->err = lstat(path, &lk->st) == -1 ? errno : 0;
 }
 
@@ -58,15 +58,15 @@ look_left(struct look *lk)
 static void
 look_priv(struct look *lk)
 {
-	lk->path = canary_st.priv;
-	lk->was = &canary_st.privst;
+	lk->path = canary_state.priv;
+	lk->was = &canary_state.privst;
 	lk->err = lstat(lk->path, &lk->st) == -1 ? errno : 0;
 }
 
 static void
 look_queue(struct look *lk)
 {
-	lk->err = msgctl(canary_st.msqid, IPC_STAT, &lk->q) == -1 ? errno :
+	lk->err = msgctl(canary_state.msqid, IPC_STAT, &lk->q) == -1 ? errno :
 	    0;
 }
 
@@ -150,7 +150,7 @@ t_priv_gone(struct look *lk, char *val, size_t size)
 static int
 t_priv_kept(struct look *lk, char *val, size_t size)
 {
-	char page[sizeof(canary_st.privpage)], capb[64];
+	char page[sizeof(canary_state.privpage)], capb[64];
 	ssize_t n;
 	int fd, capped, priv, same;
 
@@ -161,8 +161,8 @@ t_priv_kept(struct look *lk, char *val, size_t size)
 	n = fd == -1 ? -1 : read(fd, page, sizeof(page));
 	if (fd != -1)
 		close(fd);
-	same = n == canary_st.privlen && n >= 0 && memcmp(page,
-	    canary_st.privpage, (size_t)n) == 0 &&
+	same = n == canary_state.privlen && n >= 0 && memcmp(page,
+	    canary_state.privpage, (size_t)n) == 0 &&
 	    lk->st.st_size == lk->was->st_size;
 	snprintf(val, size, "mode %04o%s, bytes %s",
 	    (unsigned)(lk->st.st_mode & 07777), capped ?
@@ -184,13 +184,13 @@ accepted(int fd)
 static int
 t_tcp(struct look *lk, char *val, size_t size)
 {
-	return accepted(canary_st.tcpfd);
+	return accepted(canary_state.tcpfd);
 }
 
 static int
 t_abstract(struct look *lk, char *val, size_t size)
 {
-	return accepted(canary_st.absfd);
+	return accepted(canary_state.absfd);
 }
 
 /* A field of the paused process's /proc/PID/status, as text. */
@@ -203,7 +203,7 @@ status_field(const char *key, char *val, size_t size)
 	int found = 0;
 
 	snprintf(path, sizeof(path), "/proc/%ld/status",
-	    (long)canary_st.target);
+	    (long)canary_state.target);
 	if ((f = fopen(path, "re")) == NULL)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f) != NULL)
@@ -220,7 +220,7 @@ status_field(const char *key, char *val, size_t size)
 static int
 t_proc_gone(struct look *lk, char *val, size_t size)
 {
-	struct pollfd pf = {canary_st.targetfd, POLLIN, 0};
+	struct pollfd pf = {canary_state.targetfd, POLLIN, 0};
 
 	return poll(&pf, 1, 0) != 0;
 }

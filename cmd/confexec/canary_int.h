@@ -59,11 +59,12 @@ struct probe_line {
 };
 
 /* The module's state, one run's. */
-struct canary_state {
+struct canary {
 	int on, json;
 	struct probe_line *pl;
 	size_t n;
 	char prog[PATH_MAX];
+	const char *fname[F_N];	/* the outside directory's files */
 	char dir[PATH_MAX];	/* "" none */
 	char nodir[256];	/* why none */
 	struct stat st[F_N];
@@ -151,8 +152,7 @@ struct canary_probe {
 	int file;		/* the outside directory's file (F_) */
 };
 
-extern struct canary_state canary_st;	/* canary.c */
-extern const char *const canary_fname[F_N];
+extern struct canary canary_state;	/* canary_state.c */
 
 /* canary_setup.c: what the probes aim at on the host.  Each 0, or -1
  * with err set. */

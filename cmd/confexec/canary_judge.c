@@ -38,11 +38,11 @@ ran(unsigned long k)
 {
 	size_t i;
 
-	for (i = 0; i < canary_st.n; i++) {
-		if (canary_st.pl[i].x == X_NOTRUN)
+	for (i = 0; i < canary_state.n; i++) {
+		if (canary_state.pl[i].x == X_NOTRUN)
 			continue;
 		if (k-- == 0)
-			return &canary_st.pl[i];
+			return &canary_state.pl[i];
 	}
 	return NULL;
 }
@@ -58,8 +58,8 @@ canary_judge_answers(char *buf)
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
 		if (strcmp(line, "start") == 0 || strcmp(line, "end") == 0) {
-			*(line[0] == 's' ? &canary_st.started :
-			    &canary_st.ended) = 1;
+			*(line[0] == 's' ? &canary_state.started :
+			    &canary_state.ended) = 1;
 			continue;
 		}
 		pl = ran(strtoul(line, &sp, 10));
@@ -140,24 +140,25 @@ canary_judge_all(const struct run *r)
 	struct probe_line *pl;
 	size_t i;
 
-	for (i = 0; i < canary_st.n; i++) {
-		pl = &canary_st.pl[i];
+	for (i = 0; i < canary_state.n; i++) {
+		pl = &canary_state.pl[i];
 		pl->match = judge(pl);
 		if (pl->x == X_NOTRUN)
-			canary_st.skipped++;
+			canary_state.skipped++;
 		else if (canary_judge_unanswered(pl))
-			canary_st.missing++;
+			canary_state.missing++;
 		else if (pl->match)
-			canary_st.matched++;
+			canary_state.matched++;
 		else
-			canary_st.bad++;
+			canary_state.bad++;
 	}
-	canary_st.code = canary_st.bad > 0 ? EXIT_NO : EXIT_OK;
-	if (canary_st.missing > 0 || !canary_st.ended || r->failed ||
+	canary_state.code = canary_state.bad > 0 ? EXIT_NO : EXIT_OK;
+	if (canary_state.missing > 0 || !canary_state.ended || r->failed ||
 	    r->timed_out || r->cancel[0] != '\0') {
-		warning("canary: the probe program ended with %zu probe(s) "
-		    "unanswered: the plan is not judged", canary_st.missing);
-		canary_st.code = EXIT_FAIL;
+		warning("canary: the probe program ended with %zu "
+		    "probe(s) unanswered: the plan is not judged",
+		    canary_state.missing);
+		canary_state.code = EXIT_FAIL;
 	}
-	canary_st.judged = 1;
+	canary_state.judged = 1;
 }

@@ -40,21 +40,21 @@ record_json(const struct run *r)
 	json_t *o = json_object(), *a = json_array();
 	size_t i;
 
-	for (i = 0; i < canary_st.n; i++)
-		json_array_append_new(a, line_json(&canary_st.pl[i]));
+	for (i = 0; i < canary_state.n; i++)
+		json_array_append_new(a, line_json(&canary_state.pl[i]));
 	json_object_set_new(o, "event", json_string("canary"));
 	json_object_set_new(o, "plan_sha256", json_string(r->plan_hex));
 	json_object_set_new(o, "probe_sha256", json_string(r->prog_hex));
 	json_object_set_new(o, "probes", a);
 	json_object_set_new(o, "matched",
-	    json_integer((json_int_t)canary_st.matched));
+	    json_integer((json_int_t)canary_state.matched));
 	json_object_set_new(o, "mismatched",
-	    json_integer((json_int_t)canary_st.bad));
+	    json_integer((json_int_t)canary_state.bad));
 	json_object_set_new(o, "not_run",
-	    json_integer((json_int_t)canary_st.skipped));
+	    json_integer((json_int_t)canary_state.skipped));
 	json_object_set_new(o, "unanswered",
-	    json_integer((json_int_t)canary_st.missing));
-	json_object_set_new(o, "exit", json_integer(canary_st.code));
+	    json_integer((json_int_t)canary_state.missing));
+	json_object_set_new(o, "exit", json_integer(canary_state.code));
 	return o;
 }
 
@@ -67,7 +67,7 @@ stdout_say(const struct run *r)
 	char *txt;
 	size_t i;
 
-	if (canary_st.json) {
+	if (canary_state.json) {
 		o = record_json(r);
 		json_object_del(o, "event");
 		txt = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
@@ -77,8 +77,8 @@ stdout_say(const struct run *r)
 		free(txt);
 		return;
 	}
-	for (i = 0; i < canary_st.n; i++) {
-		pl = &canary_st.pl[i];
+	for (i = 0; i < canary_state.n; i++) {
+		pl = &canary_state.pl[i];
 		printf("%s\t%s\t%s\t%s\t%s\t%s\n", pl->name, pl->tried,
 		    pl->expected, pl->got, pl->hostsaw,
 		    canary_judge_verdict(pl));
@@ -106,10 +106,10 @@ canary_out_print(struct run *r)
 	stdout_say(r);
 	if (fflush(stdout) == EOF) {
 		warning_sys("canary: standard output");
-		canary_st.code = EXIT_FAIL;
+		canary_state.code = EXIT_FAIL;
 	}
-	for (i = 0; i < canary_st.n; i++) {
-		pl = &canary_st.pl[i];
+	for (i = 0; i < canary_state.n; i++) {
+		pl = &canary_state.pl[i];
 		if (pl->x != X_NOTRUN && !pl->match &&
 		    !canary_judge_unanswered(pl))
 			mismatch_say(pl);
@@ -117,19 +117,19 @@ canary_out_print(struct run *r)
 	if (record_wanted(r) && r->started) {
 		o = record_json(r);
 		if (record_events(r, &o, 1, "canary record") == -1 &&
-		    canary_st.code == EXIT_OK)
-			canary_st.code = EXIT_FAIL;
+		    canary_state.code == EXIT_OK)
+			canary_state.code = EXIT_FAIL;
 	}
 }
 
 json_t *
 canary_out_summary(void)
 {
-	if (!canary_st.judged)
+	if (!canary_state.judged)
 		return json_null();
 	return json_pack("{s:I,s:I,s:I,s:I,s:i}", "matched",
-	    (json_int_t)canary_st.matched, "mismatched",
-	    (json_int_t)canary_st.bad, "not_run",
-	    (json_int_t)canary_st.skipped, "unanswered",
-	    (json_int_t)canary_st.missing, "exit", canary_st.code);
+	    (json_int_t)canary_state.matched, "mismatched",
+	    (json_int_t)canary_state.bad, "not_run",
+	    (json_int_t)canary_state.skipped, "unanswered",
+	    (json_int_t)canary_state.missing, "exit", canary_state.code);
 }

@@ -39,9 +39,9 @@ add(const char *name, const char *op, const char *arg)
 	struct probe_line *pl;
 	char s[900];
 
-	if (canary_st.n >= CANARY_MAX_PROBES)
+	if (canary_state.n >= CANARY_MAX_PROBES)
 		return NULL;
-	pl = &canary_st.pl[canary_st.n++];
+	pl = &canary_state.pl[canary_state.n++];
 	memset(pl, 0, sizeof(*pl));
 	pl->name = name;
 	snprintf(pl->op, sizeof(pl->op), "%s", op);
@@ -81,13 +81,13 @@ static int
 arg_outside(const struct run *r, const struct canary_probe *p,
     const struct canary_at *at, struct canary_arg *a)
 {
-	if (canary_st.dir[0] == '\0') {
+	if (canary_state.dir[0] == '\0') {
 		snprintf(a->why, sizeof(a->why), "not run: %s",
-		    canary_st.nodir);
+		    canary_state.nodir);
 		return -1;
 	}
-	snprintf(a->arg, sizeof(a->arg), "%s/%s", canary_st.dir,
-	    canary_fname[p->file]);
+	snprintf(a->arg, sizeof(a->arg), "%s/%s", canary_state.dir,
+	    canary_state.fname[p->file]);
 	return 1;
 }
 
@@ -120,14 +120,14 @@ arg_priv(const struct run *r, const struct canary_probe *p,
 	if (!at->dir || !at->first)
 		return 0;
 	if (canary_setup_priv(r, at->path, a->why, sizeof(a->why)) == -1) {
-		snprintf(a->tried, sizeof(a->tried), "%s", canary_st.priv[0] ?
-		    canary_st.priv : at->path);
+		snprintf(a->tried, sizeof(a->tried), "%s",
+		    canary_state.priv[0] ? canary_state.priv : at->path);
 		return -1;
 	}
-	snprintf(a->arg, sizeof(a->arg), "%s", canary_st.priv);
+	snprintf(a->arg, sizeof(a->arg), "%s", canary_state.priv);
 	snprintf(a->shown, sizeof(a->shown), "%s (mode %04o)",
-	    shown(canary_st.priv, s, sizeof(s)),
-	    (unsigned)(canary_st.privst.st_mode & 07777));
+	    shown(canary_state.priv, s, sizeof(s)),
+	    (unsigned)(canary_state.privst.st_mode & 07777));
 	return 1;
 }
 
@@ -146,7 +146,8 @@ arg_unlisted(const struct run *r, const struct canary_probe *p,
     const struct canary_at *at, struct canary_arg *a)
 {
 	if (r->p.negress == 0) {
-		snprintf(a->tried, sizeof(a->tried), "CONNECT canary.invalid:443");
+		snprintf(a->tried, sizeof(a->tried),
+		    "CONNECT canary.invalid:443");
 		snprintf(a->why, sizeof(a->why), "not run: the plan has no "
 		    "egress broker (no TCP to anywhere but its connect-tcp "
 		    "ports)");

@@ -27,9 +27,6 @@
 #include "err.h"
 #include "io.h"
 
-const char *const canary_fname[F_N] = {"write", "chmod", "utimes", "read",
-	"exec"};
-
 static int
 inside_rule(const struct run *r, const char *path)
 {
@@ -84,12 +81,13 @@ fresh_dir(const struct run *r)
 		snprintf(path, sizeof(path), "%s/borne-canary.XXXXXX", real);
 		if (inside_rule(r, path) || mkdtemp(path) == NULL)
 			continue;
-		snprintf(canary_st.dir, sizeof(canary_st.dir), "%s", path);
+		snprintf(canary_state.dir, sizeof(canary_state.dir), "%s",
+		    path);
 		return;
 	}
-	snprintf(canary_st.nodir, sizeof(canary_st.nodir), "no directory "
-	    "outside the rules could be made (/tmp, /var/tmp, /dev/shm, /run "
-	    "each lie beneath a rule or refuse one)");
+	snprintf(canary_state.nodir, sizeof(canary_state.nodir),
+	    "no directory outside the rules could be made (/tmp, /var/tmp, "
+	    "/dev/shm, /run each lie beneath a rule or refuse one)");
 }
 
 /* File i of the directory: the probe program's copy, or the bytes. */
@@ -100,8 +98,9 @@ make_file(int dfd, size_t i)
 	int fd;
 
 	if (i == F_EXEC)
-		return copy_file(canary_st.prog, dfd, canary_fname[i], 0755);
-	fd = openat(dfd, canary_fname[i], O_WRONLY | O_CREAT | O_EXCL |
+		return copy_file(canary_state.prog, dfd, canary_state.fname[i],
+		    0755);
+	fd = openat(dfd, canary_state.fname[i], O_WRONLY | O_CREAT | O_EXCL |
 	    O_CLOEXEC, 0644);
 	if (fd == -1 || write_all(fd, b, strlen(b)) == -1 ||
 	    fchmod(fd, 0644) == -1 || close(fd) == -1)
@@ -119,15 +118,16 @@ canary_setup_dir(const struct run *r, char *err, size_t len)
 	int dfd;
 
 	fresh_dir(r);
-	if (canary_st.dir[0] == '\0')
+	if (canary_state.dir[0] == '\0')
 		return 0;
-	if ((dfd = open(canary_st.dir, O_RDONLY | O_DIRECTORY |
+	if ((dfd = open(canary_state.dir, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1)
-		return err_set_sys(err, len, "canary: %s", canary_st.dir);
+		return err_set_sys(err, len, "canary: %s", canary_state.dir);
 	for (i = 0; i < F_N; i++)
-		if (make_file(dfd, i) == -1 || fchownat(dfd, canary_fname[i],
-		    r->final_uid, r->final_gid, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    fstatat(dfd, canary_fname[i], &canary_st.st[i],
+		if (make_file(dfd, i) == -1 ||
+		    fchownat(dfd, canary_state.fname[i], r->final_uid,
+		    r->final_gid, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    fstatat(dfd, canary_state.fname[i], &canary_state.st[i],
 		    AT_SYMLINK_NOFOLLOW) == -1)
 			goto fail;
 	if (fchown(dfd, r->final_uid, r->final_gid) == -1 ||
@@ -136,8 +136,8 @@ canary_setup_dir(const struct run *r, char *err, size_t len)
 	close(dfd);
 	return 0;
 fail:
-	err_set_sys(err, len, "canary: %s/%s", canary_st.dir,
-	    canary_fname[i]);
+	err_set_sys(err, len, "canary: %s/%s", canary_state.dir,
+	    canary_state.fname[i]);
 	close(dfd);
 	return -1;
 }
@@ -165,13 +165,14 @@ listen_tcp(const struct run *r)
 			close(fd);
 			return -1;
 		}
-		canary_st.tcpport = ntohs(sa.sin_port);
+		canary_state.tcpport = ntohs(sa.sin_port);
 		for (taken = 0, i = 0; i < r->p.nconnect; i++)
-			taken |= r->p.connect_tcp[i] == canary_st.tcpport;
+			taken |= r->p.connect_tcp[i] == canary_state.tcpport;
 		if (!taken) {
-			canary_st.tcpfd = fd;
-			snprintf(canary_st.tcparg, sizeof(canary_st.tcparg),
-			    "%u", (unsigned)canary_st.tcpport);
+			canary_state.tcpfd = fd;
+			snprintf(canary_state.tcparg,
+			    sizeof(canary_state.tcparg), "%u",
+			    (unsigned)canary_state.tcpport);
 			return 0;
 		}
 		close(fd);	/* a port the plan grants: another */
@@ -187,13 +188,13 @@ listen_abstract(void)
 	size_t n;
 	int fd;
 
-	snprintf(canary_st.absname, sizeof(canary_st.absname),
+	snprintf(canary_state.absname, sizeof(canary_state.absname),
 	    "borne-canary.%ld.%lx", (long)getpid(),
 	    (unsigned long)now_ns(CLOCK_MONOTONIC));
-	n = strlen(canary_st.absname);
+	n = strlen(canary_state.absname);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path + 1, canary_st.absname, n);
+	memcpy(sa.sun_path + 1, canary_state.absname, n);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd == -1)
 		return -1;
@@ -202,7 +203,7 @@ listen_abstract(void)
 		close(fd);
 		return -1;
 	}
-	canary_st.absfd = fd;
+	canary_state.absfd = fd;
 	return 0;
 }
 
@@ -272,17 +273,17 @@ canary_setup_target(char *err, size_t len)
 		return err_set_sys(err, len, "canary: the host process");
 	}
 	close(pp[0]);
-	canary_st.lifefd = life[1];
-	canary_st.target = b;
-	snprintf(canary_st.targetarg, sizeof(canary_st.targetarg), "%ld",
+	canary_state.lifefd = life[1];
+	canary_state.target = b;
+	snprintf(canary_state.targetarg, sizeof(canary_state.targetarg), "%ld",
 	    (long)b);
-	canary_st.targetfd = (int)syscall(SYS_pidfd_open, b, 0);
-	if (canary_st.targetfd == -1)
+	canary_state.targetfd = (int)syscall(SYS_pidfd_open, b, 0);
+	if (canary_state.targetfd == -1)
 		return err_set_sys(err, len, "canary: the host process");
-	if ((canary_st.msqid = msgget(IPC_PRIVATE, IPC_CREAT | 0666)) == -1)
+	if ((canary_state.msqid = msgget(IPC_PRIVATE, IPC_CREAT | 0666)) == -1)
 		return err_set_sys(err, len, "canary: SysV queue");
-	snprintf(canary_st.queuearg, sizeof(canary_st.queuearg), "%d",
-	    canary_st.msqid);
+	snprintf(canary_state.queuearg, sizeof(canary_state.queuearg), "%d",
+	    canary_state.msqid);
 	return 0;
 }
 
@@ -319,7 +320,7 @@ first_page(int dfd, const char *name)
 
 	if (fd == -1)
 		return -1;
-	n = read(fd, canary_st.privpage, sizeof(canary_st.privpage));
+	n = read(fd, canary_state.privpage, sizeof(canary_state.privpage));
 	close(fd);
 	return n;
 }
@@ -342,7 +343,7 @@ canary_setup_priv(const struct run *r, const char *dir, char *why,
 	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		goto fail;
-	if (copy_file(canary_st.prog, dfd, name, 0755) == -1 ||
+	if (copy_file(canary_state.prog, dfd, name, 0755) == -1 ||
 	    fchownat(dfd, name, r->final_uid, r->final_gid,
 	    AT_SYMLINK_NOFOLLOW) == -1 ||
 	    fchmodat(dfd, name, 06755, 0) == -1) {
@@ -352,14 +353,14 @@ canary_setup_priv(const struct run *r, const char *dir, char *why,
 		close(dfd);
 		return -1;
 	}
-	snprintf(canary_st.priv, sizeof(canary_st.priv), "%s%s%s", dir,
+	snprintf(canary_state.priv, sizeof(canary_state.priv), "%s%s%s", dir,
 	    strcmp(dir, "/") == 0 ? "" : "/", name);
-	(void)lsetxattr(canary_st.priv, "security.capability", cap,
+	(void)lsetxattr(canary_state.priv, "security.capability", cap,
 	    sizeof(cap), 0);
-	canary_st.privlen = first_page(dfd, name);
+	canary_state.privlen = first_page(dfd, name);
 	close(dfd);
-	if (canary_st.privlen != -1 && lstat(canary_st.priv,
-	    &canary_st.privst) == 0)
+	if (canary_state.privlen != -1 && lstat(canary_state.priv,
+	    &canary_state.privst) == 0)
 		return 0;
 fail:
 	snprintf(why, len, "not run: %s", strerror(errno));
@@ -381,17 +382,17 @@ canary_setup_pipe(struct run *r, char *err, size_t len)
 		    "answers", PLAN_MAX_KEEP);
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == -1)
 		return err_set_sys(err, len, "canary: pipe");
-	canary_st.rfd = fds[0];
-	canary_st.wfd = fds[1];
+	canary_state.rfd = fds[0];
+	canary_state.wfd = fds[1];
 	/* Blocking for the writer: the answers fit in the pipe. */
-	if (fcntl(canary_st.wfd, F_SETFL, 0) == -1 ||
-	    fcntl(canary_st.wfd, F_SETFD, 0) == -1)
+	if (fcntl(canary_state.wfd, F_SETFL, 0) == -1 ||
+	    fcntl(canary_state.wfd, F_SETFD, 0) == -1)
 		return err_set_sys(err, len, "canary: pipe");
 	if ((k = realloc(p->keep_fds, (p->nkeep + 1) * sizeof(int))) == NULL)
 		return err_set_sys(err, len, "canary: keep list");
-	for (i = p->nkeep; i > 0 && k[i - 1] > canary_st.wfd; i--)
+	for (i = p->nkeep; i > 0 && k[i - 1] > canary_state.wfd; i--)
 		k[i] = k[i - 1];
-	k[i] = canary_st.wfd;
+	k[i] = canary_state.wfd;
 	p->keep_fds = k;
 	p->nkeep++;
 	return 0;
@@ -412,14 +413,14 @@ canary_setup_prog(char *err, size_t len)
 	if ((slash = strrchr(self, '/')) == NULL)
 		return err_set(err, len, "canary: /proc/self/exe: %s", self);
 	*slash = '\0';
-	snprintf(canary_st.prog, sizeof(canary_st.prog), "%s/%s", self,
+	snprintf(canary_state.prog, sizeof(canary_state.prog), "%s/%s", self,
 	    CANARY_PROG);
-	if (stat(canary_st.prog, &st) == -1)
+	if (stat(canary_state.prog, &st) == -1)
 		return err_set_sys(err, len, "canary: the probe program %s",
-		    canary_st.prog);
+		    canary_state.prog);
 	if (!S_ISREG(st.st_mode))
 		return err_set(err, len, "canary: the probe program %s is not "
-		    "a regular file", canary_st.prog);
+		    "a regular file", canary_state.prog);
 	return 0;
 }
 
@@ -429,26 +430,26 @@ canary_setup_clean(void)
 	char path[PATH_MAX + 16];
 	size_t i;
 
-	if (canary_st.dir[0] != '\0') {
+	if (canary_state.dir[0] != '\0') {
 		for (i = 0; i < F_N; i++) {
-			snprintf(path, sizeof(path), "%s/%s", canary_st.dir,
-			    canary_fname[i]);
+			snprintf(path, sizeof(path), "%s/%s", canary_state.dir,
+			    canary_state.fname[i]);
 			(void)unlink(path);
 		}
-		if (rmdir(canary_st.dir) == -1)
-			warning_sys("canary: residue: %s", canary_st.dir);
-		canary_st.dir[0] = '\0';
+		if (rmdir(canary_state.dir) == -1)
+			warning_sys("canary: residue: %s", canary_state.dir);
+		canary_state.dir[0] = '\0';
 	}
-	for (i = 0; i < canary_st.n; i++)
-		if (canary_st.pl[i].h == H_LEFT)
-			(void)unlink(canary_st.pl[i].arg);
-	if (canary_st.priv[0] != '\0')
-		(void)unlink(canary_st.priv);
-	canary_st.priv[0] = '\0';
-	if (canary_st.msqid != -1)
-		(void)msgctl(canary_st.msqid, IPC_RMID, NULL);
-	canary_st.msqid = -1;
-	if (canary_st.lifefd != -1)
-		close(canary_st.lifefd);	/* the target ends */
-	canary_st.lifefd = -1;
+	for (i = 0; i < canary_state.n; i++)
+		if (canary_state.pl[i].h == H_LEFT)
+			(void)unlink(canary_state.pl[i].arg);
+	if (canary_state.priv[0] != '\0')
+		(void)unlink(canary_state.priv);
+	canary_state.priv[0] = '\0';
+	if (canary_state.msqid != -1)
+		(void)msgctl(canary_state.msqid, IPC_RMID, NULL);
+	canary_state.msqid = -1;
+	if (canary_state.lifefd != -1)
+		close(canary_state.lifefd);	/* the target ends */
+	canary_state.lifefd = -1;
 }
