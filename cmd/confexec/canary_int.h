@@ -123,7 +123,7 @@ struct canary_arg {
  * family (canary_probes.c iterates it, instances outermost). */
 enum canary_each { E_ONE, E_RW, E_PORT, E_EGRESS, E_DAEMON };
 
-/* A probe: one row of canary_probes.c's table. */
+/* A probe: one row of canary/probes.def (confexec's fields). */
 struct canary_probe {
 	const char *name;	/* its lines' first field */
 	const char *op;		/* what the probe program does (canary/) */
