@@ -26,7 +26,7 @@
 #define EVENT_W 12
 #define EVENT_PAD 7
 #define PROG_W 40
-#define DETAIL_W 64
+#define DETAIL_W 80
 
 /* A run whose end has not been read: the records naming its plan join
  * the oldest one (events.h). */
@@ -161,15 +161,17 @@ end_detail(json_t *ev, struct sbuf *s)
 		sadd(s, " timeout");
 	if (json_is_string(KEY(ev, "cancel")))
 		sadd(s, " cancel=%s", VAL(KEY(ev, "cancel")));
+	/* Ended before the payload ran: why, and no counts. */
+	if (json_is_string(KEY(ev, "refused"))) {
+		sadd(s, ": %s", VAL(KEY(ev, "refused")));
+		return;
+	}
 	sadd(s, " denials=%s", VAL(KEY(KEY(ev, "denials"), "calls")));
-	sadd(s, " egress=%s", json_is_object(eg) ?
-	    VAL(KEY(eg, "allowed")) : "0");
-	sadd(s, " egress_refused=%s", json_is_object(eg) ?
+	sadd(s, " egress=%s/%s", json_is_object(eg) ?
+	    VAL(KEY(eg, "allowed")) : "0", json_is_object(eg) ?
 	    VAL(KEY(eg, "refused")) : "0");
 	sadd(s, " handoffs=%" JSON_INTEGER_FORMAT,
 	    handoffs_of(KEY(ev, "handoff")));
-	if (json_is_string(KEY(ev, "refused")))
-		sadd(s, ": %s", VAL(KEY(ev, "refused")));
 }
 
 static void

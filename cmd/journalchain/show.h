@@ -7,7 +7,7 @@
 
 /* A line is at most SHOW_LINE_MAX bytes plus twice the width of the
  * largest record number (journalchain(1)). */
-#define SHOW_LINE_MAX 146
+#define SHOW_LINE_MAX 162
 
 /* Check every event as verify --deep does, then print the valid records
  * of path: lines, or JSON lines when json.  run: NULL for every record,
