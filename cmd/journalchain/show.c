@@ -104,19 +104,32 @@ val(json_t *v, char *out, size_t len)
 #define VAL(v) val((v), (char[ESC_SIZE(DETAIL_W)]){ 0 }, ESC_SIZE(DETAIL_W))
 #define KEY(o, k) json_object_get((o), (k))
 
-/* The run's program and its arguments (argv[1] on), from its start. */
+/* The run's program and its arguments (argv[1] on), from its start; when
+ * they do not fit, the program by its last name (".../NAME"), so that
+ * the arguments show. */
 static void
 program_of(json_t *start, char out[PROG_W + 1])
 {
 	json_t *argv = KEY(start, "argv"), *prog = KEY(start, "program");
-	struct sbuf s = { .n = 0 };
+	struct sbuf s;
+	const char *name, *slash;
 	size_t i;
+	int pass;
 
-	s.b[0] = '\0';
-	sadd(&s, "%s", VAL(json_is_string(prog) ? prog :
-	    json_array_get(argv, 0)));
-	for (i = 1; i < json_array_size(argv) && s.n <= PROG_W; i++)
-		sadd(&s, " %s", VAL(json_array_get(argv, i)));
+	for (pass = 0; pass < 2; pass++) {
+		s.n = 0;
+		s.b[0] = '\0';
+		name = VAL(json_is_string(prog) ? prog : json_array_get(argv, 0));
+		if (pass == 1 && (slash = strrchr(name, '/')) != NULL &&
+		    slash != name)
+			sadd(&s, ".../%s", slash + 1);
+		else
+			sadd(&s, "%s", name);
+		for (i = 1; i < json_array_size(argv) && s.n <= PROG_W; i++)
+			sadd(&s, " %s", VAL(json_array_get(argv, i)));
+		if (s.n <= PROG_W)
+			break;
+	}
 	cut(s.b, PROG_W);
 	memcpy(out, s.b, strlen(s.b) + 1);
 }
