@@ -77,23 +77,17 @@ static const struct usage_opt options[] = {
 	USAGE_STD_ROWS(OPT_VERSION),
 };
 
-/* Read stdin, one event per line; canonicalise all before writing any;
- * commit in groups of batch records (0: all in one). */
-static int
-cmd_append(const char *path, uint64_t batch)
+/* Read stdin, one event per line, each canonicalised: their number;
+ * an event that is not one JSON object dies naming its line (exit 2). */
+static size_t
+read_events(char ***ev, size_t **lens)
 {
-	/* Static: the batch stays reachable when an error exits (die) with
-	 * it allocated, so that the leak checker does not count it. */
-	static char **ev;
-	static size_t *lens;
-	char *line = NULL, *canon, msg[256], err[512];
-	size_t n = 0, cap = 0, lcap = 0, i, clen;
-	enum journal_status st;
+	char *line = NULL, *canon, msg[256];
+	size_t n = 0, cap = 0, lcap = 0, clen, l;
 	ssize_t r;
 
 	while ((r = getline(&line, &lcap, stdin)) != -1) {
-		size_t l = (size_t)r;
-
+		l = (size_t)r;
 		if (l > 0 && line[l - 1] == '\n')
 			l--;
 		if (journal_event_canon(line, l, &canon, &clen, msg,
@@ -102,21 +96,35 @@ cmd_append(const char *path, uint64_t batch)
 			    msg);
 		if (n == cap) {
 			cap = cap ? 2 * cap : 1024;
-			ev = realloc(ev, cap * sizeof(*ev));
-			lens = realloc(lens, cap * sizeof(*lens));
-			if (ev == NULL || lens == NULL)
+			*ev = realloc(*ev, cap * sizeof(**ev));
+			*lens = realloc(*lens, cap * sizeof(**lens));
+			if (*ev == NULL || *lens == NULL)
 				die(EXIT_NO, "out of memory");
 		}
-		ev[n] = canon;
-		lens[n++] = clen;
+		(*ev)[n] = canon;
+		(*lens)[n++] = clen;
 	}
 	if (ferror(stdin))
 		die_sys(EXIT_NO, "reading stdin; nothing written");
 	free(line);
-	i = 0;
-	do {
-		size_t k = n - i;
+	return n;
+}
 
+/* Canonicalise all of stdin's events before writing any; commit in
+ * groups of batch records (0: all in one). */
+static int
+cmd_append(const char *path, uint64_t batch)
+{
+	/* Static: the batch stays reachable when an error exits (die) with
+	 * it allocated, so that the leak checker does not count it. */
+	static char **ev;
+	static size_t *lens;
+	char err[512];
+	size_t n = read_events(&ev, &lens), i = 0, k;
+	enum journal_status st;
+
+	do {
+		k = n - i;
 		if (batch != 0 && k > batch)
 			k = (size_t)batch;
 		if (journal_append_canon(path, (const char *const *)ev + i,

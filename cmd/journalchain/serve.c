@@ -234,6 +234,21 @@ mhd_log(void *cls, const char *fmt, va_list ap)
 	warning("serve: %s", buf);
 }
 
+/* An address that is not a loopback one: refused without --non-loopback,
+ * said with it. */
+static void
+loopback_check(const struct listener *l, const char *spec, int nonloop)
+{
+	if (is_loopback(&l->addr))
+		return;
+	if (!nonloop)
+		die_usage_hint(EXIT_USAGE, "serve: --%s %s: not a loopback "
+		    "address (--non-loopback to serve there)", l->name, spec);
+	warning("serve: WARNING: %s listens on %s, not a loopback address: "
+	    "only peers the kernel shows as sockets of this host owned by an "
+	    "allowed uid get in", l->name, spec);
+}
+
 static void
 start_listener(struct listener *l, const char *spec, int nonloop)
 {
@@ -244,15 +259,7 @@ start_listener(struct listener *l, const char *spec, int nonloop)
 	    MHD_USE_ERROR_LOG;
 	char a[INET6_ADDRSTRLEN + 16];
 
-	if (!is_loopback(&l->addr)) {
-		if (!nonloop)
-			die_usage_hint(EXIT_USAGE, "serve: --%s %s: not a "
-			    "loopback address (--non-loopback to serve "
-			    "there)", l->name, spec);
-		warning("serve: WARNING: %s listens on %s, not a loopback "
-		    "address: only peers the kernel shows as sockets of this "
-		    "host owned by an allowed uid get in", l->name, spec);
-	}
+	loopback_check(l, spec, nonloop);
 	if (l->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	l->d = MHD_start_daemon(flags, 0, accept_policy, l, http_request, l,
