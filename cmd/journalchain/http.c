@@ -31,6 +31,26 @@
 #define BODY_MAX (64 * 1024)	/* a RunAgentInput */
 #define KEEPALIVE_S 15		/* a waiting stream writes a comment */
 #define SUSPENDED_MAX 4096
+
+/* The connections and the streams are lists linked through next and
+ * prev: pushed at the head, unlinked from anywhere. */
+#define LIST_PUSH(head, n)                                                \
+	do {                                                              \
+		(n)->prev = NULL;                                         \
+		(n)->next = (head);                                       \
+		if ((head) != NULL)                                       \
+			(head)->prev = (n);                               \
+		(head) = (n);                                             \
+	} while (0)
+#define LIST_UNLINK(head, n)                                              \
+	do {                                                              \
+		if ((n)->prev != NULL)                                    \
+			(n)->prev->next = (n)->next;                      \
+		else                                                      \
+			(head) = (n)->next;                               \
+		if ((n)->next != NULL)                                    \
+			(n)->next->prev = (n)->prev;                      \
+	} while (0)
 #define CSP "default-src 'none'; script-src 'self'; style-src 'self'; " \
 	"connect-src 'self'; img-src 'self'; base-uri 'none'; "         \
 	"form-action 'none'; frame-ancestors 'none'"
@@ -109,21 +129,13 @@ http_conn_notify(void *cls, struct MHD_Connection *c, void **sctx,
 		k->c = c;
 		k->fd = fi != NULL ? fi->connect_fd : -1;
 		k->since = time(NULL);
-		k->next = H.conns;
-		if (H.conns)
-			H.conns->prev = k;
-		H.conns = k;
+		LIST_PUSH(H.conns, k);
 		*sctx = k;
 		return;
 	}
 	if (k == NULL)
 		return;
-	if (k->prev)
-		k->prev->next = k->next;
-	else
-		H.conns = k->next;
-	if (k->next)
-		k->next->prev = k->prev;
+	LIST_UNLINK(H.conns, k);
 	free(k);
 	*sctx = NULL;
 }
@@ -249,12 +261,7 @@ send_json(struct MHD_Connection *c, json_t *o)
 static void
 stream_unlink(struct stream *s)
 {
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		H.streams = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
+	LIST_UNLINK(H.streams, s);
 	H.nstreams--;
 }
 
@@ -383,10 +390,7 @@ start_stream(struct MHD_Connection *c, struct agui *a)
 		free(s);
 		return MHD_NO;
 	}
-	s->next = H.streams;
-	if (H.streams)
-		H.streams->prev = s;
-	H.streams = s;
+	LIST_PUSH(H.streams, s);
 	H.nstreams++;
 	return respond(c, 200, "text/event-stream", r);
 }
