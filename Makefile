@@ -301,6 +301,13 @@ FUZZ_OBJ := $(COMMON_SRC:%.c=.build/fuzz/%.o)
 .build/fuzz/agui: cmd/journalchain/agui.c cmd/journalchain/runs.c \
     cmd/journalchain/runview.c cmd/journalchain/events.c
 
+# journalchain show's lines: its own sources beside common/.
+.build/fuzz/show: FUZZ_INC := -Icmd/journalchain
+.build/fuzz/show: FUZZ_EXTRA := cmd/journalchain/show.c \
+    cmd/journalchain/events.c cmd/journalchain/verdict.c
+.build/fuzz/show: cmd/journalchain/show.c cmd/journalchain/events.c \
+    cmd/journalchain/verdict.c
+
 ifneq ($(VARIANT),dyn)
 .build/dyn/gen/sysfilter-bpf.h:
 	$(MAKE) VARIANT=dyn $@
