@@ -296,8 +296,17 @@ FUZZ_OBJ := $(COMMON_SRC:%.c=.build/fuzz/%.o)
 # journalchain serve's AG-UI request and stream: its own sources beside
 # common/.
 .build/fuzz/agui: FUZZ_INC := -Icmd/journalchain
-.build/fuzz/agui: FUZZ_EXTRA := cmd/journalchain/agui.c cmd/journalchain/runs.c
-.build/fuzz/agui: cmd/journalchain/agui.c cmd/journalchain/runs.c
+.build/fuzz/agui: FUZZ_EXTRA := cmd/journalchain/agui.c cmd/journalchain/runs.c \
+    cmd/journalchain/runview.c cmd/journalchain/events.c
+.build/fuzz/agui: cmd/journalchain/agui.c cmd/journalchain/runs.c \
+    cmd/journalchain/runview.c cmd/journalchain/events.c
+
+# journalchain show's lines: its own sources beside common/.
+.build/fuzz/show: FUZZ_INC := -Icmd/journalchain
+.build/fuzz/show: FUZZ_EXTRA := cmd/journalchain/show.c \
+    cmd/journalchain/events.c cmd/journalchain/verdict.c
+.build/fuzz/show: cmd/journalchain/show.c cmd/journalchain/events.c \
+    cmd/journalchain/verdict.c
 
 ifneq ($(VARIANT),dyn)
 .build/dyn/gen/sysfilter-bpf.h:

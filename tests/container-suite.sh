@@ -288,7 +288,7 @@ run fork -- /bin/sh -c 'echo a | cat; \$0 pthread; \$0 clone3' \$H/escape
     cx --canary >canary.out 2>canary.err
 echo \$? >canary.rc
 \$T/journalchain verify j.jnl >verify.out 2>&1; echo \$? >verify.rc
-\$T/journalchain show j.jnl >show.txt
+\$T/journalchain show --json j.jnl >show.txt
 \$T/journalchain show --json j.jnl >show.json
 "
 t_eq "the degrade container ran" "$?" 0

@@ -142,6 +142,7 @@ journalchain --to 1 2 prove $TMP/j3
 journalchain --old $TMP/c1 $TMP/c2 consistent $TMP/c3
 journalchain --proof $TMP/p1 $TMP/p2 consistent $TMP/c3
 journalchain --state $TMP/s1 $TMP/s2 checkpoint $TMP/j3
+journalchain --run 1 2 show $TMP/j3
 ONCE
 for t in $TOOLS; do
 	tool=${t%:*}

@@ -127,7 +127,7 @@ t_grep "WARNING: the tree ends by confexec as subreaper" \
 	"$ERR"
 ok "and wrote inside its rw rule" test -e "$D/rw/ran"
 ok "journal verifies" "$BIN/journalchain" verify "$J"
-"$BIN/journalchain" show "$J" >"$TMP/show" 2>&1
+"$BIN/journalchain" show --json "$J" >"$TMP/show" 2>&1
 t_grep "journalchain show: the start record names the degraded layers" \
 	'"degraded":\["cgroup","cgroup-kill","clone-into-cgroup","pid-namespace","mount-view","ipc-namespace"\]' \
 	"$TMP/show"

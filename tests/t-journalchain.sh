@@ -37,7 +37,9 @@ t_eq "events stored canonical (compact, keys sorted)" \
     "$(head -n 1 "$J" | jq -c .event)" '{"a":"x","b":1}'
 t_grep "time is a string" '"time":"[1-9][0-9]{18}"' "$J"
 t_exit 0 "show" journalchain show "$J"
-t_grep "show: aligned columns" '^1  20[0-9-]{8}T[0-9:.]{18}Z  [0-9a-f]{16}  \{"a":"x","b":1\}$' "$OUT"
+t_grep "show: a line a record; an event of no run, shown whole" \
+    '^1  20[0-9-]{8}T[0-9:]{8}Z  -  -        - {41}\{"a":"x","b":1\}$' "$OUT"
+t_eq "  five lines" "$(wc -l <"$OUT" | tr -d ' ')" 5
 t_exit 0 "show --json" journalchain show --json "$J"
 t_eq "show --json is JSON lines for jq" "$(jq -r .seq "$OUT" | tr '\n' ' ')" \
     "1 2 3 4 5 "
@@ -269,5 +271,121 @@ t_grep "with exactly $((procs * per)) records" "^$((procs * per)) records" "$OUT
 t_eq "every (appender, i) exactly once" \
     "$(journalchain show --json "$C" | jq -r '"\(.event.p) \(.event.i)"' | sort -u | wc -l)" \
     "$((procs * per))"
+
+# ---- show: a line a record, --json whole, --run ----
+# json_of FILE: show --json as it always was, from the records' own bytes:
+# each line with its SHA-256 (newline included) after its seq.
+json_of() {
+	while IFS= read -r l; do
+		h=$(printf '%s\n' "$l" | sha256sum | cut -d' ' -f1)
+		printf '%s\n' "$l" | sed "s/^{\"seq\":\([0-9]*\),/&\"hash\":\"$h\",/"
+	done <"$1"
+}
+# line N: the N-th line of $OUT.
+line() { sed -n "$1p" "$OUT"; }
+S=$TMP/show.jnl
+big=$(head -c 12000 /dev/zero | tr '\0' e)
+printf '%s\n' \
+    '{"event":"start","plan":"p1","program":"/bin/a\u001b[31m","argv":["/bin/a","x\ny","caf\u00e9"],"mode":"strict","rules":[],"layers":[],"degraded":[]}' \
+    '{"event":"start","plan":"p1","program":"/bin/b","argv":["/bin/b"],"mode":"degrade","rules":[1,2],"layers":["landlock"],"degraded":["cgroup"]}' \
+    '{"event":"egress","plan":"p1","host":"example.org","port":443,"verdict":"allowed","status":200,"reason":null}' \
+    '{"event":"end","plan":"p1","exit":0,"signal":null,"timeout":false,"cancel":null,"denials":{"calls":3},"egress":{"allowed":1,"refused":2},"handoff":{"daemons":{"docker":2,"containerd":1}}}' \
+    '{"event":"end","plan":"p1","exit":137,"signal":9,"signal_by":"outside","timeout":true,"cancel":null,"denials":null,"egress":null,"handoff":null}' \
+    "{\"event\":\"note\",\"text\":\"$big\"}" |
+    journalchain append "$S"
+t_exit 0 "show: six records" journalchain show "$S"
+t_grep "  a start: its run, program and arguments escaped, mode, counts" \
+    '^1  [0-9T:-]{19}Z  1  start    /bin/a\\x1b\[31m x\\x0ay café {13}  mode=strict rules=0 layers=0 degraded=0$' "$OUT"
+t_grep "  a second run of the same plan: its own id" \
+    '^2  [0-9T:-]{19}Z  2  start    /bin/b {34}  mode=degrade rules=2 layers=1 degraded=1$' "$OUT"
+t_grep "  an egress event joins the oldest open run of its plan" \
+    '^3  [0-9T:-]{19}Z  1  egress   /bin/a.*  allowed example\.org:443 status=200$' "$OUT"
+t_grep "  its end: exit and the counts of denials, egress and handoffs" \
+    '^4  [0-9T:-]{19}Z  1  end      /bin/a.*  exit=0 denials=3 egress=1/2 handoffs=3$' "$OUT"
+t_grep "  the next end is the second run's: signal, timeout" \
+    '^5  [0-9T:-]{19}Z  2  end      /bin/b {34}  exit=137 signal=9 by=outside timeout denials=- egress=0/0 handoffs=0$' "$OUT"
+t_grep "  a 12,000-byte event: cut, visibly" \
+    '^6  [0-9T:-]{19}Z  -  note     - {41}\{"event":"note","text":"e{53}\.\.\.$' "$OUT"
+t_eq "  no line over 162 bytes and twice the number width (164)" \
+    "$(LC_ALL=C awk 'length > 164' "$OUT")" ""
+t_nogrep "  no control byte reaches the terminal" "$(printf '[\001-\010\013-\037]')" "$OUT"
+t_exit 0 "show --json" journalchain show --json "$S"
+cp "$OUT" "$TMP/show.got"
+json_of "$S" >"$TMP/show.want"
+ok "  is the records whole, as before, byte for byte" cmp "$TMP/show.got" "$TMP/show.want"
+t_exit 0 "show --run 2" journalchain show --run 2 "$S"
+t_eq "  its start and its end only" "$(cut -c1-2 "$OUT" | tr -d ' ' | tr '\n' ' ')" "2 5 "
+t_exit 0 "show --run 1 --json" journalchain show --json --run 1 "$S"
+t_eq "  its records whole: start, egress, end" "$(jq -r .seq "$OUT" | tr '\n' ' ')" "1 3 4 "
+cp "$OUT" "$TMP/r1.got"
+json_of "$S" | sed -n '1p;3p;4p' >"$TMP/r1"
+ok "  as --json shows them" cmp "$TMP/r1.got" "$TMP/r1"
+t_exit 1 "show --run 3: a record that starts no run, exit 1" journalchain show --run 3 "$S"
+t_eq "  one line naming the id" "$(cat "$ERR")" \
+    "journalchain: $S: no run 3: no start record 3 in its 6 valid records (show's RUN column names the runs)"
+t_eq "  and nothing on stdout" "$(cat "$OUT")" ""
+t_exit 1 "show --run 99: past the journal, exit 1" journalchain show --run 99 "$S"
+t_grep "  naming it" "no run 99: " "$ERR"
+t_exit 2 "show --run x: not an id, usage error" journalchain show --run x "$S"
+t_grep "  naming it" '^journalchain: --run: not a run id .*: x$' "$ERR"
+t_exit 2 "--run belongs to show" journalchain verify --run 1 "$S"
+
+# Runs confexec made: the fields of their start and end lines are their
+# records'; a preset run's lines are bounded however long its argv.
+if [ "$(id -u)" -ne 0 ] || ! host_can landlock,seccomp,cgroup2 ||
+    [ ! -x "$HELP/handoff" ] || ! command -v curl >/dev/null; then
+	skip "show: the lines of confexec's runs" \
+	    "needs root, landlock, seccomp, cgroup2, curl and the helpers"
+else
+	. "$T_TOP/tests/serve-lib.sh"
+	R=$TMP/runs.jnl
+	long=$(head -c 3000 /dev/zero | tr '\0' a)
+	"$BIN/planenc" --preset sys -- /bin/echo "$long" "$long" "$long" \
+	    >"$TMP/long.plan" && "$BIN/confexec" --journal "$R" \
+	    <"$TMP/long.plan" >/dev/null
+	t_eq "a preset run with a 9,000-byte argv" "$?" 0
+	mkruns "$R" denial egress handoff refused
+	t_eq "runs with a denial, an egress refusal, a handoff, a refusal" "$?" 0
+	t_exit 0 "show" journalchain show "$R"
+	cp "$OUT" "$TMP/runs.show"
+	journalchain show --json "$R" >"$TMP/runs.json"
+	# ev SEQ FILTER: record SEQ's event through jq FILTER.
+	ev() { jq -r "select(.seq == $1) | .event | $2" "$TMP/runs.json"; }
+	# start SEQ: its line's run, event, program, mode, preset, counts.
+	t_grep "the preset run's start: run 1, the preset by name" \
+	    "^ 1  [0-9T:-]{19}Z   1  start    \\.\\.\\./echo a{28}\\.\\.\\.  mode=$(ev 1 .mode) preset=sys rules=$(ev 1 '.rules | length') layers=$(ev 1 '.layers | length') degraded=0\$" \
+	    "$TMP/runs.show"
+	t_eq "  its start record is 9,000 bytes and more" \
+	    "$(sed -n 1p "$R" | wc -c | awk '$1 > 9000 { print "yes" }')" yes
+	t_eq "  no line over 162 bytes and twice the number width (166)" \
+	    "$(LC_ALL=C awk 'length > 166' "$TMP/runs.show")" ""
+	t_grep "  its end: exit 0, no denial counted (not explained)" \
+	    '^ 2  [0-9T:-]{19}Z   1  end      \.\.\./echo a{28}\.\.\.  exit=0 denials=- egress=0/0 handoffs=0$' \
+	    "$TMP/runs.show"
+	t_grep "the denial's end: the denied calls its record counts" \
+	    "^ 4  [0-9T:-]{19}Z   3  end      \\.\\.\\./escape read /var/lib/dpkg/status {4}  exit=$(ev 4 .exit) denials=$(ev 4 .denials.calls) egress=0/0 handoffs=0\$" \
+	    "$TMP/runs.show"
+	t_eq "  at least one" "$(ev 4 '.denials.calls | tonumber > 0')" true
+	t_grep "the egress refusal: its event, verdict and destination" \
+	    '^ 6  [0-9T:-]{19}Z   5  egress   \.\.\./curl -sS .*  refused 127\.0\.0\.1:2 status=403: ' \
+	    "$TMP/runs.show"
+	t_grep "  its end counts it" \
+	    '^ 7  [0-9T:-]{19}Z   5  end      \.\.\./curl -sS .*  exit=0 denials=- egress=0/1 handoffs=0$' \
+	    "$TMP/runs.show"
+	t_grep "the handoff: the daemon and its pid, as recorded" \
+	    "^ 9  [0-9T:-]{19}Z   8  handoff  \\.\\.\\./handoff connect plain /run/docker\\.\\.\\.  docker pid=$(ev 9 .pid) uid=$(ev 9 .uid)\$" \
+	    "$TMP/runs.show"
+	t_grep "  its end counts it" \
+	    '^10  [0-9T:-]{19}Z   8  end      .*  exit=0 denials=- egress=0/0 handoffs=1$' \
+	    "$TMP/runs.show"
+	t_grep "the refusal: exit 125 and why" \
+	    '^12  [0-9T:-]{19}Z  11  end      /bin/true {31}  exit=125: /bin/true: SHA-256 differs from the pinned digest$' \
+	    "$TMP/runs.show"
+	t_eq "twelve lines, one a record" "$(wc -l <"$TMP/runs.show" | tr -d ' ')" 12
+	json_of "$R" >"$TMP/runs.want"
+	ok "show --json: the records whole, byte for byte" cmp "$TMP/runs.json" "$TMP/runs.want"
+	t_exit 0 "show --run 8: the handoff run" journalchain show --run 8 "$R"
+	t_eq "  its three records" "$(cut -c1-2 "$OUT" | tr -d ' ' | tr '\n' ' ')" "8 9 10 "
+fi
 
 done_testing

@@ -486,6 +486,22 @@ ex_journalchain_1() {
 		t_eq "  show prints the start event's time" "$(tail -n 1 "$OUT")" \
 		    "$(printf '%s\n' "$line" | jq -r .time)"
 		;;
+	"read a journal of runs, then one run whole")
+		run 0
+		if [ "$(cx_want)" != 0 ]; then
+			note "confexec cannot run a plain plan here: no run to read"
+			return
+		fi
+		t_eq "  the first run printed hello" "$(sed -n 1p "$OUT")" hello
+		t_grep "  a line for its start: run 1, the preset by name" \
+		    '^1  [0-9T:-]{19}Z  1  start    /bin/echo hello +  mode=strict preset=sys rules=[0-9]+ layers=[0-9]+ degraded=0$' "$OUT"
+		t_grep "  its end: exit 0 and the counts" \
+		    '^2  [0-9T:-]{19}Z  1  end      /bin/echo hello +  exit=0 denials=- egress=0/0 handoffs=0$' "$OUT"
+		t_grep "  the second run's end: exit 2" \
+		    '^4  [0-9T:-]{19}Z  3  end      /bin/ls /nonexistent +  exit=2 ' "$OUT"
+		t_eq "  --run 3 --json: that run's two records whole" \
+		    "$(sed -n '6,$p' "$OUT" | tr '\n' ' ')" '["start",null] ["end",2] '
+		;;
 	"sign a checkpoint and check it")
 		run 0
 		t_eq "  the signer key has mode 600" "$(stat -c %a "$W/ci.key")" 600

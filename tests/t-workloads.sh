@@ -568,14 +568,14 @@ cp "$OUT" "$TMP/demo.out"
 # after: the line a demo step printed after the line naming it.
 after() { grep -F -A1 -- "$1" "$TMP/demo.out" | sed -n 2p; }
 t_eq "  demo: writing /etc gives EROFS, as its text says" \
-	"$(after 'escape write /etc/borne-demo |')" EROFS
+	"$(after 'escape" write /etc/borne-demo |')" EROFS
 t_grep "  demo: the text says EROFS for /etc" 'writing /etc is refused .*$' "$TMP/demo.out"
 t_grep "  (EROFS)" '\(EROFS, its own mount namespace\)' "$TMP/demo.out"
 t_eq "  demo: reading /etc/shadow gives EACCES, as its text says" \
-	"$(after 'escape read /etc/shadow |')" EACCES
+	"$(after 'escape" read /etc/shadow |')" EACCES
 t_grep "  demo: the text says EACCES for /etc/shadow" \
 	'reading /etc/shadow is refused by Landlock \(EACCES' "$TMP/demo.out"
-t_eq "  demo: the TCP connect gives EACCES" "$(after 'escape connect 22 |')" EACCES
-t_eq "  demo: the UDP socket gives EPERM" "$(after 'escape socket 2 2 0 |')" EPERM
+t_eq "  demo: the TCP connect gives EACCES" "$(after 'escape" connect 22 |')" EACCES
+t_eq "  demo: the UDP socket gives EPERM" "$(after 'escape" socket 2 2 0 |')" EPERM
 
 done_testing

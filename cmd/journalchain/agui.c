@@ -69,14 +69,70 @@ id_member(json_t *o, const char *key, char *buf, size_t len)
 	return 0;
 }
 
+/* The RunAgentInput's required members: 0, or -1 with why in msg. */
+static int
+input_check(json_t *in, struct agui *a, char *msg, size_t msglen)
+{
+	if (!json_is_object(in)) {
+		say(msg, msglen, "RunAgentInput: not an object");
+		return -1;
+	}
+	if (id_member(in, "threadId", a->thread, sizeof(a->thread)) == -1 ||
+	    id_member(in, "runId", a->runid, sizeof(a->runid)) == -1) {
+		say(msg, msglen, "RunAgentInput: threadId and runId must be "
+		    "strings (255 bytes at most)");
+		return -1;
+	}
+	if (!json_is_array(json_object_get(in, "messages"))) {
+		say(msg, msglen, "RunAgentInput: messages must be an array");
+		return -1;
+	}
+	return 0;
+}
+
+/* forwardedProps.borne: the run named, or the next one to start.  0, or
+ * -1 with the status (400, 404) and why. */
+static int
+input_run(json_t *in, struct agui *a, int *status, char *msg,
+    size_t msglen)
+{
+	json_t *borne, *run, *follow;
+	struct timespec ts;
+
+	borne = json_object_get(json_object_get(in, "forwardedProps"),
+	    "borne");
+	run = json_object_get(borne, "run");
+	follow = json_object_get(borne, "follow");
+	if (!json_is_object(borne) || (run == NULL) == (follow == NULL) ||
+	    (run != NULL && !json_is_string(run)) ||
+	    (follow != NULL && !json_is_true(follow))) {
+		say(msg, msglen, "forwardedProps.borne: want {\"run\": ID} or "
+		    "{\"follow\": true}");
+		return -1;
+	}
+	if (run == NULL) {
+		a->follow = 1;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		a->after = (uint64_t)ts.tv_sec * 1000000000u +
+		    (uint64_t)ts.tv_nsec;
+		return 0;
+	}
+	if (runs_resolve(json_string_value(run), a->id, sizeof(a->id)) == -1) {
+		*status = 404;
+		snprintf(msg, msglen, "no such run: %.64s",
+		    json_string_value(run));
+		return -1;
+	}
+	return 0;
+}
+
 struct agui *
 agui_open(const char *body, size_t len, int *status, char *msg,
     size_t msglen)
 {
 	json_error_t e;
-	json_t *in, *borne, *run, *follow;
-	struct agui *a = NULL;
-	struct timespec ts;
+	json_t *in;
+	struct agui *a;
 
 	*status = 400;
 	in = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
@@ -88,53 +144,13 @@ agui_open(const char *body, size_t len, int *status, char *msg,
 	if (a == NULL) {
 		*status = 500;
 		say(msg, msglen, "out of memory");
-		goto fail;
-	}
-	if (!json_is_object(in)) {
-		say(msg, msglen, "RunAgentInput: not an object");
-		goto fail;
-	}
-	if (id_member(in, "threadId", a->thread, sizeof(a->thread)) == -1 ||
-	    id_member(in, "runId", a->runid, sizeof(a->runid)) == -1) {
-		say(msg, msglen, "RunAgentInput: threadId and runId must be "
-		    "strings (255 bytes at most)");
-		goto fail;
-	}
-	if (!json_is_array(json_object_get(in, "messages"))) {
-		say(msg, msglen, "RunAgentInput: messages must be an array");
-		goto fail;
-	}
-	borne = json_object_get(json_object_get(in, "forwardedProps"),
-	    "borne");
-	run = json_object_get(borne, "run");
-	follow = json_object_get(borne, "follow");
-	if (!json_is_object(borne) || (run == NULL) == (follow == NULL) ||
-	    (run != NULL && !json_is_string(run)) ||
-	    (follow != NULL && !json_is_true(follow))) {
-		say(msg, msglen, "forwardedProps.borne: want {\"run\": ID} or "
-		    "{\"follow\": true}");
-		goto fail;
-	}
-	if (run != NULL) {
-		if (runs_resolve(json_string_value(run), a->id,
-		    sizeof(a->id)) == -1) {
-			*status = 404;
-			snprintf(msg, msglen, "no such run: %.64s",
-			    json_string_value(run));
-			goto fail;
-		}
-	} else {
-		a->follow = 1;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		a->after = (uint64_t)ts.tv_sec * 1000000000u +
-		    (uint64_t)ts.tv_nsec;
+	} else if (input_check(in, a, msg, msglen) == -1 ||
+	    input_run(in, a, status, msg, msglen) == -1) {
+		free(a);
+		a = NULL;
 	}
 	json_decref(in);
 	return a;
-fail:
-	json_decref(in);
-	free(a);
-	return NULL;
 }
 
 void
@@ -213,27 +229,29 @@ get_or_null(json_t *o, const char *k)
 	return v ? v : json_null();
 }
 
+/* The end's denials and residues, as custom events. */
 static void
-on_end(struct agui *a, json_t *ev)
+end_customs(struct agui *a, json_t *ev)
 {
-	json_int_t exitc = json_integer_value(json_object_get(ev, "exit"));
-	const char *refused = json_string_value(json_object_get(ev,
-	    "refused"));
-	json_t *res;
-	char *txt;
+	json_t *v;
 
 	if (json_is_object(json_object_get(ev, "denials")))
 		emit(a, custom("borne.denials", json_object_get(ev,
 		    "denials")));
 	if (!json_is_null(get_or_null(ev, "residue")) ||
 	    !json_is_null(get_or_null(ev, "tmp_residue"))) {
-		json_t *v = json_pack("{s:O,s:O}", "residue", get_or_null(ev,
+		v = json_pack("{s:O,s:O}", "residue", get_or_null(ev,
 		    "residue"), "tmp_residue", get_or_null(ev, "tmp_residue"));
-
 		emit(a, custom("borne.residue", v));
 		json_decref(v);
 	}
-	res = json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o}",
+}
+
+/* The run's result: its end's outcome and counts (NULL on ENOMEM). */
+static json_t *
+end_result(json_t *ev)
+{
+	return json_pack("{s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:o}",
 	    "exit", get_or_null(ev, "exit"), "status", get_or_null(ev,
 	    "status"), "signal", get_or_null(ev, "signal"), "signal_by",
 	    get_or_null(ev, "signal_by"), "timeout", get_or_null(ev,
@@ -244,50 +262,54 @@ on_end(struct agui *a, json_t *ev)
 	    get_or_null(ev, "denials"), "calls"), "egress", get_or_null(ev,
 	    "egress"), "handoff", get_or_null(ev, "handoff"), "canary",
 	    get_or_null(ev, "canary")));
-	if (a->toolcall) {
-		txt = res ? json_dumps(res, JSON_COMPACT | JSON_SORT_KEYS) :
-		    NULL;
-		emit(a, json_pack("{s:s,s:s}", "type", "TOOL_CALL_END",
-		    "toolCallId", a->tcid));
-		{
-			char mid[128];
+}
 
-			snprintf(mid, sizeof(mid), "%s-result", a->tcid);
-			emit(a, json_pack("{s:s,s:s,s:s,s:s,s:s}", "type",
-			    "TOOL_CALL_RESULT", "messageId", mid,
-			    "toolCallId", a->tcid, "content", txt ? txt : "{}",
-			    "role", "tool"));
-		}
-		free(txt);
-		a->toolcall = 0;
-	}
-	{
-		const char *st = exitc == 125 ? "refused" :
-		    refused != NULL && (exitc == 126 || exitc == 127) ?
-		    "failed" : json_is_true(json_object_get(ev, "timeout")) ?
-		    "timeout" : json_is_string(json_object_get(ev, "cancel")) ?
-		    "cancelled" : "finished";
+/* The open tool call ends, its result the run's. */
+static void
+tool_call_end(struct agui *a, json_t *res)
+{
+	char *txt, mid[128];
 
-		emit(a, json_pack("{s:s,s:[{s:s,s:s,s:s}]}", "type",
-		    "STATE_DELTA", "delta", "op", "replace", "path", "/state",
-		    "value", st));
-	}
-	if (exitc == 125 || (refused != NULL && (exitc == 126 ||
-	    exitc == 127)))
+	txt = res ? json_dumps(res, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	emit(a, json_pack("{s:s,s:s}", "type", "TOOL_CALL_END",
+	    "toolCallId", a->tcid));
+	snprintf(mid, sizeof(mid), "%s-result", a->tcid);
+	emit(a, json_pack("{s:s,s:s,s:s,s:s,s:s}", "type",
+	    "TOOL_CALL_RESULT", "messageId", mid, "toolCallId", a->tcid,
+	    "content", txt ? txt : "{}", "role", "tool"));
+	free(txt);
+	a->toolcall = 0;
+}
+
+static void
+on_end(struct agui *a, json_t *ev)
+{
+	json_int_t exitc = json_integer_value(json_object_get(ev, "exit"));
+	const char *refused = json_string_value(json_object_get(ev,
+	    "refused"));
+	int failed = exitc == 125 || (refused != NULL && (exitc == 126 ||
+	    exitc == 127));
+	int cut = json_is_true(json_object_get(ev, "timeout")) ||
+	    json_is_string(json_object_get(ev, "cancel"));
+	const char *st = exitc == 125 ? "refused" : failed ? "failed" :
+	    json_is_true(json_object_get(ev, "timeout")) ? "timeout" :
+	    cut ? "cancelled" : "finished";
+	json_t *res = end_result(ev);
+
+	end_customs(a, ev);
+	if (a->toolcall)
+		tool_call_end(a, res);
+	emit(a, json_pack("{s:s,s:[{s:s,s:s,s:s}]}", "type", "STATE_DELTA",
+	    "delta", "op", "replace", "path", "/state", "value", st));
+	if (failed)
 		emit(a, json_pack("{s:s,s:s,s:s}", "type", "RUN_ERROR",
 		    "message", refused ? refused : "refused", "code",
 		    exitc == 125 ? "borne.refused" : "borne.exec"));
-	else if (json_is_true(json_object_get(ev, "timeout")) ||
-	    json_is_string(json_object_get(ev, "cancel")))
-		emit(a, json_pack("{s:s,s:s,s:s,s:O,s:{s:s}}", "type",
-		    "RUN_FINISHED", "threadId", a->thread, "runId", a->runid,
-		    "result", res ? res : json_null(), "outcome", "type",
-		    "cancelled"));
 	else
 		emit(a, json_pack("{s:s,s:s,s:s,s:O,s:{s:s}}", "type",
 		    "RUN_FINISHED", "threadId", a->thread, "runId", a->runid,
 		    "result", res ? res : json_null(), "outcome", "type",
-		    "success"));
+		    cut ? "cancelled" : "success"));
 	json_decref(res);
 	a->done = 1;
 }

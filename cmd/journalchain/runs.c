@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* runs: the journals served, their runs and JSON views (runs.h). */
+/* runs: the journals served and their runs, read and kept up to date;
+ * runs looked up by id (runs.h, runs_int.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,56 +11,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "hash.h"
 #include "journal.h"
-#include "plan.h"
 #include "runs.h"
+#include "runs_int.h"
 
-/* Journals served at most (journalchain(1), SERVE). */
-#define JOURNALS_MAX 16
+#define J runs_J
+#define NJ runs_NJ
 
-enum kind { K_OTHER, K_START, K_END, K_EGRESS, K_HANDOFF, K_CANARY };
-
-struct rec {
-	uint64_t off;
-	uint32_t len;		/* newline excluded */
-	uint64_t seq;
-	uint64_t time_ns;
-	int32_t run;		/* index in the journal's runs, or -1 */
-	uint8_t kind;
-};
-
-struct run {
-	uint64_t seq;		/* its start record's */
-	char plan[SHA256_HEX_LEN + 1];
-	size_t *recs;		/* indexes in the journal's records */
-	size_t n, cap;
-	int ended;
-	json_t *start;		/* the start event's summary */
-	json_t *end;		/* the end event (without its big lists) */
-	uint64_t egress, handoffs;
-	json_t *canary;		/* counts */
-};
-
-struct journal {
-	char *path;
-	int fd;
-	struct stat st;		/* when last looked at */
-	int seen;
-	int busy;		/* an appender held the lock: look again */
-	int err;		/* errno of the last failed read, or 0 */
-	struct journal_verdict v;
-	struct rec *recs;
-	size_t n, cap;
-	uint64_t parsed_end;	/* offset past the last record read */
-	uint8_t last[SHA256_LEN];	/* its hash */
-	struct run *runs;
-	size_t nruns, capruns;
-	uint64_t orphans;	/* records of no run */
-};
-
-static struct journal J[JOURNALS_MAX];
-static size_t NJ;
+struct journal runs_J[JOURNALS_MAX];
+size_t runs_NJ;
 static uint64_t version = 1;
 
 int
@@ -126,45 +88,6 @@ read_at(int fd, char *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static json_t *
-parse_event(const char *text, size_t len)
-{
-	json_error_t e;
-
-	return json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
-}
-
-static enum kind
-kind_of(json_t *ev)
-{
-	const char *k = json_string_value(json_object_get(ev, "event"));
-
-	if (k == NULL)
-		return K_OTHER;
-	if (strcmp(k, "start") == 0)
-		return K_START;
-	if (strcmp(k, "end") == 0)
-		return K_END;
-	if (strcmp(k, "egress") == 0)
-		return K_EGRESS;
-	if (strcmp(k, "handoff") == 0)
-		return K_HANDOFF;
-	if (strcmp(k, "canary") == 0)
-		return K_CANARY;
-	return K_OTHER;
-}
-
-/* The plan a non-start event names (canary: plan_sha256). */
-static const char *
-plan_of(json_t *ev)
-{
-	const char *p = json_string_value(json_object_get(ev, "plan"));
-
-	if (p == NULL)
-		p = json_string_value(json_object_get(ev, "plan_sha256"));
-	return p;
-}
-
 static int
 run_push(struct run *r, size_t rec)
 {
@@ -208,75 +131,96 @@ start_summary(json_t *ev)
 	return s;
 }
 
+/* A start record opens a run: the run, or NULL (ENOMEM). */
+static struct run *
+run_open(struct journal *j, struct rec *rc, json_t *ev)
+{
+	const char *plan = json_string_value(json_object_get(ev, "plan"));
+	struct run *r;
+
+	if (j->nruns == j->capruns) {
+		size_t c = j->capruns ? 2 * j->capruns : 16;
+		struct run *p = realloc(j->runs, c * sizeof(*p));
+
+		if (p == NULL)
+			return NULL;
+		j->runs = p;
+		j->capruns = c;
+	}
+	r = &j->runs[j->nruns];
+	memset(r, 0, sizeof(*r));
+	r->seq = rc->seq;
+	snprintf(r->plan, sizeof(r->plan), "%s", plan ? plan : "");
+	r->start = start_summary(ev);
+	rc->run = (int32_t)j->nruns++;
+	return r;
+}
+
+/* The oldest run of plan still open (events.h), or NULL. */
+static struct run *
+run_of(struct journal *j, struct rec *rc, const char *plan)
+{
+	size_t i;
+
+	for (i = 0; plan != NULL && i < j->nruns; i++)
+		if (!j->runs[i].ended && strcmp(j->runs[i].plan, plan) == 0) {
+			rc->run = (int32_t)i;
+			return &j->runs[i];
+		}
+	return NULL;
+}
+
+/* What the run keeps of a record of its: the end, counts, the canary's. */
+static void
+run_take(struct run *r, enum ev_kind kind, json_t *ev)
+{
+	switch (kind) {
+	case EV_END:
+		r->ended = 1;
+		r->end = json_deep_copy(ev);
+		if (r->end != NULL)
+			json_object_del(r->end, "denials");
+		json_object_set(r->end, "denials_count", json_object_get(
+		    json_object_get(ev, "denials"), "calls"));
+		break;
+	case EV_EGRESS:
+		r->egress++;
+		break;
+	case EV_HANDOFF:
+		r->handoffs++;
+		break;
+	case EV_CANARY:
+		json_decref(r->canary);
+		r->canary = json_pack("{s:O?,s:O?,s:O?,s:O?}",
+		    "matched", json_object_get(ev, "matched"),
+		    "mismatched", json_object_get(ev, "mismatched"),
+		    "not_run", json_object_get(ev, "not_run"),
+		    "unanswered", json_object_get(ev, "unanswered"));
+		break;
+	default:
+		break;
+	}
+}
+
 /* One verified record read: joined to its run. */
 static int
 take_record(struct journal *j, struct rec *rc, json_t *ev)
 {
-	struct run *r = NULL;
-	const char *plan;
-	size_t i, idx = j->n;
+	struct run *r;
 
-	rc->kind = (uint8_t)kind_of(ev);
+	rc->kind = (uint8_t)ev_kind(ev);
 	rc->run = -1;
-	if (rc->kind == K_START) {
-		if (j->nruns == j->capruns) {
-			size_t c = j->capruns ? 2 * j->capruns : 16;
-			struct run *p = realloc(j->runs, c * sizeof(*p));
-
-			if (p == NULL)
-				return -1;
-			j->runs = p;
-			j->capruns = c;
-		}
-		r = &j->runs[j->nruns];
-		memset(r, 0, sizeof(*r));
-		r->seq = rc->seq;
-		plan = json_string_value(json_object_get(ev, "plan"));
-		snprintf(r->plan, sizeof(r->plan), "%s", plan ? plan : "");
-		r->start = start_summary(ev);
-		rc->run = (int32_t)j->nruns++;
-	} else if ((plan = plan_of(ev)) != NULL) {
-		/* The oldest run of this plan still open. */
-		for (i = 0; i < j->nruns; i++)
-			if (!j->runs[i].ended &&
-			    strcmp(j->runs[i].plan, plan) == 0)
-				break;
-		if (i < j->nruns) {
-			r = &j->runs[i];
-			rc->run = (int32_t)i;
-		}
-	}
+	if (rc->kind == EV_START) {
+		if ((r = run_open(j, rc, ev)) == NULL)
+			return -1;
+	} else
+		r = run_of(j, rc, ev_plan(ev));
 	if (r == NULL)
 		j->orphans++;
 	else {
-		if (run_push(r, idx) == -1)
+		if (run_push(r, j->n) == -1)
 			return -1;
-		switch (rc->kind) {
-		case K_END:
-			r->ended = 1;
-			r->end = json_deep_copy(ev);
-			if (r->end != NULL)
-				json_object_del(r->end, "denials");
-			json_object_set(r->end, "denials_count", json_object_get(
-			    json_object_get(ev, "denials"), "calls"));
-			break;
-		case K_EGRESS:
-			r->egress++;
-			break;
-		case K_HANDOFF:
-			r->handoffs++;
-			break;
-		case K_CANARY:
-			json_decref(r->canary);
-			r->canary = json_pack("{s:O?,s:O?,s:O?,s:O?}",
-			    "matched", json_object_get(ev, "matched"),
-			    "mismatched", json_object_get(ev, "mismatched"),
-			    "not_run", json_object_get(ev, "not_run"),
-			    "unanswered", json_object_get(ev, "unanswered"));
-			break;
-		default:
-			break;
-		}
+		run_take(r, rc->kind, ev);
 	}
 	if (j->n == j->cap) {
 		size_t c = j->cap ? 2 * j->cap : 64;
@@ -291,19 +235,53 @@ take_record(struct journal *j, struct rec *rc, json_t *ev)
 	return 0;
 }
 
-/* Read the verified records past parsed_end, in chunks, checking each
- * line's link to the one before as read now.  Returns 0, or -1 when the
- * bytes differ from what was verified (look again) or on ENOMEM. */
+/* Take the whole lines of buf[0..len), read at offset at, each linked
+ * to the one before: the bytes taken, or -1 when one differs from what
+ * was verified or on ENOMEM. */
+static ssize_t
+take_lines(struct journal *j, const char *buf, size_t len, uint64_t at)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	struct journal_record jr;
+	struct rec rc;
+	size_t off, n;
+	const char *nl;
+	json_t *ev;
+	int r;
+
+	for (off = 0; off < len; off += n + 1) {
+		if ((nl = memchr(buf + off, '\n', len - off)) == NULL)
+			break;
+		n = (size_t)(nl - (buf + off));
+		sha256_hex(j->last, hex);
+		if (journal_record_parse(buf + off, n, &jr, NULL) == -1 ||
+		    memcmp(jr.prev_hex, hex, SHA256_HEX_LEN) != 0 ||
+		    jr.seq != j->n + 1 ||
+		    (ev = ev_parse(jr.event, jr.event_len)) == NULL)
+			return -1;
+		rc.off = at + off;
+		rc.len = (uint32_t)n;
+		rc.seq = jr.seq;
+		rc.time_ns = jr.time_ns;
+		r = take_record(j, &rc, ev);
+		json_decref(ev);
+		if (r == -1)
+			return -1;
+		sha256_buf(buf + off, n + 1, j->last);
+	}
+	return (ssize_t)off;
+}
+
+/* Read the verified records past parsed_end, in chunks of 4 MiB (one
+ * record at least).  Returns 0, or -1 when the bytes differ from what was
+ * verified (look again) or on ENOMEM. */
 static int
 read_new(struct journal *j)
 {
-	char *buf = NULL, hex[SHA256_HEX_LEN + 1];
-	size_t cap = 0, len, off;
+	char *buf = NULL;
+	size_t cap = 0, len;
 	uint64_t at = j->parsed_end, end = j->v.good_end;
-	struct journal_record jr;
-	struct rec rc;
-	json_t *ev;
-	int rv = -1;
+	ssize_t took;
 
 	while (at < end) {
 		len = end - at;
@@ -317,48 +295,18 @@ read_new(struct journal *j)
 			char *p = realloc(buf, len);
 
 			if (p == NULL)
-				goto out;
+				break;
 			buf = p;
 			cap = len;
 		}
-		if (read_at(j->fd, buf, len, at) == -1)
-			goto out;
-		for (off = 0; off < len;) {
-			char *nl = memchr(buf + off, '\n', len - off);
-			size_t n;
-
-			if (nl == NULL)
-				break;
-			n = (size_t)(nl - (buf + off));
-			sha256_hex(j->last, hex);
-			if (journal_record_parse(buf + off, n, &jr, NULL) == -1 ||
-			    memcmp(jr.prev_hex, hex, SHA256_HEX_LEN) != 0 ||
-			    jr.seq != j->n + 1)
-				goto out;
-			ev = parse_event(jr.event, jr.event_len);
-			if (ev == NULL)
-				goto out;
-			rc.off = at + off;
-			rc.len = (uint32_t)n;
-			rc.seq = jr.seq;
-			rc.time_ns = jr.time_ns;
-			if (take_record(j, &rc, ev) == -1) {
-				json_decref(ev);
-				goto out;
-			}
-			json_decref(ev);
-			sha256_buf(buf + off, n + 1, j->last);
-			off += n + 1;
-		}
-		if (off == 0)
-			goto out;
-		at += off;
+		if (read_at(j->fd, buf, len, at) == -1 ||
+		    (took = take_lines(j, buf, len, at)) <= 0)
+			break;
+		at += (size_t)took;
 		j->parsed_end = at;
 	}
-	rv = 0;
-out:
 	free(buf);
-	return rv;
+	return at < end ? -1 : 0;
 }
 
 /* Whether the record that ends at parsed_end is still the one read. */
@@ -386,15 +334,13 @@ still_there(struct journal *j)
 	return same;
 }
 
-/* Look at one journal; 1 when what it shows changed. */
-static int
-refresh_one(struct journal *j)
+/* Replaced (another inode at the path): read the new file. */
+static void
+reopen_if_replaced(struct journal *j)
 {
-	struct journal_verdict v;
 	struct stat st;
 	int fd;
 
-	/* Replaced (another inode at the path): read the new file. */
 	if (stat(j->path, &st) == 0 && (st.st_ino != j->st.st_ino ||
 	    st.st_dev != j->st.st_dev) && j->seen &&
 	    (fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) != -1) {
@@ -402,15 +348,33 @@ refresh_one(struct journal *j)
 		j->fd = fd;
 		forget(j);
 	}
+}
+
+/* Whether st is what the journal was when last looked at. */
+static int
+unchanged(const struct journal *j, const struct stat *st)
+{
+	return j->seen && !j->busy && st->st_size == j->st.st_size &&
+	    st->st_mtim.tv_sec == j->st.st_mtim.tv_sec &&
+	    st->st_mtim.tv_nsec == j->st.st_mtim.tv_nsec &&
+	    st->st_ino == j->st.st_ino &&
+	    st->st_ctim.tv_sec == j->st.st_ctim.tv_sec &&
+	    st->st_ctim.tv_nsec == j->st.st_ctim.tv_nsec;
+}
+
+/* Look at one journal; 1 when what it shows changed. */
+static int
+refresh_one(struct journal *j)
+{
+	struct journal_verdict v;
+	struct stat st;
+
+	reopen_if_replaced(j);
 	if (fstat(j->fd, &st) == -1) {
 		j->err = errno;
 		return 0;
 	}
-	if (j->seen && !j->busy && st.st_size == j->st.st_size &&
-	    st.st_mtim.tv_sec == j->st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == j->st.st_mtim.tv_nsec &&
-	    st.st_ino == j->st.st_ino && st.st_ctim.tv_sec ==
-	    j->st.st_ctim.tv_sec && st.st_ctim.tv_nsec == j->st.st_ctim.tv_nsec)
+	if (unchanged(j, &st))
 		return 0;
 	/* An appender holds the lock while it writes: never wait for it on
 	 * the loop; look again on the next tick. */
@@ -419,17 +383,15 @@ refresh_one(struct journal *j)
 		return 0;
 	}
 	j->busy = 0;
+	j->st = st;
+	j->seen = 1;
+	version++;
 	if (journal_verify_fd(j->fd, 0, NULL, &v) == -1) {
 		flock(j->fd, LOCK_UN);
 		j->err = errno;
-		j->seen = 1;
-		j->st = st;
-		version++;
 		return 1;
 	}
 	j->err = 0;
-	j->st = st;
-	j->seen = 1;
 	j->v = v;
 	if (!still_there(j))
 		forget(j);
@@ -439,7 +401,6 @@ refresh_one(struct journal *j)
 		forget(j);
 		j->busy = 1;
 	}
-	version++;
 	return 1;
 }
 
@@ -456,8 +417,8 @@ runs_refresh(void)
 
 /* ---- ids ---- */
 
-static void
-run_id(size_t ji, const struct run *r, char *buf, size_t len)
+void
+runs_id(size_t ji, const struct run *r, char *buf, size_t len)
 {
 	if (NJ == 1)
 		snprintf(buf, len, "%" PRIu64, r->seq);
@@ -465,9 +426,8 @@ run_id(size_t ji, const struct run *r, char *buf, size_t len)
 		snprintf(buf, len, "%zu:%" PRIu64, ji + 1, r->seq);
 }
 
-/* "SEQ" (the first journal) or "N:SEQ". */
-static struct run *
-find(const char *id, size_t *jout)
+struct run *
+runs_find(const char *id, size_t *jout)
 {
 	unsigned long long jn = 1, seq;
 	const char *c = strchr(id, ':');
@@ -488,9 +448,7 @@ find(const char *id, size_t *jout)
 		return NULL;
 	errno = 0;
 	seq = strtoull(id, &end, 10);
-	if (errno || *end != '\0')
-		return NULL;
-	if (jn > NJ)
+	if (errno || *end != '\0' || jn > NJ)
 		return NULL;
 	j = &J[jn - 1];
 	for (i = 0; i < j->nruns; i++)
@@ -501,60 +459,56 @@ find(const char *id, size_t *jout)
 	return NULL;
 }
 
-static uint64_t
-start_time(const struct journal *j, const struct run *r)
+uint64_t
+runs_start_time(const struct journal *j, const struct run *r)
 {
 	return j->recs[r->recs[0]].time_ns;
+}
+
+/* The newest run (the last of those started at the same time), or the
+ * first one started after `after`; its id in buf.  0, or -1 ENOENT. */
+static int
+pick(int newest, uint64_t after, char *buf, size_t len)
+{
+	struct run *best = NULL;
+	uint64_t bt = 0, t;
+	size_t ji, i, bj = 0;
+
+	for (ji = 0; ji < NJ; ji++)
+		for (i = 0; i < J[ji].nruns; i++) {
+			t = runs_start_time(&J[ji], &J[ji].runs[i]);
+			if (!newest && t <= after)
+				continue;
+			if (best == NULL || (newest ? t >= bt : t < bt)) {
+				best = &J[ji].runs[i];
+				bt = t;
+				bj = ji;
+			}
+		}
+	if (best == NULL)
+		return errno = ENOENT, -1;
+	runs_id(bj, best, buf, len);
+	return 0;
 }
 
 int
 runs_resolve(const char *id, char *buf, size_t len)
 {
-	struct run *r, *best = NULL;
-	size_t ji, bj = 0, i;
+	struct run *r;
+	size_t ji;
 
-	if (strcmp(id, "last") == 0) {
-		for (ji = 0; ji < NJ; ji++)
-			for (i = 0; i < J[ji].nruns; i++) {
-				r = &J[ji].runs[i];
-				if (best == NULL || start_time(&J[ji], r) >=
-				    start_time(&J[bj], best)) {
-					best = r;
-					bj = ji;
-				}
-			}
-		if (best == NULL)
-			return errno = ENOENT, -1;
-		run_id(bj, best, buf, len);
-		return 0;
-	}
-	if ((r = find(id, &ji)) == NULL)
+	if (strcmp(id, "last") == 0)
+		return pick(1, 0, buf, len);
+	if ((r = runs_find(id, &ji)) == NULL)
 		return errno = ENOENT, -1;
-	run_id(ji, r, buf, len);
+	runs_id(ji, r, buf, len);
 	return 0;
 }
 
 int
 runs_first_after(uint64_t t, char *buf, size_t len)
 {
-	struct run *r, *best = NULL;
-	size_t ji, bj = 0, i;
-
-	for (ji = 0; ji < NJ; ji++)
-		for (i = 0; i < J[ji].nruns; i++) {
-			r = &J[ji].runs[i];
-			if (start_time(&J[ji], r) <= t)
-				continue;
-			if (best == NULL || start_time(&J[ji], r) <
-			    start_time(&J[bj], best)) {
-				best = r;
-				bj = ji;
-			}
-		}
-	if (best == NULL)
-		return errno = ENOENT, -1;
-	run_id(bj, best, buf, len);
-	return 0;
+	return pick(0, t, buf, len);
 }
 
 int
@@ -567,7 +521,7 @@ runs_record(const char *id, size_t k, json_t **event, char **line,
 	size_t ji;
 	char *buf;
 
-	if ((r = find(id, &ji)) == NULL)
+	if ((r = runs_find(id, &ji)) == NULL)
 		return errno = ENOENT, -1;
 	if (k >= r->n)
 		return 0;
@@ -581,7 +535,7 @@ runs_record(const char *id, size_t k, json_t **event, char **line,
 		free(buf);
 		return errno = ENOENT, -1;
 	}
-	*event = parse_event(jr.event, jr.event_len);
+	*event = ev_parse(jr.event, jr.event_len);
 	if (*event == NULL) {
 		free(buf);
 		return errno = ENOENT, -1;
@@ -599,287 +553,8 @@ runs_ended(const char *id)
 	struct run *r;
 	size_t ji;
 
-	if ((r = find(id, &ji)) == NULL)
+	if ((r = runs_find(id, &ji)) == NULL)
 		return errno = ENOENT, -1;
 	return r->ended;
 }
 
-/* ---- views ---- */
-
-static const char *
-status_name(const struct journal *j)
-{
-	if (j->err)
-		return "unreadable";
-	if (!j->seen)
-		return "unread";
-	switch (j->v.status) {
-	case JOURNAL_OK:
-		return "verified";
-	case JOURNAL_TORN:
-		return "torn";
-	case JOURNAL_BAD:
-		return "broken";
-	default:
-		return "broken";
-	}
-}
-
-static json_t *
-chain_json(size_t ji)
-{
-	const struct journal *j = &J[ji];
-	char hex[SHA256_HEX_LEN + 1], head[SHA256_HEX_LEN + 32];
-	json_t *o;
-
-	sha256_hex(j->v.head.hash, hex);
-	snprintf(head, sizeof(head), "%" PRIu64 ":%s", j->v.head.seq, hex);
-	o = json_pack("{s:s,s:i,s:s,s:I,s:s,s:I,s:I}", "path", j->path,
-	    "index", (int)ji + 1, "status", status_name(j),
-	    "verified_records", (json_int_t)j->v.count, "head", head,
-	    "runs", (json_int_t)j->nruns, "other_records",
-	    (json_int_t)j->orphans);
-	if (o == NULL)
-		return NULL;
-	if (j->err)
-		json_object_set_new(o, "error", json_string(strerror(j->err)));
-	if (j->seen && !j->err && j->v.status != JOURNAL_OK)
-		json_object_set_new(o, "bad", json_pack("{s:I,s:I,s:s}",
-		    "record", (json_int_t)j->v.bad_seq, "offset",
-		    (json_int_t)j->v.bad_off, "why", j->v.why));
-	return o;
-}
-
-json_t *
-runs_chain_json(const char *id)
-{
-	size_t ji;
-
-	if (find(id, &ji) == NULL)
-		return errno = ENOENT, NULL;
-	return chain_json(ji);
-}
-
-static const char *
-state_of(const struct run *r)
-{
-	json_t *e = r->end;
-
-	if (!r->ended)
-		return "running";
-	if (json_integer_value(json_object_get(e, "exit")) == 125)
-		return "refused";
-	if (json_is_true(json_object_get(e, "timeout")))
-		return "timeout";
-	if (json_is_string(json_object_get(e, "cancel")))
-		return "cancelled";
-	if (json_is_string(json_object_get(e, "refused")))
-		return "failed";
-	if (json_is_integer(json_object_get(e, "signal")))
-		return "killed";
-	if (json_integer_value(json_object_get(e, "exit")) == 0)
-		return "ok";
-	return "exit";
-}
-
-static json_t *
-summary(size_t ji, const struct run *r)
-{
-	const struct journal *j = &J[ji];
-	char id[64];
-	json_t *o;
-
-	run_id(ji, r, id, sizeof(id));
-	o = json_pack("{s:s,s:i,s:I,s:s,s:s,s:b,s:I,s:I}", "id", id,
-	    "journal", (int)ji + 1, "seq", (json_int_t)r->seq, "plan", r->plan,
-	    "state", state_of(r), "ended", r->ended, "egress_events",
-	    (json_int_t)r->egress, "handoff_events", (json_int_t)r->handoffs);
-	if (o == NULL)
-		return NULL;
-	{
-		char t[32];
-
-		snprintf(t, sizeof(t), "%" PRIu64, start_time(j, r));
-		json_object_set_new(o, "time", json_string(t));
-	}
-	json_object_set(o, "start", r->start ? r->start : json_null());
-	json_object_set(o, "end", r->end ? r->end : json_null());
-	json_object_set(o, "canary", r->canary ? r->canary : json_null());
-	/* Verified: every record of the run lies in the verified prefix
-	 * (records past it are never read). */
-	json_object_set_new(o, "verified", json_boolean(j->v.status ==
-	    JOURNAL_OK && !j->err));
-	return o;
-}
-
-json_t *
-runs_list_json(size_t max)
-{
-	json_t *o = json_object(), *js = json_array(), *rs = json_array();
-	size_t ji, i, total = 0, *pos;
-
-	if (o == NULL || js == NULL || rs == NULL)
-		goto nomem;
-	for (ji = 0; ji < NJ; ji++) {
-		json_array_append_new(js, chain_json(ji));
-		total += J[ji].nruns;
-	}
-	/* Newest first: a merge of the journals by start time. */
-	pos = calloc(NJ ? NJ : 1, sizeof(*pos));
-	if (pos == NULL)
-		goto nomem;
-	for (ji = 0; ji < NJ; ji++)
-		pos[ji] = J[ji].nruns;
-	for (i = 0; i < total && (max == 0 || i < max); i++) {
-		size_t best = NJ;
-
-		for (ji = 0; ji < NJ; ji++)
-			if (pos[ji] > 0 && (best == NJ ||
-			    start_time(&J[ji], &J[ji].runs[pos[ji] - 1]) >
-			    start_time(&J[best], &J[best].runs[pos[best] - 1])))
-				best = ji;
-		if (best == NJ)
-			break;
-		pos[best]--;
-		json_array_append_new(rs, summary(best, &J[best].runs[pos[best]]));
-	}
-	free(pos);
-	json_object_set_new(o, "journals", js);
-	json_object_set_new(o, "runs", rs);
-	json_object_set_new(o, "total_runs", json_integer((json_int_t)total));
-	json_object_set_new(o, "version", json_integer((json_int_t)version));
-	return o;
-nomem:
-	json_decref(o);
-	json_decref(js);
-	json_decref(rs);
-	return NULL;
-}
-
-/* The start's rules, those of planenc --preset sys folded into one line
- * naming it: {"preset":"sys","rules":N} then the others as recorded. */
-static json_t *
-rules_view(json_t *rules)
-{
-	const struct plan_preset_entry *sys;
-	json_t *out = json_array(), *rule;
-	size_t i, k, n, inpreset = 0;
-
-	sys = plan_preset_sys(&n);
-	if (out == NULL)
-		return NULL;
-	json_array_foreach(rules, i, rule) {
-		const char *path = json_string_value(json_object_get(rule,
-		    "path"));
-		const char *in = json_string_value(json_object_get(rule,
-		    "intent"));
-		int hit = 0;
-
-		for (k = 0; path != NULL && in != NULL && k < n; k++)
-			if (strcmp(in, plan_intent_name(sys[k].intent)) == 0 &&
-			    plan_path_within(path, sys[k].path)) {
-				hit = 1;
-				break;
-			}
-		if (hit)
-			inpreset++;
-		else
-			json_array_append(out, rule);
-	}
-	if (inpreset > 0)
-		json_array_insert_new(out, 0, json_pack("{s:s,s:I}",
-		    "preset", "sys", "rules", (json_int_t)inpreset));
-	return out;
-}
-
-json_t *
-runs_run_json(const char *id)
-{
-	json_t *o, *recs, *egress, *handoffs, *ev = NULL, *other;
-	struct run *r;
-	size_t ji, k;
-	char *line = NULL, hex[SHA256_HEX_LEN + 1];
-	size_t ll;
-	uint64_t seq;
-	uint8_t d[SHA256_LEN];
-
-	if ((r = find(id, &ji)) == NULL)
-		return errno = ENOENT, NULL;
-	o = summary(ji, r);
-	recs = json_array();
-	egress = json_array();
-	handoffs = json_array();
-	other = json_array();
-	if (o == NULL || recs == NULL || egress == NULL || handoffs == NULL ||
-	    other == NULL)
-		goto nomem;
-	json_object_set_new(o, "chain", chain_json(ji));
-	for (k = 0; k < r->n; k++) {
-		struct rec *rc = &J[ji].recs[r->recs[k]];
-		const char *kind;
-		char t[32];
-
-		if (runs_record(id, k, &ev, &line, &ll, &seq) != 1)
-			goto nomem;
-		line[ll] = '\n';
-		sha256_buf(line, ll + 1, d);
-		sha256_hex(d, hex);
-		kind = json_string_value(json_object_get(ev, "event"));
-		snprintf(t, sizeof(t), "%" PRIu64, rc->time_ns);
-		json_array_append_new(recs, json_pack("{s:I,s:s,s:s,s:s}",
-		    "seq", (json_int_t)seq, "hash", hex, "time", t, "event",
-		    kind ? kind : "?"));
-		switch (rc->kind) {
-		case K_START:
-			json_object_set_new(o, "layers", json_deep_copy(
-			    json_object_get(ev, "layers")));
-			json_object_set_new(o, "rules", rules_view(
-			    json_object_get(ev, "rules")));
-			json_object_set(o, "egress_plan", json_object_get(ev,
-			    "egress") ? json_object_get(ev, "egress") :
-			    json_null());
-			break;
-		case K_END:
-			json_object_set(o, "denials", json_object_get(ev,
-			    "denials") ? json_object_get(ev, "denials") :
-			    json_null());
-			json_object_set(o, "residue", json_object_get(ev,
-			    "residue") ? json_object_get(ev, "residue") :
-			    json_null());
-			json_object_set(o, "tmp_residue", json_object_get(ev,
-			    "tmp_residue") ? json_object_get(ev, "tmp_residue") :
-			    json_null());
-			break;
-		case K_EGRESS:
-			json_array_append(egress, ev);
-			break;
-		case K_HANDOFF:
-			json_array_append(handoffs, ev);
-			break;
-		case K_CANARY:
-			json_object_set(o, "canary_probes", ev);
-			break;
-		default:
-			json_array_append(other, ev);
-			break;
-		}
-		json_decref(ev);
-		free(line);
-		ev = NULL;
-		line = NULL;
-	}
-	json_object_set_new(o, "records", recs);
-	json_object_set_new(o, "egress", egress);
-	json_object_set_new(o, "handoffs", handoffs);
-	json_object_set_new(o, "other", other);
-	return o;
-nomem:
-	json_decref(ev);
-	free(line);
-	json_decref(o);
-	json_decref(recs);
-	json_decref(egress);
-	json_decref(handoffs);
-	json_decref(other);
-	return errno = ENOMEM, NULL;
-}

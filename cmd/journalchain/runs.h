@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* runs: the runs of the journals journalchain serve serves, read-only,
- * kept up to date, and their JSON views (journalchain(1), SERVE).
+ * kept up to date (runs.c), and their JSON views (runview.c;
+ * journalchain(1), SERVE).
  *
  * Each journal is opened read-only and verified whole (journal_verify_fd)
  * whenever its size, time or inode changes; only records of the verified
