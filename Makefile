@@ -226,7 +226,7 @@ SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
 	tests/t-confexec.sh tests/t-confexec-root.sh \
 	tests/t-confexec-egress.sh tests/t-confexec-supervise.sh \
 	tests/t-man-examples.sh tests/t-confexec-view.sh tests/t-workloads.sh \
-	tests/t-journalchain.sh tests/t-confexec-denials.sh
+	tests/t-journalchain.sh tests/t-confexec-denials.sh tests/t-jobs.sh
 SERIAL_TESTS ?= tests/t-suidstrip-docker.sh tests/t-suidstrip.sh \
 	tests/t-confexec-control.sh tests/t-confexec-canary-docker.sh \
 	tests/t-confexec-handoff-docker.sh \
