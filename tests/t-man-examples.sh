@@ -645,7 +645,7 @@ ex_planenc() {
 		printf '#!/bin/sh\nexec agent "$@"\n' >"$W/.shims/agent"
 		chmod 755 "$W/.shims/agent"
 		run "$expect" PATH="$W/.shims:$BIN:$SBIN:/usr/bin:/bin" HOME="$W"
-		t_grep "  the decoded plan runs the agent" "^ *\"$SBIN/agent\"$" "$OUT"
+		t_grep "  the decoded plan runs the agent, not the shim" "^\"$SBIN/agent\"$" "$OUT"
 		t_grep "  with the prompt's length" "^$(wc -c <"$W/task.txt" | tr -d ' ')$" "$OUT"
 		[ "$expect" -eq 0 ] &&
 		    t_eq "  the agent got the prompt" "$(tail -n 1 "$OUT")" \
