@@ -223,12 +223,8 @@ say_failed(struct broker *b, const struct conn *c)
 		b->st.failed_unsaid++;
 }
 
-/* Bytes the destination must have sent before a client that gave up is
- * said to have seen its certificates (a ServerHello alone is ~100). */
-#define TLS_SERVER_FLIGHT 300
-
 /* Whether the payload's TLS client gave up during the handshake of a
- * CONNECT tunnel (struct tlswatch): it sent a ClientHello, received the
+ * CONNECT tunnel (egress_tls_gave_up): it sent a ClientHello, received the
  * server's first flight, then sent nothing but ChangeCipherSpec and an
  * alert, or closed while the destination was still open.
  * What a client does when it does not trust the certificate's issuer
@@ -236,11 +232,8 @@ say_failed(struct broker *b, const struct conn *c)
 static int
 tls_gave_up(const struct conn *c)
 {
-	const struct tlswatch *tw = &c->up.tw;
-
 	return c->rq.kind == EGRESS_CONNECT && c->verdict == CV_ALLOWED &&
-	    tw->hello && !tw->moved_on && c->down.bytes >= TLS_SERVER_FLIGHT &&
-	    (tw->alert || tw->closed_first);
+	    egress_tls_gave_up(&c->up.tw, c->down.bytes);
 }
 
 /* The --egress that would allow host:port (an IPv6 literal bracketed). */
@@ -791,48 +784,25 @@ read_head(struct broker *b, size_t i)
 
 /* ---- relaying ---- */
 
-/* struct tlswatch: at a record's start, its header read with MSG_PEEK
- * and judged.  1 while the current record is being watched (tw->left
- * its bytes still to splice), 2 when src has nothing yet (wait: what
- * comes next is a record's start), 0 otherwise (the end, or the watch
- * is over: tw->on 0). */
+/* At a record's start, its header read with MSG_PEEK and judged
+ * (egress_tls_record).  1 while the current record is being watched
+ * (tw->left its bytes still to splice), 2 when src has nothing yet
+ * (wait: what comes next is a record's start), 0 otherwise (the end,
+ * or the watch is over: tw->on 0). */
 static int
-tls_record(struct tlswatch *tw, int src)
+tls_record(struct egress_tls *tw, int src)
 {
 	unsigned char h[6];
 	ssize_t n;
-	size_t len;
 
 	if (tw->left > 0)
 		return 1;
-	if (tw->records == TLS_WATCH_RECORDS)
-		return tw->on = 0;
 	n = recv(src, h, tw->records == 0 ? 6 : 5, MSG_PEEK | MSG_DONTWAIT);
 	if (n == -1 && errno == EAGAIN)
 		return 2;		/* nothing yet */
 	if (n == 0)
 		return 0;		/* the end: splice says so */
-	if (n < (tw->records == 0 ? 6 : 5))
-		return tw->on = 0;	/* a header cut: watch no more */
-	len = (size_t)h[3] << 8 | h[4];
-	if (tw->records == 0) {
-		/* handshake (22), TLS 1.x, a ClientHello (1) */
-		if (h[0] != 22 || h[1] != 3 || h[5] != 1)
-			return tw->on = 0;
-		tw->hello = 1;
-	} else if (h[0] == 21 || (h[0] == 23 && len == 19)) {
-		tw->alert = 1;
-	} else if (h[0] != 20) {
-		/* 21 an alert; 23 of 19 bytes TLS 1.3's encrypted one (2 +
-		 * type + 16-byte tag); 20 ChangeCipherSpec.  Anything else
-		 * (a Finished, a key exchange, data) moves the handshake
-		 * on. */
-		tw->moved_on = 1;
-		return tw->on = 0;
-	}
-	tw->records++;
-	tw->left = 5 + len;
-	return 1;
+	return egress_tls_record(tw, h, n < 0 ? 0 : (size_t)n);
 }
 
 /* Move one direction as far as it goes without blocking.  Returns the

@@ -121,23 +121,6 @@ struct egress_stats {
 enum cstate { C_FREE, C_HEAD, C_RESOLVE, C_CONNECT, C_REFUSE, C_RELAY };
 enum cverdict { CV_NONE, CV_ALLOWED, CV_REFUSED, CV_FAILED };
 
-/* The payload's first TLS records through a CONNECT tunnel, read by
- * their 5-byte headers only (MSG_PEEK; each record spliced whole), to
- * tell a client that gave up during the handshake: its ClientHello, then
- * nothing but ChangeCipherSpec and an alert (plaintext, or TLS 1.3's
- * encrypted one: an application_data record of 19 bytes), then
- * closed, or was closed on by a server that took the alert.  Anything else, or TLS_WATCH_RECORDS records, ends the watch. */
-#define TLS_WATCH_RECORDS 8
-struct tlswatch {
-	int on;			/* still watching */
-	int hello;		/* the first record was a ClientHello */
-	int moved_on;		/* a record past the handshake: not a refusal */
-	int alert;		/* an alert after the ClientHello */
-	unsigned records;	/* seen so far */
-	size_t left;		/* bytes of the current record to splice */
-	int closed_first;	/* the payload ended its side while the
-				 * destination's was still open */
-};
 
 /* One direction of a relay, src to dst: first the bytes of buf (a reply
  * or the rewritten head), then whatever src sends, through a pipe. */
@@ -158,7 +141,7 @@ struct dir {
 	int count_buf;		/* buf is the payload's (a request head) */
 	int dead;		/* failed: the other direction goes on */
 	int src_failed;		/* reading src failed (a reset) */
-	struct tlswatch tw;	/* up of a CONNECT only */
+	struct egress_tls tw;	/* up of a CONNECT only (egress.h) */
 };
 
 struct conn {
