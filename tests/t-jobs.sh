@@ -84,13 +84,13 @@ serve() {
 }
 
 # ---- the blocks exist: what the tests below run is what users read ----
+# piped: block N of PROFILE ends in "| confexec".
+piped() { doc "$1" "$2" | tail -n 1 | grep -q '| confexec$'; }
 for pb in "git 1" "git 2" "npm 2" "apt 1" "apt 2" "tar 1" "agent-tool 2"; do
 	# shellcheck disable=SC2086
 	set -- $pb
-	ok "$1.profile documents its job (block $2 ends in | confexec)" \
-	    sh -c 'doc() { awk -v want="$2" "/^#   / { if (!inb) { n++; inb = 1 }
-		if (n == want) print substr(\$0, 5); next } { inb = 0 }" "$3/$1.profile"; }
-		doc "$1" "$2" "$3" | tail -n 1 | grep -q "| confexec\$"' sh "$1" "$2" "$PROF"
+	ok "$1.profile documents its job (block $2, ending in | confexec)" \
+	    piped "$1" "$2"
 done
 
 # ---- git: init and commit; clone of a local bare repository -------------
@@ -296,8 +296,9 @@ t_eq "  and in the journal" \
 "$BIN/planenc" --preset sys --egress nothing.invalid:80 -- /usr/bin/curl -sS -p \
 	http://nothing.invalid/ | "$BIN/confexec" >"$OUT" 2>"$ERR"
 t_eq "curl to a listed name that cannot be resolved: fails (56)" "$?" 56
+# (a resolver that does not answer in 10 s is said as that)
 t_grep "  the broker says why on stderr" \
-	'^confexec: egress: nothing\.invalid:80: cannot resolve nothing\.invalid: ' "$ERR"
+	'^confexec: egress: nothing\.invalid:80: (cannot resolve nothing\.invalid: |nothing\.invalid port 80: no connection in 10000 ms$)' "$ERR"
 # A destination that resets the connection once it is relayed.
 python3 -c '
 import socket, struct, sys
@@ -314,9 +315,13 @@ wait_for test -s "$TMP/rst.port"
 RP=$(cat "$TMP/rst.port" 2>/dev/null)
 "$BIN/planenc" --preset sys --egress "127.0.0.1:$RP" -- /usr/bin/curl -sS -p \
 	"http://127.0.0.1:$RP/" | "$BIN/confexec" >"$OUT" 2>"$ERR"
-t_eq "curl to a destination that resets: fails (52, an empty reply)" "$?" 52
+# curl sees the tunnel end (52, an empty reply) or reset (56), as the
+# broker's close finds its socket.
+rc=$?
+t_eq "curl to a destination that resets: fails (52 or 56, got $rc)" \
+	"$(echo "$rc" | sed 's/^5[26]$/52 or 56/')" "52 or 56"
 t_grep "  the broker says so on stderr" \
-	"^confexec: egress: 127\\.0\\.0\\.1:$RP: relaying (to|from) the destination: Connection reset by peer\$" "$ERR"
+	"^confexec: egress: 127\\.0\\.0\\.1:$RP: relaying (to|from) the destination: (Connection reset by peer|Broken pipe)\$" "$ERR"
 # Twenty destinations that all fail: sixteen lines, then how many more.
 PORTS=$(closed_ports 20)
 EG=
