@@ -6,8 +6,9 @@
 # git (init and commit, clone of a local bare repository), npm install
 # from a loopback registry through the run's egress broker, apt-get update
 # and download from a loopback repository of a locally built package,
-# tar x of a tarball with owners, an agent's tool call that is a
-# #!/usr/bin/env python3 script.  Then what a user is told before or as
+# tar x of a tarball with owners, an agent's tool call (a shell with a
+# background job; a #!/usr/bin/env python3 script), a C build, a python
+# test run: every command block of every shipped profile.  Then what a user is told before or as
 # a job fails: a TLS client that does not trust the server's CA named
 # with the fix (and the fix working), failed egress on stderr (cannot
 # connect, cannot resolve, reset; bounded), a journal whose directory is
@@ -86,7 +87,8 @@ serve() {
 # ---- the blocks exist: what the tests below run is what users read ----
 # piped: block N of PROFILE ends in "| confexec".
 piped() { doc "$1" "$2" | tail -n 1 | grep -q '| confexec$'; }
-for pb in "git 1" "git 2" "npm 2" "apt 1" "apt 2" "tar 1" "agent-tool 2"; do
+for pb in "git 1" "git 2" "npm 1" "npm 2" "apt 1" "apt 2" "tar 1" \
+    "agent-tool 1" "agent-tool 2" "c-build 1" "python-test 1"; do
 	# shellcheck disable=SC2086
 	set -- $pb
 	ok "$1.profile documents its job (block $2, ending in | confexec)" \
@@ -146,6 +148,8 @@ t_exit 0 "npm install through the broker (npm.profile, block 2)" job "$N/proj" n
 t_eq "  the package is installed (host side)" \
 	"$(cd "$N/proj" && node -e 'console.log(require("hello-borne"))' 2>&1)" \
 	"hello from the registry"
+t_exit 0 "npm ls, no network (npm.profile, block 1)" job "$N/proj" npm 1
+t_grep "  lists the package" 'hello-borne@1\.0\.0' "$OUT"
 t_grep "  the registry stand-in served the document" \
 	'^GET /hello-borne 200$' "$TMP/npmreg.log"
 t_grep "  and the tarball" \
@@ -225,6 +229,28 @@ t_exit 0 "agent tool call, a #!/usr/bin/env python3 script (agent-tool.profile, 
 	job "$T/ws" agent-tool 2 "s|/opt/tools|$T/tools|g"
 t_eq "  it ran" "$(cat "$OUT")" "counted 2"
 t_eq "  its file is on the host" "$(cat "$T/ws/count.txt" 2>/dev/null)" 2
+
+t_exit 0 "agent tool call, a shell with a background job (agent-tool.profile, block 1)" \
+	job "$T/ws" agent-tool 1
+t_grep "  its file is on the host" '^src$' "$T/ws/listing.txt"
+
+# ---- a C build and a python test run: the other profiles' commands ----
+C=$W/c
+mkdir -p "$C"
+printf '#!/bin/sh\nprintf "CC = cc\\n" >config.mk\necho configured\n' >"$C/configure"
+chmod 755 "$C/configure"
+printf 'int main(void) { return 0; }\n' >"$C/m.c"
+printf 'include config.mk\nm: m.c\n\t$(CC) -o m m.c\n' >"$C/Makefile"
+t_exit 0 "a C build: ./configure && make (c-build.profile, block 1)" \
+	job "$C" c-build 1
+ok "  the program is on the host" test -x "$C/m"
+Y=$W/py
+mkdir -p "$Y"
+printf 'import unittest\nclass T(unittest.TestCase):\n    def test_it(self):\n        self.assertTrue(True)\n' \
+	>"$Y/test_it.py"
+t_exit 0 "a python test run (python-test.profile, block 1)" \
+	job "$Y" python-test 1
+t_grep "  one test ran" '^Ran 1 test' "$ERR"
 
 # ---- TLS through the broker: a CA the payload does not trust -----------
 # The registry stand-in over TLS with a self-signed certificate (as an

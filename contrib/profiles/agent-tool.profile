@@ -2,7 +2,7 @@
 # background jobs included), no network.  Give the workspace on the
 # command line (--rwx if the tool builds and runs programs there):
 #   planenc --profile agent-tool --rw "$PWD" -- \
-#       bash -lc 'cmd > /dev/null &' | confexec
+#       bash -lc 'ls > listing.txt & wait' | confexec
 # A tool that is a script (#!/usr/bin/env python3) runs as its
 # interpreter, found on the PATH below, reading the script by its path:
 # a script outside the workspace is granted read-only, by its absolute
