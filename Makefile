@@ -71,7 +71,13 @@ FUZZ_SRC := $(wildcard tests/fuzz/*.c)
 FUZZERS := $(FUZZ_SRC:tests/fuzz/%.c=.build/fuzz/%)
 FUZZ_SECONDS ?= 20
 
-# confexec --canary's probe program, installed beside confexec: static
+# The profiles and egress-for beside each variant's bin/ as make install
+# puts them beside its bin/ (planenc --profile NAME looks in
+# BIN/../share/borne/profiles first): the build tree works as installed.
+SHARE := $(patsubst contrib/profiles/%,$(B)/share/borne/profiles/%,\
+	$(wildcard contrib/profiles/*.profile)) $(B)/share/borne/egress-for
+
+, installed beside confexec: static
 # (glibc's libc.a here, musl's in the static variant), no library but
 # libc, never sanitized (it runs inside the plans it probes).
 CANARY := $(B)/bin/confexec-canary
@@ -81,7 +87,7 @@ ifeq ($(VARIANT),static)
 CANARY_CFLAGS += -isystem $(MUSL_PREFIX)/kinc
 endif
 
-all: $(BINS) $(CANARY) $(MANS)
+all: $(BINS) $(CANARY) $(MANS) $(SHARE)
 
 $(CANARY): cmd/confexec/canary/canary.c cmd/confexec/canary/probes.def
 	@mkdir -p $(@D)
@@ -164,6 +170,14 @@ $(B)/gen/sysfilter-bpf.h: $(B)/gen/sysfilter-gen
 $(B)/common/sysfilter.o: $(B)/gen/sysfilter-bpf.h
 $(B)/common/sysfilter.o: ALL_CFLAGS += -I$(B)/gen
 
+$(B)/share/borne/profiles/%.profile: contrib/profiles/%.profile
+	@mkdir -p -m 755 $(@D)
+	install -m 644 $< $@
+
+$(B)/share/borne/egress-for: contrib/egress-for.sh
+	@mkdir -p -m 755 $(@D)
+	install -m 755 $< $@
+
 .build/man/%: man/%.scd
 	@mkdir -p $(@D)
 	$(SCDOC) < $< > $@
@@ -212,7 +226,7 @@ SLOW_TESTS ?= tests/t-confexec-stress.sh tests/t-imgcache.sh \
 	tests/t-confexec.sh tests/t-confexec-root.sh \
 	tests/t-confexec-egress.sh tests/t-confexec-supervise.sh \
 	tests/t-man-examples.sh tests/t-confexec-view.sh tests/t-workloads.sh \
-	tests/t-journalchain.sh tests/t-confexec-denials.sh
+	tests/t-journalchain.sh tests/t-confexec-denials.sh tests/t-jobs.sh
 SERIAL_TESTS ?= tests/t-suidstrip-docker.sh tests/t-suidstrip.sh \
 	tests/t-confexec-control.sh tests/t-confexec-canary-docker.sh \
 	tests/t-confexec-handoff-docker.sh \
@@ -223,7 +237,7 @@ PAR_TESTS = $(foreach t,$(SLOW_TESTS),$(filter $(t),$(TESTS))) \
 # Run the unit tests and the sh tests of one variant: both prove runs
 # always run; the target fails when either does.  --timer: each file says
 # how long it took (the slow ones are the ones to start first).
-test: $(BINS) $(HELPERS) $(UNITS)
+test: $(BINS) $(HELPERS) $(UNITS) $(SHARE)
 	@rc=0; set -x; \
 	$(TEST_ENV) $(PROVE) --timer $(PROVE_FLAGS) -j$(TEST_JOBS) $(PAR_TESTS) \
 	    $(UNITS) || rc=1; \

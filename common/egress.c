@@ -586,3 +586,42 @@ egress_parse(const char *buf, size_t len, struct egress_req *rq,
 	}
 	return r;
 }
+
+int
+egress_tls_record(struct egress_tls *tw, const unsigned char *h, size_t n)
+{
+	size_t len;
+
+	if (!tw->on)
+		return 0;
+	if (tw->records == EGRESS_TLS_RECORDS ||
+	    n < (tw->records == 0 ? 6u : 5u))
+		return tw->on = 0;
+	len = (size_t)h[3] << 8 | h[4];
+	if (tw->records == 0) {
+		/* handshake (22), TLS 1.x, a ClientHello (1) */
+		if (h[0] != 22 || h[1] != 3 || h[5] != 1)
+			return tw->on = 0;
+		tw->hello = 1;
+	} else if (h[0] == 21 || (h[0] == 23 && len == 19)) {
+		/* an alert; 23 of 19 bytes: TLS 1.3's encrypted one (2 +
+		 * content type + 16-byte tag) */
+		tw->alert = 1;
+	} else if (h[0] != 20) {
+		/* not ChangeCipherSpec: a Finished, a key exchange, data
+		 * moves the handshake on */
+		tw->moved_on = 1;
+		return tw->on = 0;
+	}
+	tw->records++;
+	tw->left = 5 + len;
+	return 1;
+}
+
+int
+egress_tls_gave_up(const struct egress_tls *tw, uint64_t server_bytes)
+{
+	return tw->hello && !tw->moved_on &&
+	    server_bytes >= EGRESS_TLS_SERVER_FLIGHT &&
+	    (tw->alert || tw->closed_first);
+}

@@ -80,4 +80,39 @@ const char *egress_addr_why(const struct sockaddr *sa,
  * broker never connects to, listed or not.  1 or 0. */
 int egress_addr_unspecified(const struct sockaddr *sa);
 
+/* A TLS client's first records through a CONNECT tunnel, judged by
+ * their 5-byte headers only (the broker reads them with MSG_PEEK and
+ * relays each record whole), to tell a client that gave up during the
+ * handshake: its ClientHello, then nothing but ChangeCipherSpec and an
+ * alert (plaintext, or TLS 1.3's encrypted one: an application_data
+ * record of 19 bytes), or a close while the server's side was open.
+ * Anything else, or EGRESS_TLS_RECORDS records, ends the watch. */
+#define EGRESS_TLS_RECORDS 8
+/* Bytes the server must have sent before a client that gave up is said
+ * to have seen its certificates (a ServerHello alone is ~100). */
+#define EGRESS_TLS_SERVER_FLIGHT 300
+struct egress_tls {
+	int on;			/* still watching (the caller sets it) */
+	int hello;		/* the first record was a ClientHello */
+	int moved_on;		/* a record past the handshake: no refusal */
+	int alert;		/* an alert after the ClientHello */
+	int closed_first;	/* the client ended its side while the
+				 * server's was open (the caller sets it) */
+	unsigned records;	/* judged so far */
+	size_t left;		/* bytes of the current record still to
+				 * relay (the caller counts them down) */
+};
+
+/* Judge the header of the record that starts now: h, n bytes (6 for the
+ * first record, the ClientHello's handshake type included; 5 after).
+ * Returns 1 while watching (tw->left: the record's length with its
+ * header), 0 once the watch is over (tw->on 0: not TLS, the handshake
+ * moved on, a header cut short, or enough records). */
+int egress_tls_record(struct egress_tls *tw, const unsigned char *h,
+    size_t n);
+
+/* Whether the client gave up during the handshake after server_bytes
+ * of the server's: 1 or 0. */
+int egress_tls_gave_up(const struct egress_tls *tw, uint64_t server_bytes);
+
 #endif

@@ -137,9 +137,21 @@ open_checked(const char *path, int flags, char *err, size_t errlen)
 
 	fd = open(path, flags | O_CLOEXEC, 0600);
 	if (fd == -1) {
-		err_set(err, errlen, "cannot open %s: %s", path,
-		    strerror(errno));
-		return -1;
+		int e = errno;
+		const char *slash = strrchr(path, '/');
+
+		/* Creating it, ENOENT: its directory is missing.  Name the
+		 * command that makes it (the journal's own directory only:
+		 * never made here, its owner and mode are the host's call). */
+		if (e == ENOENT && (flags & O_CREAT) && slash != NULL &&
+		    slash != path)
+			err_set(err, errlen, "cannot open %s: %s (make its "
+			    "directory first: mkdir -p %.*s)", path,
+			    strerror(e), (int)(slash - path), path);
+		else
+			err_set(err, errlen, "cannot open %s: %s", path,
+			    strerror(e));
+		return errno = e, -1;
 	}
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
 		int e = S_ISREG(sb.st_mode) ? errno : EINVAL;

@@ -11,12 +11,15 @@ set_build="gcc make pkgconf libseccomp-dev libcap-dev nettle-dev libjansson-dev 
 	libmicrohttpd-dev scdoc"
 # t-confexec-podman: rootless podman needs newuidmap (uidmap) and runs its
 # pause process with catatonit, both only recommended by podman.
+# t-jobs: the everyday jobs on loopback stand-ins: git, npm, tar, a
+# self-signed certificate (openssl), an apt repository of a package built
+# here (apt-ftparchive from apt-utils, dpkg-deb).
 # t-journalchain-checkpoint: Go's reference implementation of signed
 # notes and transparency logs (golang.org/x/mod/sumdb/note, sumdb/tlog)
 # checks the checkpoints, roots and proofs, built offline in GOPATH mode.
 set_check="$set_build clang libclang-rt-14-dev perl attr acl libcap2-bin jq strace util-linux socat curl python3 iproute2 e2fsprogs \
 	bubblewrap docker.io busybox-static python3-pytest nodejs npm podman uidmap \
-	catatonit golang-go golang-golang-x-mod-dev chromium"
+	catatonit golang-go golang-golang-x-mod-dev chromium git openssl apt-utils"
 set_static="musl-tools musl-dev gperf m4 dpkg-dev autoconf automake libtool \
 	linux-libc-dev file"
 set_vm="qemu-system-x86 seabios busybox-static cpio gzip file binutils coreutils \

@@ -355,7 +355,8 @@ ex_confexec() {
 	esac
 }
 page_start confexec.1
-mkdir -p "$W/srv/data" "$W/tmp/out" "$W/log"
+# The journal's directory ($W/log) is made by the example itself.
+mkdir -p "$W/srv/data" "$W/tmp/out"
 echo "input data" >"$W/srv/data/input"
 echo "summarise the data" >"$W/task.txt"
 cat >"$SBIN/tool" <<EOF
@@ -654,8 +655,13 @@ ex_planenc() {
 		;;
 	"a prompt for an agent")
 		expect=$(cx_want landlock-tcp)
-		run "$expect" PATH="$BIN:$SBIN:/usr/bin:/bin" HOME="$W"
-		t_grep "  the decoded plan runs the agent" "^ *\"$SBIN/agent\"$" "$OUT"
+		# A version manager's shim ahead on the caller's PATH (a
+		# script in the home directory): the plan's PATH is used.
+		mkdir -p "$W/.shims"
+		printf '#!/bin/sh\nexec agent "$@"\n' >"$W/.shims/agent"
+		chmod 755 "$W/.shims/agent"
+		run "$expect" PATH="$W/.shims:$BIN:$SBIN:/usr/bin:/bin" HOME="$W"
+		t_grep "  the decoded plan runs the agent, not the shim" "^\"$SBIN/agent\"$" "$OUT"
 		t_grep "  with the prompt's length" "^$(wc -c <"$W/task.txt" | tr -d ' ')$" "$OUT"
 		[ "$expect" -eq 0 ] &&
 		    t_eq "  the agent got the prompt" "$(tail -n 1 "$OUT")" \

@@ -71,7 +71,7 @@ t_exit 125 "confexec --journal in a missing directory: refused" \
 	confexec --journal "$TMP/nodir/j" <"$TMP/true.plan"
 one_line "confexec --journal NODIR/j" confexec
 t_grep "  the line names the journal, the record and the cause" \
-	"^confexec: refusing: journal $TMP/nodir/j: start record: cannot open .*: No such file or directory\$" "$ERR"
+	"^confexec: refusing: journal $TMP/nodir/j: start record: cannot open .*: No such file or directory \\(make its directory first: mkdir -p $TMP/nodir\\)\$" "$ERR"
 ok "  and creates nothing" test ! -e "$TMP/nodir"
 
 t_exit 125 "confexec: empty stdin refused" confexec </dev/null

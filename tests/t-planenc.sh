@@ -714,6 +714,42 @@ t_exit 0 "  ./NAME reads the file here" \
 	sh -c 'cd "$1" && exec "$2" --profile ./evil.profile -- /bin/true' sh \
 	"$TMP/cwd" "$PFX/bin/planenc"
 t_grep "  (its rule)" '^rw /$' "$OUT"
+# From the build tree as from an installed one: make fills
+# .build/VARIANT/share/borne/profiles beside .build/VARIANT/bin.
+t_exit 0 "--profile git from the build tree ($BIN)" \
+	"$BIN/planenc" --profile git --rw "$TMP/w" -- /bin/true
+cp "$OUT" "$TMP/build.plan"
+ok "  the same plan as by its path" cmp "$TMP/build.plan" "$TMP/path.plan"
+ok "  the build tree's profiles are the sources'" \
+	cmp "$BIN/../share/borne/profiles/git.profile" \
+	"$T_TOP/contrib/profiles/git.profile"
+# A profile found by name is trusted as planenc is: nobody but root and
+# the caller may have written it or a directory above it.
+chmod o+w "$PFX/share/borne/profiles"
+refuse "  a profile directory others may write is refused" \
+	"^planenc: --profile git: refused: others may write $PFX/share/borne/profiles \\(mode 0757; .*chmod go-w it\\)\$" \
+	"$PFX/bin/planenc" --profile git -- /bin/true
+chmod o-w "$PFX/share/borne/profiles"
+chmod g+w "$PFX/share/borne/profiles/git.profile"
+refuse "  a profile file its group may write is refused" \
+	"refused: others may write $PFX/share/borne/profiles/git\\.profile \\(mode 0664" \
+	"$PFX/bin/planenc" --profile git -- /bin/true
+chmod g-w "$PFX/share/borne/profiles/git.profile"
+chmod 1777 "$PFX/share"
+t_exit 0 "  a sticky directory above it (as /tmp) is not refused" \
+	"$PFX/bin/planenc" --profile git -- /bin/true
+chmod 755 "$PFX/share"
+if [ "$(id -u)" -eq 0 ]; then
+	chown 65534 "$PFX/share/borne"
+	refuse "  a directory of another user above it is refused" \
+		"refused: $PFX/share/borne belongs to uid 65534, neither root nor you" \
+		"$PFX/bin/planenc" --profile git -- /bin/true
+	chown 0 "$PFX/share/borne"
+else
+	skip "  a directory of another user (needs root to make one)"
+fi
+t_exit 0 "  put back, found again" \
+	"$PFX/bin/planenc" --profile git -- /bin/true
 
 
 # ---- egress: destinations of the run's broker ----

@@ -191,6 +191,51 @@ say_refused(struct broker *b, const struct conn *c)
 		b->st.unsaid++;
 }
 
+/* A failed connection on stderr: cannot resolve, cannot connect, no
+ * connection in time, a reset while relaying, a TLS client that gave up
+ * (tls_gave_up).  Each destination and cause once, at most
+ * EGRESS_SAID_FAILED lines; the rest counted (said at the end, as the
+ * refusals are).  Never waits (say.c). */
+static void
+say_failed(struct broker *b, const struct conn *c)
+{
+	static char said[EGRESS_SAID_FAILED][PLAN_MAX_HOST_LEN + 8 +
+	    sizeof(c->why)];
+	static size_t nsaid;
+	char key[sizeof(said[0])];
+	size_t k;
+
+	snprintf(key, sizeof(key), "%s %u %s", c->rq.host,
+	    (unsigned)c->rq.port, c->why);
+	for (k = 0; k < nsaid; k++)
+		if (strcmp(said[k], key) == 0)
+			return;		/* said already; each is journaled */
+	if (nsaid == EGRESS_SAID_FAILED) {
+		b->st.failed_unsaid++;
+		return;
+	}
+	memcpy(said[nsaid++], key, sizeof(key));
+	if (say_line(strchr(c->rq.host, ':') ? "egress: [%s]:%u: %s" :
+	    "egress: %s:%u: %s", c->rq.host, (unsigned)c->rq.port,
+	    c->why) == 0)
+		b->st.failed_said++;
+	else
+		b->st.failed_unsaid++;
+}
+
+/* Whether the payload's TLS client gave up during the handshake of a
+ * CONNECT tunnel (egress_tls_gave_up): it sent a ClientHello, received the
+ * server's first flight, then sent nothing but ChangeCipherSpec and an
+ * alert, or closed while the destination was still open.
+ * What a client does when it does not trust the certificate's issuer
+ * (an intercepting proxy's CA, a self-signed server). */
+static int
+tls_gave_up(const struct conn *c)
+{
+	return c->rq.kind == EGRESS_CONNECT && c->verdict == CV_ALLOWED &&
+	    egress_tls_gave_up(&c->up.tw, c->down.bytes);
+}
+
 /* The --egress that would allow host:port (an IPv6 literal bracketed). */
 static void
 grant_of(struct conn *c, const char *host, unsigned port)
@@ -206,7 +251,12 @@ broker_end(struct broker *b, size_t i, const char *why)
 
 	if (c == NULL)
 		return;
-	if (why != NULL && c->why[0] == '\0')
+	if (tls_gave_up(c))
+		snprintf(c->why, sizeof(c->why), "TLS: the payload closed "
+		    "after the server's certificates, likely not trusting "
+		    "their CA (an intercepting proxy?): --ro CA.pem --setenv "
+		    "NODE_EXTRA_CA_CERTS=CA.pem (node) or SSL_CERT_FILE=CA.pem");
+	else if (why != NULL && c->why[0] == '\0')
 		snprintf(c->why, sizeof(c->why), "%s", why);
 	watch(b, i, 0, 0);
 	watch(b, i, 1, 0);
@@ -226,6 +276,10 @@ broker_end(struct broker *b, size_t i, const char *why)
 		b->st.refused++;
 	if (c->verdict == CV_REFUSED && c->have_rq)
 		say_refused(b, c);
+	else if (c->have_rq && c->why[0] != '\0' &&
+	    (c->verdict == CV_FAILED || (c->verdict == CV_ALLOWED &&
+	    why == NULL)))
+		say_failed(b, c);	/* not an idle or run-ended close */
 	broker_event(b, c);
 	free(c);
 	b->conn[i] = NULL;
@@ -547,6 +601,8 @@ connected(struct broker *b, size_t i)
 	c->st = C_RELAY;
 	c->last = broker_ms();
 	if (c->rq.kind == EGRESS_CONNECT) {
+		/* Early bytes (sent before our 200) are not watched. */
+		c->up.tw.on = c->hlen == c->rq.head_len;
 		c->down.buf = ESTABLISHED;
 		c->down.len = sizeof(ESTABLISHED) - 1;
 		c->up.buf = c->head + c->rq.head_len;	/* early bytes */
@@ -728,6 +784,27 @@ read_head(struct broker *b, size_t i)
 
 /* ---- relaying ---- */
 
+/* At a record's start, its header read with MSG_PEEK and judged
+ * (egress_tls_record).  1 while the current record is being watched
+ * (tw->left its bytes still to splice), 2 when src has nothing yet
+ * (wait: what comes next is a record's start), 0 otherwise (the end,
+ * or the watch is over: tw->on 0). */
+static int
+tls_record(struct egress_tls *tw, int src)
+{
+	unsigned char h[6];
+	ssize_t n;
+
+	if (tw->left > 0)
+		return 1;
+	n = recv(src, h, tw->records == 0 ? 6 : 5, MSG_PEEK | MSG_DONTWAIT);
+	if (n == -1 && errno == EAGAIN)
+		return 2;		/* nothing yet */
+	if (n == 0)
+		return 0;		/* the end: splice says so */
+	return egress_tls_record(tw, h, n < 0 ? 0 : (size_t)n);
+}
+
 /* Move one direction as far as it goes without blocking.  Returns the
  * events it waits for: EPOLLIN on src (bit 0) or EPOLLOUT on dst (bit
  * 1); 0 when it is done (src ended, all delivered, dst shut) or -1 on
@@ -735,7 +812,7 @@ read_head(struct broker *b, size_t i)
 static int
 pump(struct dir *d, int src, int dst, uint64_t *last)
 {
-	size_t moved = 0;
+	size_t moved = 0, want;
 	ssize_t n;
 
 	for (;;) {
@@ -772,13 +849,28 @@ pump(struct dir *d, int src, int dst, uint64_t *last)
 		if (moved >= BROKER_RELAY_TURN)
 			return 1 | 4;	/* more later: src is still ready */
 		/* At most cap into the empty pipe: spliced from a socket,
-		 * one slot may take more than a page. */
-		n = splice(src, NULL, d->pipe[1], NULL, d->cap,
+		 * one slot may take more than a page.  While a TLS
+		 * handshake is watched, one record at a time. */
+		want = d->cap;
+		if (d->tw.on) {
+			int t = tls_record(&d->tw, src);
+
+			if (t == 2)
+				return 1;
+			if (t == 1 && d->tw.left < want)
+				want = d->tw.left;
+		}
+		n = splice(src, NULL, d->pipe[1], NULL, want,
 		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n == -1 && errno == EAGAIN)
 			return 1;
-		if (n == -1)
+		if (n == -1) {
+			d->src_failed = 1;
 			return -1;
+		}
+		if (d->tw.on)
+			d->tw.left -= (size_t)n < d->tw.left ?
+			    (size_t)n : d->tw.left;
 		if (n == 0)
 			d->eof = 1;
 		d->pend += (size_t)n;
@@ -806,6 +898,8 @@ relay(struct broker *b, size_t i)
 	int u, d;
 
 	u = c->up.dead ? 0 : pump(&c->up, c->cfd, c->ufd, &c->last);
+	if ((c->up.eof || c->up.src_failed) && !c->down.eof)
+		c->up.tw.closed_first = 1;
 	share_grow(b, i, 1);
 	if (u == -1) {
 		/* The destination stopped taking bytes (an early answer, a

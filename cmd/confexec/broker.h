@@ -94,6 +94,11 @@ _Static_assert(EGRESS_EVENTS_LOGGED * LOG_EGRESS_RECORD_MAX <=
  * time each is refused; refusals on further destinations are counted and
  * said in one line at the end. */
 #define EGRESS_SAID 16
+/* Failed connections (cannot resolve, cannot connect, reset, a TLS
+ * client that gave up) said on stderr likewise, at most EGRESS_SAID_FAILED
+ * lines, each destination and cause once; the rest counted and said in
+ * one line at the end. */
+#define EGRESS_SAID_FAILED 16
 
 /* epoll tags of the source's extra descriptors. */
 #define TAG_TICK	0xffffu
@@ -108,10 +113,14 @@ struct egress_stats {
 	uint64_t unsaid;		/* refused destinations past
 					 * EGRESS_SAID, or lines stderr did
 					 * not take at once */
+	uint64_t failed_said;		/* failures said on stderr */
+	uint64_t failed_unsaid;		/* failures past EGRESS_SAID_FAILED
+					 * or not taken at once */
 };
 
 enum cstate { C_FREE, C_HEAD, C_RESOLVE, C_CONNECT, C_REFUSE, C_RELAY };
 enum cverdict { CV_NONE, CV_ALLOWED, CV_REFUSED, CV_FAILED };
+
 
 /* One direction of a relay, src to dst: first the bytes of buf (a reply
  * or the rewritten head), then whatever src sends, through a pipe. */
@@ -131,6 +140,8 @@ struct dir {
 	uint64_t bytes;		/* delivered to dst (buf when counted) */
 	int count_buf;		/* buf is the payload's (a request head) */
 	int dead;		/* failed: the other direction goes on */
+	int src_failed;		/* reading src failed (a reset) */
+	struct egress_tls tw;	/* up of a CONNECT only (egress.h) */
 };
 
 struct conn {
@@ -172,6 +183,7 @@ struct broker {
 	int tickfd;
 	int spare;		/* a descriptor kept for running out (shed) */
 	int said_rest;		/* the count of refusals not said, said */
+	int said_failed_rest;	/* the count of failures not said, said */
 	struct egress_self self;	/* its ask: hostroute.c */
 	/* hostroute.c */
 	int rtfd;		/* NETLINK_ROUTE, in confexec's network */

@@ -183,6 +183,12 @@ egress_finish(struct source *s, struct run *r)
 	    "each once; the journal has every refusal)",
 	    (unsigned long long)br.st.unsaid, (unsigned)EGRESS_SAID) == 0)
 		br.said_rest = 1;
+	if (!br.said_failed_rest && br.st.failed_unsaid > 0 &&
+	    say_line("egress: %llu more failed connections not said here "
+	    "(at most %u are, each destination and cause once; the journal "
+	    "has every one)", (unsigned long long)br.st.failed_unsaid,
+	    (unsigned)EGRESS_SAID_FAILED) == 0)
+		br.said_failed_rest = 1;
 	say_close();
 	if (br.s != NULL && br.s->fd != -1) {
 		loop_unwatch(br.s->fd);

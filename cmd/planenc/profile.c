@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -89,6 +90,59 @@ apply_line(struct opts *o, char *s)
 	    keep(xstrdup(v)));
 }
 
+/* A profile found by name is trusted as the binaries are: the file and
+ * every directory from / down to it owned by root or by the caller and
+ * writable by no one else (a directory with the sticky bit may be
+ * writable by all: nobody renames another's entry there), so that nobody
+ * else can have planted or swapped it.  The file is the one opened (its
+ * device and inode are the path's).  Exit 2 naming what is refused. */
+static void
+profile_trusted(const char *name, const char *path, FILE *f)
+{
+	char real[PATH_MAX], *p;
+	struct stat fst, st;
+	uid_t me = geteuid();
+
+	if (fstat(fileno(f), &fst) == -1)
+		die_sys(EXIT_USAGE, "--profile %s: %s", name, path);
+	if (realpath(path, real) == NULL)
+		die_sys(EXIT_USAGE, "--profile %s: %s", name, path);
+	if (stat(real, &st) == -1)
+		die_sys(EXIT_USAGE, "--profile %s: %s", name, real);
+	if (st.st_dev != fst.st_dev || st.st_ino != fst.st_ino)
+		die(EXIT_USAGE, "--profile %s: %s changed while it was read",
+		    name, real);
+	if (!S_ISREG(fst.st_mode))
+		die(EXIT_USAGE, "--profile %s: %s is not a regular file",
+		    name, real);
+	p = real + strlen(real);
+	for (;;) {
+		if (stat(real, &st) == -1)
+			die_sys(EXIT_USAGE, "--profile %s: %s", name, real);
+		if (st.st_uid != 0 && st.st_uid != me)
+			die(EXIT_USAGE, "--profile %s: refused: %s belongs to "
+			    "uid %u, neither root nor you (a profile found by "
+			    "name must be as trusted as planenc)", name, real,
+			    (unsigned)st.st_uid);
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+		    !(S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX)))
+			die(EXIT_USAGE, "--profile %s: refused: others may "
+			    "write %s (mode %04o; a profile found by name must "
+			    "be as trusted as planenc: chmod go-w it)", name,
+			    real, (unsigned)(st.st_mode & 07777));
+		if (p == real)
+			break;
+		while (p > real && *p != '/')
+			p--;
+		*p = '\0';
+		if (p == real) {
+			/* the root itself, then stop */
+			real[0] = '/';
+			real[1] = '\0';
+		}
+	}
+}
+
 /* An installed profile: NAME (no slash) as NAME.profile in the profiles
  * directory beside this planenc (BIN/../share/borne/profiles, wherever
  * it was installed), else in the one make install was given.  A file
@@ -119,8 +173,10 @@ profile_named(const char *name, char *path, size_t size)
 		if ((size_t)snprintf(path, size, "%s/%s.profile", dirs[i],
 		    name) >= size)
 			continue;
-		if ((f = fopen(path, "re")) != NULL)
+		if ((f = fopen(path, "re")) != NULL) {
+			profile_trusted(name, path, f);
 			return f;
+		}
 		if (errno != ENOENT)
 			die_sys(EXIT_USAGE, "--profile %s: %s", name, path);
 	}

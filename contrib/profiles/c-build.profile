@@ -2,7 +2,7 @@
 # compiler).  Give the build tree on the command line, writable and
 # executable (configure runs the programs it compiles):
 #   planenc --profile c-build --rwx "$PWD" -- /bin/sh -c \
-#       './configure && make'
+#       './configure && make' | confexec
 --preset sys
 --tmp
 --setenv PATH=/usr/local/bin:/usr/bin:/bin

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* libFuzzer target: the egress broker's proxy request head, list match
- * and address guard (common/egress). */
+/* libFuzzer target: the egress broker's proxy request head, list match,
+ * address guard and TLS handshake watch (common/egress). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -304,10 +304,57 @@ check_addr(const uint8_t *data, size_t size)
 		abort();
 }
 
+/* ---- the TLS handshake watch: the bytes as the client's stream ---- */
+
+static void
+check_tls(const uint8_t *data, size_t size)
+{
+	struct egress_tls tw;
+	size_t off = 0, n;
+	unsigned seen = 0;
+	int r;
+
+	memset(&tw, 0, sizeof(tw));
+	tw.on = 1;
+	tw.closed_first = size > 0 && (data[size - 1] & 1);
+	for (;;) {
+		n = size - off < (seen == 0 ? 6 : 5) ? size - off :
+		    (seen == 0 ? 6 : 5);
+		r = egress_tls_record(&tw, data + off, n);
+		if (r == 0)
+			break;
+		if (r != 1 || !tw.on || tw.left < 5 ||
+		    tw.left != 5 + ((size_t)data[off + 3] << 8 | data[off + 4]))
+			abort();
+		if (++seen != tw.records || seen > EGRESS_TLS_RECORDS)
+			abort();
+		off += tw.left;	/* relayed whole */
+		tw.left = 0;
+		if (off >= size)
+			break;
+	}
+	if (r == 0 && tw.on)
+		abort();
+	if (tw.moved_on && tw.on)
+		abort();
+	/* a ClientHello first, or nothing was watched */
+	if (tw.hello != (size >= 6 && data[0] == 22 && data[1] == 3 &&
+	    data[5] == 1))
+		abort();
+	if (!tw.hello && (seen != 0 || tw.alert))
+		abort();
+	if (egress_tls_gave_up(&tw, EGRESS_TLS_SERVER_FLIGHT) &&
+	    (!tw.hello || tw.moved_on || !(tw.alert || tw.closed_first)))
+		abort();
+	if (egress_tls_gave_up(&tw, EGRESS_TLS_SERVER_FLIGHT - 1))
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_parse(data, size);
 	check_addr(data, size);
+	check_tls(data, size);
 	return 0;
 }

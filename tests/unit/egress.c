@@ -803,6 +803,92 @@ test_ask(void)
 	ok(egress_addr_unspecified(NULL) == 0, "egress_addr_unspecified: NULL");
 }
 
+/* ---- the TLS handshake watch ---- */
+
+/* Feed the record headers r (n of them, each a type and a length; the
+ * first a ClientHello) to a fresh watch, each record relayed whole: its
+ * last answer, or -1 when a record's length came out wrong. */
+struct rec { unsigned char type; unsigned len; };
+
+static int
+tls_run(const struct rec *r, size_t n, struct egress_tls *tw)
+{
+	unsigned char h[6];
+	size_t i;
+	int last = 1;
+
+	memset(tw, 0, sizeof(*tw));
+	tw->on = 1;
+	for (i = 0; i < n && last == 1; i++) {
+		h[0] = r[i].type;
+		h[1] = 3;
+		h[2] = i == 0 ? 1 : 3;
+		h[3] = (unsigned char)(r[i].len >> 8);
+		h[4] = (unsigned char)r[i].len;
+		h[5] = 1;	/* ClientHello, for the first */
+		last = egress_tls_record(tw, h, i == 0 ? 6 : 5);
+		if (last == 1 && tw->left != 5 + r[i].len)
+			return -1;
+		tw->left = 0;	/* relayed */
+	}
+	return last;
+}
+
+static void
+test_tls(void)
+{
+	struct egress_tls tw;
+	static const struct rec refused13[] = { { 22, 512 }, { 20, 1 },
+	    { 23, 19 } };
+	static const struct rec refused12[] = { { 22, 512 }, { 21, 2 } };
+	static const struct rec done13[] = { { 22, 512 }, { 20, 1 },
+	    { 23, 53 } };
+	static const struct rec done12[] = { { 22, 512 }, { 22, 70 },
+	    { 20, 1 }, { 22, 40 } };
+	static const struct rec hello[] = { { 22, 512 } };
+	static const struct rec notls[] = { { 'G', 0x4554 } };
+	static const struct rec many[] = { { 22, 512 }, { 20, 1 }, { 20, 1 },
+	    { 20, 1 }, { 20, 1 }, { 20, 1 }, { 20, 1 }, { 20, 1 }, { 21, 2 } };
+	unsigned char h[6] = { 22, 3, 1, 0, 5, 2 };
+
+	ok(tls_run(refused13, 3, &tw) == 1 && tw.alert &&
+	    egress_tls_gave_up(&tw, 1400) == 1,
+	    "tls: TLS 1.3 ClientHello, CCS, encrypted alert: gave up");
+	ok(egress_tls_gave_up(&tw, EGRESS_TLS_SERVER_FLIGHT - 1) == 0,
+	    "tls: not before the server sent its certificates");
+	ok(tls_run(refused12, 2, &tw) == 1 && egress_tls_gave_up(&tw, 900),
+	    "tls: TLS 1.2 ClientHello, plaintext alert: gave up");
+	ok(tls_run(done13, 3, &tw) == 0 && tw.moved_on && !tw.on &&
+	    egress_tls_gave_up(&tw, 1400) == 0,
+	    "tls: TLS 1.3 Finished (53 bytes): the handshake moved on");
+	ok(tls_run(done12, 4, &tw) == 0 && tw.moved_on &&
+	    egress_tls_gave_up(&tw, 1400) == 0,
+	    "tls: TLS 1.2 key exchange: moved on");
+	ok(tls_run(hello, 1, &tw) == 1 && egress_tls_gave_up(&tw, 1400) == 0,
+	    "tls: a ClientHello alone, still open: no verdict");
+	tw.closed_first = 1;
+	ok(egress_tls_gave_up(&tw, 1400) == 1,
+	    "tls: a ClientHello, then the client closed first: gave up");
+	ok(tls_run(notls, 1, &tw) == 0 && !tw.hello && !tw.on &&
+	    egress_tls_gave_up(&tw, 1400) == 0,
+	    "tls: not TLS (an HTTP request through the tunnel): not watched");
+	ok(tls_run(many, 9, &tw) == 0 && !tw.on && !tw.alert &&
+	    tw.records == EGRESS_TLS_RECORDS,
+	    "tls: at most %d records are watched", EGRESS_TLS_RECORDS);
+	memset(&tw, 0, sizeof(tw));
+	tw.on = 1;
+	ok(egress_tls_record(&tw, h, 5) == 0 && !tw.on,
+	    "tls: a first header without its handshake type: not watched");
+	memset(&tw, 0, sizeof(tw));
+	tw.on = 1;
+	h[5] = 2;	/* a ServerHello from the client's side */
+	ok(egress_tls_record(&tw, h, 6) == 0 && !tw.hello,
+	    "tls: a first handshake record that is not a ClientHello");
+	memset(&tw, 0, sizeof(tw));
+	ok(egress_tls_record(&tw, h, 6) == 0,
+	    "tls: a watch not on stays off");
+}
+
 int
 main(void)
 {
@@ -816,5 +902,6 @@ main(void)
 	test_addr6();
 	test_self();
 	test_ask();
+	test_tls();
 	return done_testing();
 }
