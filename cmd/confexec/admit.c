@@ -16,11 +16,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "admit.h"
+#include "boundary.h"
+#include "end.h"
 #include "err.h"
 #include "esc.h"
+#include "events.h"
 #include "hash.h"
+#include "plan.h"
 #include "registry.h"
+#include "run.h"
 
 static struct {
 	const char *path;	/* as given, or NULL: no registry */
@@ -205,7 +210,7 @@ admit_json(void)
 	if (!ad.read)
 		return json_null();
 	o = json_object();
-	json_object_set_new(o, "path", ev_str(ad.real));
+	json_object_set_new(o, "path", events_str(ad.real));
 	json_object_set_new(o, "sha256", json_string(ad.hex));
 	json_object_set_new(o, "entries", json_integer((json_int_t)ad.reg.n));
 	return o;

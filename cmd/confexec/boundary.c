@@ -18,11 +18,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "confexec.h"
-#include "observe.h"
+#include "boundary.h"
+#include "caps.h"
 #include "err.h"
+#include "fd.h"
 #include "imgcache.h"
 #include "landlock.h"
+#include "layers.h"
+#include "mountview.h"
+#include "observe.h"
+#include "plan.h"
+#include "run.h"
+#include "sysfilter.h"
+#include "tmp.h"
 
 /* The descriptors the run inherits (stdout, stderr, the kept ones) stay
  * the host's, outside the run's namespaces: a kept one must be open; a
@@ -190,7 +198,7 @@ int
 boundary_rules(struct run *r, char *err, size_t len)
 {
 	return ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real,
-	    layer_on(r, L_MOUNTNS) ? &r->rulefd : NULL, err, len);
+	    layers_on(r, L_MOUNTNS) ? &r->rulefd : NULL, err, len);
 }
 
 /* The private tmp and TMPDIR.  With the mount view its rule is added by
@@ -200,7 +208,7 @@ boundary_tmp(struct run *r, char *err, size_t len)
 {
 	if (tmp_make(r, err, len) == -1)
 		return -1;
-	if (!r->have_tmp || layer_on(r, L_MOUNTNS))
+	if (!r->have_tmp || layers_on(r, L_MOUNTNS))
 		return 0;
 	return ll_add_fd(r->rulesetfd, r->tmpfd, PLAN_RW, r->abi, err, len);
 }
@@ -212,10 +220,10 @@ boundary_tmp(struct run *r, char *err, size_t len)
 int
 boundary_filter(struct run *r, char *err, size_t len)
 {
-	unsigned v = sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
-	    !layer_on(r, L_NETNS) || r->host_sock);
+	unsigned v = sf_variant(r->p.sock, r->abi, layers_on(r, L_IPCNS),
+	    !layers_on(r, L_NETNS) || r->host_sock);
 
-	if (!layer_on(r, L_LISTENER))
+	if (!layers_on(r, L_LISTENER))
 		v |= SF_NO_NOTIFY;
 
 	if (sf_build(v, &r->filter, err, len) == -1)
@@ -226,14 +234,14 @@ boundary_filter(struct run *r, char *err, size_t len)
 	 * the program is the built one, byte for byte.  Without the
 	 * Landlock layer (degraded) no rule denies anything: nothing is
 	 * observed, and that is said. */
-	if (r->explain && !layer_on(r, L_LANDLOCK)) {
+	if (r->explain && !layers_on(r, L_LANDLOCK)) {
 		warning("--explain-denials: no Landlock layer in this run: "
 		    "no path is denied by the rules, none is named");
 		r->explain = 0;
 	}
 	/* Outside every rule the view has nothing (ENOENT): the observer
 	 * names such a path as the host has it. */
-	obs_host_names(r->explain && layer_on(r, L_MOUNTNS));
+	obs_host_names(r->explain && layers_on(r, L_MOUNTNS));
 	if (r->explain || layers_handoff(r)) {
 		int nrs[64];
 		size_t n = 0, i;
@@ -297,7 +305,7 @@ boundary_view(struct run *r, char *err, size_t len)
 
 	if (getcwd(r->cwd, sizeof(r->cwd)) == NULL)
 		r->cwd[0] = '\0';
-	if (!layer_on(r, L_MOUNTNS))
+	if (!layers_on(r, L_MOUNTNS))
 		return 0;
 	if (mv_prepare(&r->mv, &a, err, len) == -1)
 		return -1;

@@ -33,7 +33,13 @@
 #include <unistd.h>
 
 #include "broker.h"
+#include "clock.h"
 #include "err.h"
+#include "loop.h"
+#include "plan.h"
+#include "record.h"
+#include "run.h"
+#include "say.h"
 
 static int sock_size(int fd, int force, int opt, size_t size);
 static void share_return(struct broker *b, struct dir *d);

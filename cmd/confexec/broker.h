@@ -2,7 +2,7 @@
 /* confexec's egress broker (confexec(1), EGRESS): the parts of the
  * source src_egress.c.
  *
- *   src_egress.c  the run's network (netns_child), the listener, the
+ *   src_egress.c  the run's network (child_netns), the listener, the
  *                 loop entry points, the report
  *   broker.c      one payload connection: its request, the decision,
  *                 the upstream connect, the relay (splice), timeouts,
@@ -21,9 +21,10 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "confexec.h"
 #include "egress.h"
 #include "loop.h"
+#include "plan.h"
+#include "run.h"
 
 #define BROKER_MAXCONN	64		/* payload connections at once */
 #define BROKER_MAXCONN_TEXT "64"

@@ -34,10 +34,16 @@
 
 #include <linux/stat.h>
 
-#include "confexec.h"
+#include "canary.h"
+#include "clock.h"
 #include "err.h"
 #include "esc.h"
 #include "io.h"
+#include "layers.h"
+#include "plan.h"
+#include "probe.h"
+#include "record.h"
+#include "run.h"
 
 #define CANARY_PROG "confexec-canary"
 #define MAX_PROBES 160
@@ -169,8 +175,8 @@ struct guard {
 static struct guard
 g_layer(const struct run *r, int i)
 {
-	struct guard g = {r->layers[i].name, layer_on(r, i),
-		r->layers[i].wanted && !layer_on(r, i)};
+	struct guard g = {r->layers[i].name, layers_on(r, i),
+		r->layers[i].wanted && !layers_on(r, i)};
 
 	return g;
 }
@@ -180,7 +186,7 @@ g_layer(const struct run *r, int i)
 static struct guard
 g_scope(const struct run *r)
 {
-	int on = layer_on(r, L_LANDLOCK) && r->pr.landlock_abi >= 6;
+	int on = layers_on(r, L_LANDLOCK) && r->pr.landlock_abi >= 6;
 	struct guard g = {"landlock-scope", on, !on};
 
 	return g;
@@ -750,7 +756,7 @@ static void
 probes_net(const struct run *r)
 {
 	const struct plan *p = &r->p;
-	struct guard sc = {"seccomp", layer_on(r, L_SECCOMP), 0};
+	struct guard sc = {"seccomp", layers_on(r, L_SECCOMP), 0};
 	struct guard tcp[3] = {sc, g_layer(r, L_TCP),
 		{"net-namespace (the egress broker's)", p->negress > 0, 0}};
 	struct guard abs[3] = {sc, g_scope(r), g_layer(r, L_NETNS)};
@@ -884,7 +890,7 @@ probes_daemons(const struct run *r)
 		if (!(p->sock & PLAN_SOCK_UNIX))
 			snprintf(pl->expected, sizeof(pl->expected),
 			    "denied (seccomp: no unix right)");
-		else if (layer_on(r, L_MOUNTNS) && !named)
+		else if (layers_on(r, L_MOUNTNS) && !named)
 			snprintf(pl->expected, sizeof(pl->expected),
 			    "denied (mount-view: no rule names it)");
 		else if (!hits[i].connectable)
@@ -907,7 +913,7 @@ probes_process(const struct run *r)
 	static char uid[48];
 	struct guard sig[3] = {g_layer(r, L_PIDNS), g_scope(r),
 		{uid, r->final_uid != geteuid(), 0}};
-	struct guard sc = {"seccomp", layer_on(r, L_SECCOMP), 0};
+	struct guard sc = {"seccomp", layers_on(r, L_SECCOMP), 0};
 	struct guard ipc[2] = {g_layer(r, L_IPCNS), sc};
 	struct probe_line *pl;
 	char arg[32];
@@ -932,7 +938,7 @@ probes_process(const struct run *r)
 		    "%s", arg);
 		/* Without its own IPC namespace, seccomp refuses SysV. */
 		ipc[0].missing = 0;
-		ipc[1].on = sc.on && !layer_on(r, L_IPCNS);
+		ipc[1].on = sc.on && !layers_on(r, L_IPCNS);
 		expect_guards(pl, ipc, 2);
 		pl->h = H_SYSV;
 	}
@@ -955,7 +961,7 @@ probes_limits(const struct run *r)
 			return;
 		snprintf(pl->tried, sizeof(pl->tried), "touch %s bytes in a "
 		    "child", arg);
-		if (layer_on(r, L_MEMORY)) {
+		if (layers_on(r, L_MEMORY)) {
 			pl->x = X_KILL;
 			snprintf(pl->expected, sizeof(pl->expected), "killed "
 			    "(memory)");
@@ -975,7 +981,7 @@ probes_limits(const struct run *r)
 			return;
 		snprintf(pl->tried, sizeof(pl->tried), "fork %s processes in "
 		    "a child", arg);
-		if (layer_on(r, L_PIDS)) {
+		if (layers_on(r, L_PIDS)) {
 			pl->x = X_DENY;
 			pl->want = EAGAIN;
 			snprintf(pl->expected, sizeof(pl->expected), "denied "

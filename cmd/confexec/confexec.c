@@ -2,7 +2,7 @@
 /* confexec: read one LaunchPlan on stdin, build the boundary it asks for,
  * exec the payload inside it, supervise it (confexec(1)).  run() below is
  * the whole run, step by step in the order of SPEC.md; the other files of
- * this directory are its parts (confexec.h). */
+ * this directory are its parts (run.h lists them). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -17,14 +17,32 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admit.h"
+#include "boundary.h"
+#include "canary.h"
 #include "caps.h"
-#include "confexec.h"
+#include "cgroup.h"
+#include "child.h"
+#include "clock.h"
+#include "dry.h"
+#include "end.h"
 #include "err.h"
 #include "esc.h"
-#include "io.h"
+#include "events.h"
+#include "explain.h"
+#include "hash.h"
 #include "image.h"
 #include "imgcache.h"
+#include "io.h"
+#include "layers.h"
 #include "loop.h"
+#include "mountview.h"
+#include "plan.h"
+#include "privileged.h"
+#include "probe.h"
+#include "record.h"
+#include "run.h"
+#include "timings.h"
 #include "uapi.h"
 #include "usage.h"
 
@@ -118,11 +136,11 @@ prepare_layers(struct run *r)
 	/* Not root: the pid namespace needs a user namespace, in which
 	 * init and the payload hold capabilities until the payload drops
 	 * them all, as for root. */
-	r->userns = geteuid() != 0 && layer_on(r, L_PIDNS);
+	r->userns = geteuid() != 0 && layers_on(r, L_PIDNS);
 	/* clone3 refused (a filter: ENOSYS, as container runtimes answer,
 	 * or another errno): clone, and the payload joins its cgroup. */
 	if (!r->pr.clone3)
-		clone3_off();
+		child_clone3_off();
 	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
 	if (boundary_inherited(r, err, sizeof(err)) == -1 ||
@@ -148,7 +166,7 @@ reaped(void *arg, const struct cg_reaped *rp)
 		warning("residue: stale cgroup %s: %s", rp->path,
 		    strerror(rp->err));
 	if (r->journal != NULL) {
-		ev = ev_reaped(rp);
+		ev = events_reaped(rp);
 		record_events(r, &ev, 1, "reaped record");
 	}
 }
@@ -168,15 +186,15 @@ make_cgroup(struct run *r)
 	struct cg_limits lim;
 	char err[1024];
 
-	if (!layer_on(r, L_CGROUP))
+	if (!layers_on(r, L_CGROUP))
 		return;
 	make_cgroup_reap(r);
 	memset(&lim, 0, sizeof(lim));
-	if (layer_on(r, L_MEMORY))
+	if (layers_on(r, L_MEMORY))
 		lim.mem_max = r->p.mem_max;
-	if (layer_on(r, L_PIDS))
+	if (layers_on(r, L_PIDS))
 		lim.pids_max = r->p.pids_max;
-	if (layer_on(r, L_CPU)) {
+	if (layers_on(r, L_CPU)) {
 		lim.cpu_quota_us = r->p.cpu_quota_us;
 		lim.cpu_period_us = r->p.cpu_period_us;
 	}
@@ -320,13 +338,13 @@ start(struct run *r)
 		refuse(r, "supervisor: %s", err);
 	if (record_wanted(r)) {
 		r->log.on = 1;
-		ev = ev_start(r);
+		ev = events_start(r);
 		loop_report(r, ev, REPORT_START);
 		/* The one wait on the journal before the payload runs:
 		 * bounded (record.c). */
 		record_hold(1);	/* a failure is said once, below */
 		failed = record_events(r, &ev, 1, "start record") == -1 ||
-		    record_wait(r, JOURNAL_WAIT_MS,
+		    record_wait(r, RECORD_WAIT_MS,
 		    "before the payload runs") == -1;
 		record_hold(0);
 		if (failed) {
@@ -400,11 +418,11 @@ spawned(struct run *r, int e)
 {
 	if (r->pid == -1) {
 		if (r->have_cg)
-			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
+			refuse(r, "%s into %s: %s", child_clone_name(), r->cg.path,
 			    strerror(e));
-		refuse(r, "%s: %s", clone_name(), strerror(e));
+		refuse(r, "%s: %s", child_clone_name(), strerror(e));
 	}
-	timing_mark(r->stamp, TM_EXEC);
+	timings_mark(r->stamp, TM_EXEC);
 	close(r->sock[1]);
 	r->sock[1] = -1;
 	/* The payload has its view (or failed): the clones are its. */
@@ -430,7 +448,7 @@ clone_payload(struct run *r, uint64_t flags)
 	ca.exit_signal = SIGCHLD;
 	ca.stack = (uint64_t)(uintptr_t)r->stacks;
 	ca.stack_size = CHILD_STACK;
-	return (pid_t)clone3_run(&ca, payload, r);
+	return (pid_t)child_clone(&ca, child_payload, r);
 }
 
 /* Step 8 without a pid namespace (degrade mode, layers.c): the payload
@@ -470,14 +488,14 @@ spawn(struct run *r)
 	int ownns, e;
 	pid_t ipid;
 
-	if (!layer_on(r, L_PIDNS)) {
+	if (!layers_on(r, L_PIDNS)) {
 		spawn_flat(r);
 		return;
 	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_PIDFD | CLONE_NEWPID;
 	/* init makes the run's IPC namespace while we go on (child.c). */
-	r->own_ipc = layer_on(r, L_IPCNS);
+	r->own_ipc = layers_on(r, L_IPCNS);
 	ca.pidfd = (uint64_t)(uintptr_t)&r->initfd;
 	ca.exit_signal = SIGCHLD;
 	ca.stack = (uint64_t)(uintptr_t)r->stacks + CHILD_STACK;
@@ -487,9 +505,9 @@ spawn(struct run *r)
 	ownns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	if (ownns == -1)
 		refuse(r, "pid namespace: %s", strerror(errno));
-	ipid = (pid_t)clone3_run(&ca, init, r);
+	ipid = (pid_t)child_clone(&ca, child_init, r);
 	if (ipid == -1)
-		refuse(r, "%s (pid namespace): %s", clone_name(),
+		refuse(r, "%s (pid namespace): %s", child_clone_name(),
 		    strerror(errno));
 	if (setns(r->initfd, CLONE_NEWPID) == -1) {
 		e = errno;
@@ -502,8 +520,8 @@ spawn(struct run *r)
 	}
 	/* The run's own mounts (its IPC is init's); its own network unless
 	 * it joins the egress broker's (made by now, loop_open). */
-	r->newnet = layer_on(r, L_NETNS) && r->netnsfd == -1;
-	r->pid = clone_payload(r, (layer_on(r, L_MOUNTNS) ? CLONE_NEWNS : 0) |
+	r->newnet = layers_on(r, L_NETNS) && r->netnsfd == -1;
+	r->pid = clone_payload(r, (layers_on(r, L_MOUNTNS) ? CLONE_NEWNS : 0) |
 	    (r->newnet ? CLONE_NEWNET : 0));
 	e = errno;
 	/* Back to our own namespace for any later child (none here; the
@@ -609,31 +627,31 @@ run(struct run *r, int dry)
 	decide(r);
 	if (canary_on() && canary_prepare(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
-	timing_mark(r->stamp, TM_PLAN);
+	timings_mark(r->stamp, TM_PLAN);
 	prepare_layers(r);
 	if (admit_open(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
 	r->ev_registry = admit_json();	/* the start record's, a refusal's too */
-	timing_mark(r->stamp, TM_RULES);
+	timings_mark(r->stamp, TM_RULES);
 	make_cgroup(r);
-	timing_mark(r->stamp, TM_CGROUP);
+	timings_mark(r->stamp, TM_CGROUP);
 	seal_image(r);
 	seal_script(r);
 	/* The probe program is confexec's own, as it is free of the pin. */
 	if (!canary_on())
 		admit_check(r);
-	timing_mark(r->stamp, TM_SEAL);
+	timings_mark(r->stamp, TM_SEAL);
 	prepare_child(r);
 	prepare_stacks(r);
-	timing_mark(r->stamp, TM_VIEW);
+	timings_mark(r->stamp, TM_VIEW);
 	check_privileged(r);
-	timing_mark(r->stamp, TM_PRIV);
+	timings_mark(r->stamp, TM_PRIV);
 	/* Before the sources: the egress broker's network namespace is
 	 * made inside it. */
 	if (r->userns)
 		enter_userns(r);
 	start(r);
-	timing_mark(r->stamp, TM_START);
+	timings_mark(r->stamp, TM_START);
 	spawn(r);
 	code = child_report(r);
 	if (code != 0) {
@@ -645,14 +663,14 @@ run(struct run *r, int dry)
 	r->state = ST_RUNNING;
 	if (loop_run(r) == -1)
 		r->failed = 1;
-	timing_mark(r->stamp, TM_RUN);
+	timings_mark(r->stamp, TM_RUN);
 	r->state = ST_ENDING;
 	code = end_run(r);
 	r->state = ST_ENDED;
 	loop_close(r);
-	timing_mark(r->stamp, TM_END);
+	timings_mark(r->stamp, TM_END);
 	if (r->timings)
-		timing_say(r->stamp);
+		timings_say(r->stamp);
 	return code;
 }
 
@@ -672,7 +690,7 @@ reap(struct run *r)
 		die_sys(EXIT_FAIL, "writing the list");
 	if (n == -1)
 		die_sys(EXIT_FAIL, "reap: %s", r->pr.cg2_dir);
-	return record_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ?
+	return record_wait(r, RECORD_WAIT_MS, "of the reaping") == 0 ?
 	    EXIT_OK : EXIT_FAIL;
 }
 
@@ -724,7 +742,7 @@ main(int argc, char *argv[])
 	const char *registry = NULL;
 
 	prog_set("confexec");
-	timing_mark(r.stamp, TM_BEGIN);
+	timings_mark(r.stamp, TM_BEGIN);
 	/* A caller that ignored SIGCHLD would have the kernel reap the
 	 * run's init and the resolver before waitid could say how they
 	 * ended. */

@@ -14,10 +14,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "boundary.h"
+#include "dry.h"
 #include "err.h"
+#include "explain.h"
+#include "hash.h"
 #include "image.h"
 #include "landlock.h"
+#include "layers.h"
+#include "plan.h"
+#include "run.h"
 
 /* The journal as journal_append would open it (O_APPEND, created when
  * missing): an existing file must open for writing, a missing one needs

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* record: the run's records, to the journal and the run's log
- * (confexec.h); the journal's writer (--journal; confexec(1), JOURNAL).
+ * (record.h); the journal's writer (--journal; confexec(1), JOURNAL).
  *
  * The journal is shared with other runs and with journalchain, so an
  * append takes its lock (flock LOCK_EX), and it is durable only once
@@ -14,7 +14,7 @@
  * (--control) in the order written, so the log holds exactly the
  * journal's bytes.
  *
- * Waits, all bounded by JOURNAL_WAIT_MS: the start record before the
+ * Waits, all bounded by RECORD_WAIT_MS: the start record before the
  * payload runs (not written by then: the run is refused), and every
  * record at the end of the run (not written by then: said in one line
  * naming the journal and what was lost, and the run's exit fails).
@@ -41,11 +41,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "clock.h"
 #include "err.h"
 #include "journal.h"
+#include "record.h"
+#include "run.h"
 
-/* Bytes queued at most: what the run's log may hold (confexec.h). */
+/* Bytes queued at most: what the run's log may hold (run.h). */
 #define JW_QUEUE_MAX (LOG_MAX + JOURNAL_RECORD_MAX)
 
 static void log_add(struct run *r, const char *buf, size_t len);
@@ -553,7 +555,7 @@ record_wanted(const struct run *r)
 }
 
 /* The records' bytes kept in the run's log (--control), and followers
- * told.  The log was sized for them (confexec.h, LOG_MAX; admitted in
+ * told.  The log was sized for them (run.h, LOG_MAX; admitted in
  * record_events). */
 static void
 log_add(struct run *r, const char *buf, size_t len)

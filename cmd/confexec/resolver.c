@@ -27,6 +27,8 @@
 
 #include "broker.h"
 #include "err.h"
+#include "loop.h"
+#include "plan.h"
 
 struct res_req {
 	uint32_t slot, gen;

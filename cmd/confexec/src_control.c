@@ -32,9 +32,16 @@
 
 #include <linux/nsfs.h>
 
+#include "boundary.h"
+#include "clock.h"
 #include "ctl.h"
 #include "err.h"
+#include "events.h"
+#include "layers.h"
 #include "loop.h"
+#include "plan.h"
+#include "record.h"
+#include "run.h"
 #include "uapi.h"
 
 static struct ctl ctl = {.dirfd = -1, .fd = -1};
@@ -245,7 +252,7 @@ running_control(struct source *s, struct run *r)
 		return;
 	/* Without a pid namespace of its own the run's processes cannot be
 	 * told from the host's: fail closed. */
-	if (!layer_on(r, L_PIDNS)) {
+	if (!layers_on(r, L_PIDNS)) {
 		warning("control: the run has no pid namespace of its own; "
 			"every peer will be refused");
 		ctl.have_pidns = -1;
@@ -344,10 +351,10 @@ refused_event(uid_t uid, pid_t pid, const char *why)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "event", json_string("control_refused"));
-	json_object_set_new(o, "uid", ev_u64(uid));
-	json_object_set_new(o, "pid", ev_u64((uint64_t)pid));
+	json_object_set_new(o, "uid", events_u64(uid));
+	json_object_set_new(o, "pid", events_u64((uint64_t)pid));
 	json_object_set_new(o, "reason", json_string(why));
-	json_object_set_new(o, "time_ns", ev_u64(now_ns(CLOCK_REALTIME)));
+	json_object_set_new(o, "time_ns", events_u64(now_ns(CLOCK_REALTIME)));
 	return o;
 }
 

@@ -2,7 +2,7 @@
 /* source: the egress broker (plan egress; confexec(1), EGRESS).
  *
  * Made before the clone, for a plan with egress only: a network
- * namespace of the run's own (netns_child in child.c) where loopback is
+ * namespace of the run's own (child_netns in child.c) where loopback is
  * up and the broker listens on 127.0.0.1 at a port the kernel assigns;
  * the payload joins it (stage "network namespace") and has nothing else
  * there: no route out, no other run's broker, no host service.  Its
@@ -27,8 +27,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "boundary.h"
 #include "broker.h"
+#include "child.h"
 #include "err.h"
+#include "loop.h"
+#include "run.h"
+#include "say.h"
+#include "uapi.h"
 
 static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1,
     .rtfd = -1};
@@ -56,7 +62,7 @@ make_netns(struct source *s, struct run *r)
 	ca.exit_signal = 0;
 	ca.stack = (uint64_t)(uintptr_t)r->stacks;
 	ca.stack_size = CHILD_STACK;
-	pid = (pid_t)clone3_run(&ca, netns_child, &m);
+	pid = (pid_t)child_clone(&ca, child_netns, &m);
 	if (pid == -1)
 		return fail(s, errno, "network namespace");
 	while (waitpid(pid, &st, __WALL) == -1 && errno == EINTR)
