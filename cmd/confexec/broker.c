@@ -571,8 +571,8 @@ connected(struct broker *b, size_t i)
 /* Keep the addresses that may be reached: public ones, and the others
  * only when the list names that IP literal on this port.  Refuse with
  * what was dropped when none is left. */
-void
-broker_resolved(struct broker *b, size_t i, int gai,
+static void
+resolved(struct broker *b, size_t i, int gai,
     const struct sockaddr_storage *a, size_t n)
 {
 	struct conn *c = b->conn[i];
@@ -585,7 +585,7 @@ broker_resolved(struct broker *b, size_t i, int gai,
 		return;
 	if (gai != 0) {
 		refuse(b, i, CV_FAILED, 502, "cannot resolve %s: %s",
-		    c->rq.host, gai == RES_LOST ? "the resolver ended" :
+		    c->rq.host, gai == RESOLVER_LOST ? "the resolver ended" :
 		    gai_strerror(gai));
 		return;
 	}
@@ -622,6 +622,39 @@ broker_resolved(struct broker *b, size_t i, int gai,
 	connect_next(b, i, EHOSTUNREACH);
 }
 
+void
+broker_answered(void *ctx, uint32_t slot, uint32_t gen, int gai,
+    struct sockaddr_storage *a, size_t n)
+{
+	struct broker *b = ctx;
+	struct conn *c;
+	size_t k;
+
+	if (slot >= BROKER_MAXCONN || (c = b->conn[slot]) == NULL ||
+	    c->gen != gen)
+		return;		/* that connection is gone */
+	for (k = 0; k < n; k++)
+		if (a[k].ss_family == AF_INET)
+			((struct sockaddr_in *)&a[k])->sin_port =
+			    htons(c->rq.port);
+		else
+			((struct sockaddr_in6 *)&a[k])->sin6_port =
+			    htons(c->rq.port);
+	resolved(b, slot, gai, a, n);
+}
+
+void
+broker_resolver(struct broker *b)
+{
+	size_t i;
+
+	if (resolver_read(&b->res) == 0)
+		return;
+	for (i = 0; i < BROKER_MAXCONN; i++)
+		if (b->conn[i] != NULL && b->conn[i]->st == C_RESOLVE)
+			resolved(b, i, RESOLVER_LOST, NULL, 0);
+}
+
 /* A literal request on the list: its one address.  A name: ask. */
 static void
 decide(struct broker *b, size_t i)
@@ -641,7 +674,8 @@ decide(struct broker *b, size_t i)
 	watch(b, i, 0, 0);
 	if (!c->rq.is_literal) {
 		c->st = C_RESOLVE;
-		if (resolver_ask(b, i) == -1)
+		if (resolver_ask(&b->res, (uint32_t)i, c->gen, c->rq.host) ==
+		    -1)
 			refuse(b, i, CV_FAILED, 502, "cannot resolve %s: the "
 			    "resolver cannot be started", c->rq.host);
 		return;

@@ -24,6 +24,7 @@
 #include "egress.h"
 #include "loop.h"
 #include "plan.h"
+#include "resolver.h"
 #include "run.h"
 
 #define BROKER_MAXCONN	64		/* payload connections at once */
@@ -31,7 +32,7 @@
 #define BROKER_HEAD_MS	10000		/* the request head must arrive */
 #define BROKER_CONNECT_MS 10000		/* resolve and connect */
 #define BROKER_IDLE_MS	300000		/* a relay with no byte either way */
-#define BROKER_NADDR	16		/* addresses tried per name */
+#define BROKER_NADDR	RESOLVER_NADDR	/* addresses tried per name */
 #define BROKER_RELAY_TURN (1u << 20)	/* bytes per direction per turn */
 
 /* The memory the broker's sockets and pipes may hold in the kernel, all
@@ -178,9 +179,7 @@ struct broker {
 	int rtfd;		/* NETLINK_ROUTE, in confexec's network */
 	uint32_t rtseq;
 	uint16_t rtport;	/* the port of the address asked about */
-	/* resolver.c */
-	int resfd;
-	pid_t respid;
+	struct resolver res;	/* its names: resolver.c */
 	uint64_t events;	/* journaled so far */
 };
 
@@ -190,9 +189,12 @@ uint64_t broker_ms(void);
 void broker_accept(struct broker *b, int fd);
 void broker_io(struct broker *b, size_t i, int up, uint32_t events);
 void broker_tick(struct broker *b, size_t i, uint64_t now);
-#define RES_LOST INT32_MIN	/* broker_resolved's gai: no resolver */
-void broker_resolved(struct broker *b, size_t i, int gai,
-    const struct sockaddr_storage *a, size_t n);
+/* The resolver's answer (b->res.answer, ctx b); broker_resolver: its
+ * answers are ready (TAG_RESOLVER), and when it ended every name it
+ * owed fails. */
+void broker_answered(void *ctx, uint32_t slot, uint32_t gen, int gai,
+    struct sockaddr_storage *a, size_t n);
+void broker_resolver(struct broker *b);
 void broker_end(struct broker *b, size_t i, const char *why);
 
 /* The event of a connection turned away before it had a slot (status
@@ -203,11 +205,5 @@ void broker_event_away(struct broker *b, int status, const char *why);
  * with errno); close it. */
 int hostroute_open(struct broker *b);
 void hostroute_close(struct broker *b);
-
-/* resolver.c: ask for c's name (0, or -1: the resolver cannot be
- * reached); read answers (each given to broker_resolved); stop it. */
-int resolver_ask(struct broker *b, size_t i);
-void resolver_read(struct broker *b);
-void resolver_stop(struct broker *b);
 
 #endif

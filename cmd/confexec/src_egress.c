@@ -36,7 +36,7 @@
 #include "say.h"
 #include "uapi.h"
 
-static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1,
+static struct broker br = {.tickfd = -1, .res = {.fd = -1}, .spare = -1,
     .rtfd = -1};
 
 static int
@@ -91,6 +91,9 @@ egress_open(struct source *s, struct run *r)
 		return 0;
 	br.r = r;
 	br.s = s;
+	br.res = (struct resolver){.s = s, .tag = TAG_RESOLVER,
+	    .mask = &r->oldmask, .drop = getuid() == 0 && !r->userns,
+	    .answer = broker_answered, .ctx = &br, .fd = -1};
 	/* SIGPIPE is ignored (main): a payload that closes its end while
 	 * the broker writes to it costs the broker EPIPE. */
 	if (make_netns(s, r) == -1)
@@ -165,7 +168,7 @@ egress_extra(struct source *s, struct run *r, uint32_t tag, uint32_t events)
 		for (i = 0; i < BROKER_MAXCONN; i++)
 			broker_tick(&br, i, now);
 	} else if (tag == TAG_RESOLVER)
-		resolver_read(&br);
+		broker_resolver(&br);
 	else if ((tag >> 1) < BROKER_MAXCONN)
 		broker_io(&br, tag >> 1, (int)(tag & 1), events);
 	return SRC_CONTINUE;
@@ -182,7 +185,7 @@ egress_finish(struct source *s, struct run *r)
 		return;
 	for (i = 0; i < BROKER_MAXCONN; i++)
 		broker_end(&br, i, "the run ended");
-	resolver_stop(&br);
+	resolver_stop(&br.res);
 	/* What stderr was not given: said once, as the rest was. */
 	if (!br.said_rest && br.st.unsaid > 0 && say_line("egress: %llu "
 	    "more refusals not said here (at most %u destinations are, "
