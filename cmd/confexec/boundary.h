@@ -22,7 +22,9 @@ int boundary_image(struct run *r, char *err, size_t len);
 int boundary_view(struct run *r, char *err, size_t len);
 int boundary_env(struct run *r, char *err, size_t len);
 int boundary_kept(struct run *r, char *err, size_t len);
-/* boundary_egress: the broker's port, from its source. */
-int boundary_egress(struct run *r, uint16_t port, char *err, size_t len);
+/* A plan with egress: the run's network and the broker's listener in it
+ * (r->egressfd, r->egress_port, r->netnsfd), TCP connect to that port,
+ * the proxy variables naming it; before the loop opens. */
+int boundary_egress(struct run *r, char *err, size_t len);
 
 #endif

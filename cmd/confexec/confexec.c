@@ -519,7 +519,7 @@ spawn(struct run *r)
 		refuse(r, "setns (pid namespace): %s", strerror(e));
 	}
 	/* The run's own mounts (its IPC is init's); its own network unless
-	 * it joins the egress broker's (made by now, loop_open). */
+	 * it joins the egress broker's (made by now, boundary_egress). */
 	r->newnet = layers_on(r, L_NETNS) && r->netnsfd == -1;
 	r->pid = clone_payload(r, (layers_on(r, L_MOUNTNS) ? CLONE_NEWNS : 0) |
 	    (r->newnet ? CLONE_NEWNET : 0));
@@ -646,10 +646,11 @@ run(struct run *r, int dry)
 	timings_mark(r->stamp, TM_VIEW);
 	check_privileged(r);
 	timings_mark(r->stamp, TM_PRIV);
-	/* Before the sources: the egress broker's network namespace is
-	 * made inside it. */
+	/* The user namespace first: the run's network is made inside it. */
 	if (r->userns)
 		enter_userns(r);
+	if (boundary_egress(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
 	start(r);
 	timings_mark(r->stamp, TM_START);
 	spawn(r);
@@ -846,6 +847,7 @@ main(int argc, char *argv[])
 	r.imgfd = r.scriptfd = r.stdinfd = r.rulesetfd = r.pidfd =
 	    r.notifyfd = -1;
 	r.netnsfd = -1;
+	r.egressfd = -1;
 	r.tmpfd = -1;
 	r.initfd = -1;
 	r.cgprocs = -1;

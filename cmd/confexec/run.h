@@ -250,9 +250,12 @@ struct run {
 	enum run_state state;
 	uint64_t start_real_ns;	/* CLOCK_REALTIME at r->t0 */
 	struct runlog log;
-	/* egress (src_egress.c): the run's network namespace, which the
-	 * payload joins, or -1. */
+	/* egress (boundary_egress): the run's network namespace, which the
+	 * payload joins, and the broker's listener in it (its port), which
+	 * src_egress.c takes; -1 without. */
 	int netnsfd;
+	int egressfd;
+	uint16_t egress_port;
 	/* The run's namespaces besides the pid namespace (layers.c decides,
 	 * the payload's clone3 makes them): its mount view (mountview.h),
 	 * IPC, and a network with only loopback (no host TCP right, no
