@@ -5,7 +5,6 @@
  * this directory are its parts (run.h lists them). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,6 @@
 #include "dry.h"
 #include "end.h"
 #include "err.h"
-#include "esc.h"
 #include "events.h"
 #include "explain.h"
 #include "hash.h"
@@ -35,6 +33,7 @@
 #include "imgcache.h"
 #include "io.h"
 #include "layers.h"
+#include "options.h"
 #include "loop.h"
 #include "mountview.h"
 #include "plan.h"
@@ -44,16 +43,6 @@
 #include "run.h"
 #include "timings.h"
 #include "uapi.h"
-#include "usage.h"
-
-static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
-			    "[--dry-run] [--outlive-caller]\n"
-			    "\t[--image-cache DIR | --no-image-cache] "
-			    "[--explain-denials] [--registry FILE] [--timings]\n\t< PLAN\n"
-			    "       confexec [--journal FILE] [--registry FILE] "
-			    "--canary [--json] < PLAN\n"
-			    "       confexec [--journal FILE] --reap\n"
-			    "       confexec --help | --version";
 
 /* A refusal after the plan decoded: journaled, cgroup removed, 125. */
 _Noreturn static void
@@ -695,52 +684,11 @@ reap(struct run *r)
 	    EXIT_OK : EXIT_FAIL;
 }
 
-enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
-	OPT_EXPLAIN, OPT_CANARY, OPT_JSON, OPT_REGISTRY, OPT_TIMINGS };
-
-/* Every option, its value and its one help line (--help prints them). */
-static const struct usage_opt options[] = {
-	{ "journal", required_argument, 'j', "FILE",
-	    "append start and end records to the journal FILE" },
-	{ "control", required_argument, 'c', "PATH",
-	    "serve the run on a control socket at PATH" },
-	{ "dry-run", no_argument, 'n', NULL,
-	    "print the plan and each layer's verdict; run nothing" },
-	{ "outlive-caller", no_argument, 'o', NULL,
-	    "do not cancel the run when the parent dies" },
-	{ "reap", no_argument, 'r', NULL,
-	    "read no plan: reap the stale run cgroups" },
-	{ "image-cache", required_argument, OPT_IMGCACHE, "DIR",
-	    "keep sealed images in DIR" },
-	{ "no-image-cache", no_argument, OPT_NO_IMGCACHE, NULL,
-	    "copy the program into a sealed memfd at every launch" },
-	{ "explain-denials", no_argument, OPT_EXPLAIN, NULL,
-	    "name each path the rules denied, after the run (costs a "
-	    "round-trip per path call)" },
-	{ "canary", no_argument, OPT_CANARY, NULL,
-	    "run the built-in probes under the plan's boundary instead of "
-	    "its program; one line each" },
-	{ "timings", no_argument, OPT_TIMINGS, NULL,
-	    "after the run, say where the launch's time went, stage by "
-	    "stage" },
-	{ "json", no_argument, OPT_JSON, NULL,
-	    "with --canary: one JSON object instead of the lines" },
-	{ "registry", required_argument, OPT_REGISTRY, "FILE",
-	    "run only programs whose SHA-256 FILE lists (sha256sum format)" },
-	USAGE_STD_ROWS(OPT_VERSION),
-};
-
 int
 main(int argc, char *argv[])
 {
-	struct option longopts[sizeof(options) / sizeof(options[0])];
-	char shorts[16], e[ESC_SIZE(64)];
 	static struct run r;
-	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
-	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0, canary = 0;
-	int json = 0, seen_j = 0, seen_c = 0, seen_cache = 0, no_cache = 0;
-	int seen_reg = 0;
-	const char *registry = NULL;
+	int dry;
 
 	prog_set("confexec");
 	timings_mark(r.stamp, TM_BEGIN);
@@ -755,95 +703,7 @@ main(int argc, char *argv[])
 	 * disposition back to its default before execveat. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_sys(EXIT_FAIL, "SIGPIPE");
-	usage_getopt_init(options, longopts, sizeof(options) /
-	    sizeof(options[0]), "+", shorts, sizeof(shorts));
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			usage_once(&seen_j, EXIT_FAIL, "journal", optarg);
-			journal = optarg;
-			break;
-		case 'c':
-			usage_once(&seen_c, EXIT_FAIL, "control", optarg);
-			control = optarg;
-			break;
-		case 'n':
-			dry = 1;
-			break;
-		case OPT_IMGCACHE:
-			usage_once(&seen_cache, EXIT_FAIL, "image-cache",
-			    optarg);
-			imgcache = optarg;
-			break;
-		case OPT_NO_IMGCACHE:
-			no_cache = 1;
-			imgcache = NULL;
-			break;
-		case OPT_EXPLAIN:
-			explain = 1;
-			break;
-		case OPT_CANARY:
-			canary = 1;
-			break;
-		case OPT_JSON:
-			json = 1;
-			break;
-		case OPT_TIMINGS:
-			r.timings = 1;
-			break;
-		case OPT_REGISTRY:
-			usage_once(&seen_reg, EXIT_FAIL, "registry", optarg);
-			registry = optarg;
-			break;
-		case 'o':
-			outlive = 1;
-			break;
-		case 'r':
-			reap_only = 1;
-			break;
-		default:
-			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL,
-			    argv);
-			abort();	/* every option of the table is handled */
-		}
-	}
-	/* Validation: everything else comes from the plan. */
-	if (optind != argc) {
-		esc_name(argv[optind], e, sizeof(e));
-		die_usage_hint(EXIT_FAIL, "unexpected operand: %s (the plan "
-		    "comes on stdin)", e);
-	}
-	if (journal != NULL && journal[0] == '\0')
-		die(EXIT_FAIL, "--journal: empty path");
-	if (control != NULL && control[0] == '\0')
-		die(EXIT_FAIL, "--control: empty path");
-	if (reap_only && (dry || outlive || control != NULL || explain ||
-	    registry != NULL))
-		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
-		    "--outlive-caller, --control, --explain-denials and "
-		    "--registry");
-	if (registry != NULL && dry)
-		die_usage_hint(EXIT_FAIL, "--registry excludes --dry-run (a "
-		    "dry run seals no program)");
-	if (registry != NULL && registry[0] == '\0')
-		die(EXIT_FAIL, "--registry: empty path");
-	admit_want(registry);
-
-	if (seen_cache && no_cache)
-		die_usage_hint(EXIT_FAIL, "--image-cache and --no-image-cache "
-		    "exclude each other");
-	if (json && !canary)
-		die_usage_hint(EXIT_FAIL, "--json goes with --canary");
-	if (canary && (dry || reap_only))
-		die_usage_hint(EXIT_FAIL, "--canary excludes --dry-run and "
-		    "--reap");
-	if (canary)
-		canary_want(json);
-	if (imgcache != NULL && imgcache[0] != '/')
-		die(EXIT_FAIL, "--image-cache: not an absolute path");
-	r.journal = journal;
-	r.imgcache = imgcache;
-	r.control = dry ? NULL : control;
+	dry = options_read(&r, argc, argv);
 	r.imgfd = r.scriptfd = r.stdinfd = r.rulesetfd = r.pidfd =
 	    r.notifyfd = -1;
 	r.netnsfd = -1;
@@ -853,10 +713,7 @@ main(int argc, char *argv[])
 	r.cgprocs = -1;
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
-	r.outlive_caller = outlive;
-	r.explain = explain;
-	r.reap_only = reap_only;
-	if (reap_only)
+	if (r.reap_only)
 		return reap(&r);
 	return run(&r, dry);
 }
