@@ -39,6 +39,7 @@
  *                  (handoffs.h)
  *   src_egress.c   source: the egress broker's network and listener
  *   broker.c       the broker's connections and their events (broker.h)
+ *   relay.c        one direction of a broker's relay, its memory bounded
  *   resolver.c     the broker's names, resolved by a helper process
  *   hostroute.c    the broker's check that an address is not this host's
  *   src_journal.c  source: the journal's writer's eventfd (record.c)

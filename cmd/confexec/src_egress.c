@@ -31,7 +31,7 @@
 #include "say.h"
 
 static struct broker br = {.tickfd = -1, .res = {.fd = -1}, .spare = -1,
-    .rtfd = -1};
+    .rtfd = -1, .pool = {0, BROKER_POOL}};
 
 static int
 fail(struct source *s, int e, const char *what)
