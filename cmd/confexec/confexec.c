@@ -468,19 +468,17 @@ spawn_flat(struct run *r)
  * namespace (setns on init's pidfd) and into the cgroup at creation,
  * never a moment outside either.  CLONE_VFORK: we resume once it has
  * executed or failed.  Where clone3 answers ENOSYS, clone (child.c):
- * the payload then joins the cgroup itself, before any other step. */
-static void
-spawn(struct run *r)
+ * the payload then joins the cgroup itself, before any other step.
+ * clone_init: init, and we join its namespace; our own pid namespace
+ * returned, for after the payload's clone. */
+static int
+clone_init(struct run *r)
 {
 	struct borne_clone_args ca;
 	struct report rep;
 	int ownns, e;
 	pid_t ipid;
 
-	if (!layers_on(r, L_PIDNS)) {
-		spawn_flat(r);
-		return;
-	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_PIDFD | CLONE_NEWPID;
 	/* init makes the run's IPC namespace while we go on (child.c). */
@@ -507,6 +505,20 @@ spawn(struct run *r)
 		end_kill(r);
 		refuse(r, "setns (pid namespace): %s", strerror(e));
 	}
+	return ownns;
+}
+
+static void
+spawn(struct run *r)
+{
+	struct report rep;
+	int ownns, e;
+
+	if (!layers_on(r, L_PIDNS)) {
+		spawn_flat(r);
+		return;
+	}
+	ownns = clone_init(r);
 	/* The run's own mounts (its IPC is init's); its own network unless
 	 * it joins the egress broker's (made by now, boundary_egress). */
 	r->newnet = layers_on(r, L_NETNS) && r->netnsfd == -1;
@@ -603,16 +615,13 @@ child_report(struct run *r)
 	return 0;
 }
 
-static int
-run(struct run *r, int dry)
+/* The layers decided, then steps 3 to 6: everything made and checked
+ * before the run starts. */
+static void
+prepare(struct run *r)
 {
 	char err[1024];
-	int code;
 
-	read_plan(r);
-	probe(r);
-	if (dry)
-		return dry_run(r);
 	decide(r);
 	if (canary_on() && canary_prepare(r, err, sizeof(err)) == -1)
 		refuse(r, "%s", err);
@@ -635,6 +644,19 @@ run(struct run *r, int dry)
 	timings_mark(r->stamp, TM_VIEW);
 	check_privileged(r);
 	timings_mark(r->stamp, TM_PRIV);
+}
+
+static int
+run(struct run *r, int dry)
+{
+	char err[1024];
+	int code;
+
+	read_plan(r);
+	probe(r);
+	if (dry)
+		return dry_run(r);
+	prepare(r);
 	/* The user namespace first: the run's network is made inside it. */
 	if (r->userns)
 		enter_userns(r);

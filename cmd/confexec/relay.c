@@ -134,38 +134,49 @@ relay_shrink(struct relay_pool *p, struct dir *d, int up, int cfd, int ufd,
 	d->mark_us = 0;
 }
 
+/* What d holds, its buf and then its pipe, written to dst: 0 all of it,
+ * 2 dst is full (EPOLLOUT), -1 an error (errno). */
+static int
+deliver(struct dir *d, int dst)
+{
+	ssize_t n;
+
+	while (d->off < d->len) {
+		n = write(dst, d->buf + d->off, d->len - d->off);
+		if (n == -1 && errno == EAGAIN)
+			return 2;
+		if (n == -1)
+			return -1;
+		d->off += (size_t)n;
+		if (d->count_buf)
+			d->bytes += (uint64_t)n;
+	}
+	while (d->pend > 0) {
+		n = splice(d->pipe[0], NULL, dst, NULL, d->pend,
+		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n == -1 && errno == EAGAIN)
+			return 2;
+		if (n == 0)
+			errno = EPIPE;
+		if (n <= 0)
+			return -1;
+		d->pend -= (size_t)n;
+		d->bytes += (uint64_t)n;
+	}
+	return 0;
+}
+
 /* Move one direction as far as it goes without blocking (relay.h). */
 int
 relay_pump(struct dir *d, int src, int dst, uint64_t *last)
 {
 	size_t moved = 0;
 	ssize_t n;
+	int k;
 
 	for (;;) {
-		if (d->off < d->len) {
-			n = write(dst, d->buf + d->off, d->len - d->off);
-			if (n == -1 && errno == EAGAIN)
-				return 2;
-			if (n == -1)
-				return -1;
-			d->off += (size_t)n;
-			if (d->count_buf)
-				d->bytes += (uint64_t)n;
-			continue;
-		}
-		if (d->pend > 0) {
-			n = splice(d->pipe[0], NULL, dst, NULL, d->pend,
-			    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			if (n == -1 && errno == EAGAIN)
-				return 2;
-			if (n == 0)
-				errno = EPIPE;
-			if (n <= 0)
-				return -1;
-			d->pend -= (size_t)n;
-			d->bytes += (uint64_t)n;
-			continue;
-		}
+		if ((k = deliver(d, dst)) != 0)
+			return k;
 		if (d->eof) {
 			if (!d->shut)
 				shutdown(dst, SHUT_WR);

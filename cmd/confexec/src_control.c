@@ -176,14 +176,47 @@ remove_socket(void)
 	ctl.made = 0;
 }
 
+/* The socket made and bound, mode 0600 (umask), removed at exit: 0, or
+ * -1 (s->why when said). */
 static int
-open_control(struct source *s, struct run *r)
+bind_socket(struct source *s, struct run *r)
 {
 	static int registered;
 	struct sockaddr_un sa;
 	struct stat st;
 	mode_t old;
 	int rc;
+
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (s->fd == -1)
+		return -1;
+	ctl.fd = s->fd;
+	old = umask(0177);
+	rc = bind(s->fd, (struct sockaddr *)&sa, addr(&sa));
+	umask(old);
+	if (rc == -1)
+		return fail(s, errno, "%s: bind: %s", r->control,
+		    strerror(errno));
+	if (fstatat(ctl.dirfd, ctl.base, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -1;
+	ctl.made = 1;
+	ctl.pid = getpid();
+	ctl.dev = st.st_dev;
+	ctl.ino = st.st_ino;
+	if (!registered && atexit(remove_socket) == 0)
+		registered = 1;
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != 0600)
+		return fail(s, EPERM, "%s: made with mode %lo, not 0600",
+		    r->control, (unsigned long)(st.st_mode & 07777));
+	return 0;
+}
+
+static int
+open_control(struct source *s, struct run *r)
+{
+	struct sockaddr_un sa;
 
 	if (r->control == NULL)
 		return 0;
@@ -208,29 +241,8 @@ open_control(struct source *s, struct run *r)
 	if (open_dir(s, r->control) == -1 ||
 	    payload_writes_dir(s, r) == -1 || stale(s, r->control) == -1)
 		return -1;
-	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0);
-	if (s->fd == -1)
+	if (bind_socket(s, r) == -1)
 		return -1;
-	ctl.fd = s->fd;
-	old = umask(0177);
-	rc = bind(s->fd, (struct sockaddr *)&sa, addr(&sa));
-	umask(old);
-	if (rc == -1)
-		return fail(s, errno, "%s: bind: %s", r->control,
-		    strerror(errno));
-	if (fstatat(ctl.dirfd, ctl.base, &st, AT_SYMLINK_NOFOLLOW) == -1)
-		return -1;
-	ctl.made = 1;
-	ctl.pid = getpid();
-	ctl.dev = st.st_dev;
-	ctl.ino = st.st_ino;
-	if (!registered && atexit(remove_socket) == 0)
-		registered = 1;
-	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 07777) != 0600)
-		return fail(s, EPERM, "%s: made with mode %lo, not 0600",
-		    r->control, (unsigned long)(st.st_mode & 07777));
 	if (listen(s->fd, CTL_CLIENTS) == -1)
 		return -1;
 	s->watch = &s->fd;
