@@ -480,6 +480,29 @@ end_child_failed(struct run *r, const struct report *rep)
 	return journal_end(r, &o);
 }
 
+/* An early end's records: the start record (unless written) and the
+ * end record, waited for. */
+static void
+journal_early(struct run *r, const struct outcome *o)
+{
+	json_t *ev[2];
+	size_t n = 0;
+
+	if (!r->started)
+		ev[n++] = events_start_refused(r);
+	ev[n++] = events_end(r, o);
+	loop_report(r, ev[0], n == 2 ? REPORT_START : REPORT_END);
+	if (n == 2)
+		loop_report(r, ev[1], REPORT_END);
+	if (!record_given_up())
+		(void)record_events(r, ev, n, n == 2 ?
+		    "start and end records" : "end record");
+	else
+		while (n > 0)
+			json_decref(ev[--n]);
+	(void)record_wait(r, RECORD_WAIT_MS, "of the run's end");
+}
+
 /* A run that ends before execveat, after the plan decoded: the cgroup
  * removed, one line on stderr, a start/end pair in the journal (unless
  * the start is already there), exit code. */
@@ -487,8 +510,6 @@ _Noreturn void
 end_early(struct run *r, int code, const char *msg)
 {
 	struct outcome o;
-	json_t *ev[2];
-	size_t n = 0;
 
 	memset(&o, 0, sizeof(o));
 	if (r->initfd >= 0) {
@@ -504,21 +525,8 @@ end_early(struct run *r, int code, const char *msg)
 	}
 	o.code = code;
 	o.refused = msg;
-	if (record_wanted(r) && !r->jnone) {
-		if (!r->started)
-			ev[n++] = events_start_refused(r);
-		ev[n++] = events_end(r, &o);
-		loop_report(r, ev[0], n == 2 ? REPORT_START : REPORT_END);
-		if (n == 2)
-			loop_report(r, ev[1], REPORT_END);
-		if (!record_given_up())
-			(void)record_events(r, ev, n, n == 2 ?
-			    "start and end records" : "end record");
-		else
-			while (n > 0)
-				json_decref(ev[--n]);
-		(void)record_wait(r, RECORD_WAIT_MS, "of the run's end");
-	}
+	if (record_wanted(r) && !r->jnone)
+		journal_early(r, &o);
 	/* The control socket (if made) serves its last answers and goes. */
 	r->state = ST_ENDED;
 	loop_close(r);
