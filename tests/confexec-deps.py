@@ -63,7 +63,7 @@ def graph(objdir, srcdir):
         with open(os.path.join(srcdir, f)) as fh:
             heads = inc.findall(fh.read())
         for h in heads:
-            if h in edges and h != "confexec" and m is not None and h != m:
+            if h in edges and m is not None and h != m:
                 edges[m].add(h)
     # A header's includes count for every file that includes it.
     return mods, defs, edges
