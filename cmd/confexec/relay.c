@@ -34,10 +34,10 @@ relay_sock_size(int fd, int force, int opt, size_t size)
 	return 0;
 }
 
-/* Size direction up (1: the payload's bytes to the destination) of c to
- * share x: its source socket's receive buffer, its pipe, its
- * destination socket's send buffer; the payload's side and the pipe at
- * most RELAY_LOOP_MAX.  Its pipe is empty when it shrinks.  0, or -1
+/* Size direction d (up 1: the payload's bytes to the destination) of the
+ * connection on cfd and ufd to share x: its source socket's receive
+ * buffer, its pipe, its destination socket's send buffer; the payload's
+ * side and the pipe at most RELAY_LOOP_MAX.  Its pipe is empty when it shrinks.  0, or -1
  * with errno (some sizes may be set). */
 int
 relay_set(struct dir *d, int up, int cfd, int ufd, size_t x)
