@@ -26,7 +26,7 @@
 
 #include "err.h"
 #include "notify.h"
-#include "notify_impl.h"
+#include "notify_call.h"
 #include "plan.h"
 #include "uapi.h"
 
@@ -38,19 +38,19 @@
 
 /* inotify_add_watch(fd, path, mask): beneath any rule, readable. */
 void
-nt_watch_call(const struct call *c, struct answer *a)
+nt_watch_call(const struct nt_call *c, struct nt_answer *a)
 {
-	uint32_t mask = (uint32_t)ARG(c, 2);
+	uint32_t mask = (uint32_t)NT_ARG(c, 2);
 	struct stat st;
 	char p[64];
 	int ifd, fd;
 
-	if ((ifd = nt_fetch_fd(c, IARG(c, 0))) == -1) {
+	if ((ifd = nt_fetch_fd(c, NT_IARG(c, 0))) == -1) {
 		nt_fail(a, errno);
 		return;
 	}
-	fd = nt_resolve(c, AT_FDCWD, ARG(c, 1),
-	    (mask & IN_DONT_FOLLOW) ? T_NOFOLLOW : 0);
+	fd = nt_resolve(c, AT_FDCWD, NT_ARG(c, 1),
+	    (mask & IN_DONT_FOLLOW) ? NT_NOFOLLOW : 0);
 	if (fd == -1)
 		nt_fail(a, errno);
 	else if (fstat(fd, &st) == -1)
@@ -89,8 +89,8 @@ port_ok(const struct notify_policy *np, unsigned port)
 /* A pathname bind, in the parent directory resolved beneath --rw, as
  * the caller's fsuid/fsgid; the name bound is the last component. */
 static void
-bind_path(const struct call *c, int s, const struct sockaddr_un *sun,
-    socklen_t len, struct answer *a)
+bind_path(const struct nt_call *c, int s, const struct sockaddr_un *sun,
+    socklen_t len, struct nt_answer *a)
 {
 	struct sockaddr_un b;
 	char path[sizeof(sun->sun_path) + 1], *slash, *base;
@@ -156,10 +156,10 @@ bind_path(const struct call *c, int s, const struct sockaddr_un *sun,
 }
 
 void
-nt_bind_call(const struct call *c, struct answer *a)
+nt_bind_call(const struct nt_call *c, struct nt_answer *a)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = (socklen_t)ARG(c, 2), dl = sizeof(int);
+	socklen_t len = (socklen_t)NT_ARG(c, 2), dl = sizeof(int);
 	uint16_t port;
 	int s, dom;
 
@@ -168,11 +168,11 @@ nt_bind_call(const struct call *c, struct answer *a)
 		return;
 	}
 	memset(&ss, 0, sizeof(ss));
-	if (nt_mem_read(c, ARG(c, 1), &ss, len) == -1) {
+	if (nt_mem_read(c, NT_ARG(c, 1), &ss, len) == -1) {
 		nt_fail(a, errno);
 		return;
 	}
-	if ((s = nt_fetch_fd(c, IARG(c, 0))) == -1) {
+	if ((s = nt_fetch_fd(c, NT_IARG(c, 0))) == -1) {
 		nt_fail(a, errno);
 		return;
 	}
@@ -201,14 +201,14 @@ nt_bind_call(const struct call *c, struct answer *a)
 }
 
 void
-nt_listen_call(const struct call *c, struct answer *a)
+nt_listen_call(const struct nt_call *c, struct nt_answer *a)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	uint16_t port;
 	int s;
 
-	if ((s = nt_fetch_fd(c, IARG(c, 0))) == -1) {
+	if ((s = nt_fetch_fd(c, NT_IARG(c, 0))) == -1) {
 		nt_fail(a, errno);
 		return;
 	}
@@ -221,7 +221,7 @@ nt_listen_call(const struct call *c, struct answer *a)
 	memcpy(&port, (char *)&ss + 2, sizeof(port));
 	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6) {
 		if (nt_still_valid(c, a) == 0)
-			nt_done(a, listen(s, IARG(c, 1)));
+			nt_done(a, listen(s, NT_IARG(c, 1)));
 		close(s);
 		return;
 	}
@@ -233,7 +233,7 @@ nt_listen_call(const struct call *c, struct answer *a)
 	 * EINVAL when the socket still holds it. */
 	if (port_ok(c->np, 0)) {
 		if (nt_still_valid(c, a) == 0)
-			nt_done(a, listen(s, IARG(c, 1)));
+			nt_done(a, listen(s, NT_IARG(c, 1)));
 	} else if (!port_ok(c->np, ntohs(port)))
 		nt_deny(a, EACCES);
 	else if (nt_still_valid(c, a) == 0) {
@@ -241,7 +241,7 @@ nt_listen_call(const struct call *c, struct answer *a)
 		    errno != EINVAL)
 			nt_fail(a, errno);
 		else
-			nt_done(a, listen(s, IARG(c, 1)));
+			nt_done(a, listen(s, NT_IARG(c, 1)));
 	}
 	close(s);
 }

@@ -1,10 +1,13 @@
 #!/bin/sh
-# confexec's modules (confexec.h's map, loop.h's contract): the graph of
+# confexec's modules (run.h's map, loop.h's contract): the graph of
 # who includes whose header or uses whose symbols has no cycle but the
 # loop's with its sources (the table names them, they call the loop); no
 # file but loop.c names a source, none outside a source uses its parts,
-# and a src_NAME.c exports src_NAME alone.  Read from this build's
-# objects (nm), so a symbol really used counts, not a declaration.
+# and a src_NAME.c exports src_NAME alone; every other module exports
+# names with its own prefix, and a file includes a header of
+# cmd/confexec only when it uses one of the names the header declares.
+# Read from this build's objects (nm), so a symbol really used counts,
+# not a declaration.
 . "$(dirname "$0")/lib.sh"
 
 need_cmd nm
@@ -15,7 +18,8 @@ OBJ=$(cd "$BIN/.." && pwd)/cmd/confexec
 SRC=$T_TOP/cmd/confexec
 
 t_exit 0 "the checker finds a planted cycle, a sink naming a source, a \
-part used outside its source, a second export" "$PY" "$DEPS" --self-test
+part used outside its source, a second export, an export without its \
+prefix, an include without a use" "$PY" "$DEPS" --self-test
 t_grep "... and says so" '^self-test: ok$' "$OUT"
 
 n=0
@@ -33,6 +37,8 @@ t_grep "the loop names the sources" '^loop -> .*src_control .*src_egress' \
     "$OUT"
 t_grep "the count of cycles left is 0" \
     '^cycles: [0-9]+ in all, 0 without the loop' "$OUT"
+t_grep "every header included is used" '^includes without a use: 0$' "$OUT"
+t_nogrep "every export has its module's prefix" 'not prefixed' "$OUT"
 t_nogrep "the sinks name no source" \
     '^(events|end|confexec|record|ctl) -> .*src_' "$OUT"
 

@@ -458,10 +458,10 @@ fault "execveat" 126 'child: execveat: Permission denied' env
 	grandchild-sleep "$M.pid" >"$TMP/p.egress"
 FP=$TMP/p.egress
 fault "egress: the run's network" 125 \
-	"refusing: supervisor: egress: network namespace: $E_IO" \
+	"refusing: egress: network namespace: $E_IO" \
 	st_ clone3 EIO 2
 fault "egress: the listener" 125 \
-	'refusing: supervisor: egress: network namespace: bind 127.0.0.1: Address (already )?in use' \
+	'refusing: egress: network namespace: bind 127.0.0.1: Address (already )?in use' \
 	fi_ 1.1 bind 1 98
 # The payload's second setns (its first joins init's IPC namespace).
 fault "payload: network namespace" 125 'child: network namespace' \

@@ -16,11 +16,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "admit.h"
+#include "boundary.h"
+#include "end.h"
 #include "err.h"
 #include "esc.h"
+#include "events.h"
 #include "hash.h"
+#include "plan.h"
 #include "registry.h"
+#include "run.h"
 
 static struct {
 	const char *path;	/* as given, or NULL: no registry */
@@ -56,36 +61,46 @@ writers(const char *what, const char *path, const struct stat *st,
 	return 0;
 }
 
-int
-admit_open(struct run *r, char *err, size_t len)
+/* The registry opened, a regular file, its real path in ad.real: its
+ * descriptor, or -1 with err. */
+static int
+open_registry(struct stat *st, char *err, size_t len)
 {
-	char dir[PATH_MAX], *slash, *buf;
-	uint8_t d[SHA256_LEN];
-	struct stat st, dst;
-	size_t have = 0;
+	char proc[64];
 	ssize_t n;
-	int fd, dfd, i;
+	int fd;
 
-	if (ad.path == NULL)
-		return 0;
 	fd = open(ad.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd == -1)
 		return err_set_sys(err, len, "registry %s", ad.path);
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, st) == -1 || !S_ISREG(st->st_mode)) {
 		close(fd);
 		return err_set(err, len, "registry %s: not a regular file",
 		    ad.path);
 	}
 	/* The file read is the one the descriptor holds: its real path
 	 * from /proc, its directory looked at as it is now. */
-	snprintf(dir, sizeof(dir), "/proc/self/fd/%d", fd);
-	n = readlink(dir, ad.real, sizeof(ad.real) - 1);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, ad.real, sizeof(ad.real) - 1);
 	if (n <= 0 || ad.real[0] != '/') {
 		close(fd);
 		return err_set(err, len, "registry %s: its real path cannot "
 		    "be read", ad.path);
 	}
 	ad.real[n] = '\0';
+	return fd;
+}
+
+/* Nobody besides root and the caller may write the file (st) or replace
+ * it in its directory, and no rw rule of the plan reaches it: 0, or -1
+ * with err. */
+static int
+guarded(struct run *r, const struct stat *st, char *err, size_t len)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat dst;
+	int dfd, i;
+
 	snprintf(dir, sizeof(dir), "%s", ad.real);
 	slash = strrchr(dir, '/');
 	if (slash == dir)
@@ -96,31 +111,27 @@ admit_open(struct run *r, char *err, size_t len)
 	if (dfd == -1 || fstat(dfd, &dst) == -1) {
 		if (dfd != -1)
 			close(dfd);
-		close(fd);
 		return err_set_sys(err, len, "registry %s: directory %s",
 		    ad.path, dir);
 	}
-	if (writers("file", ad.real, &st, 0, err, len) == -1 ||
+	if (writers("file", ad.real, st, 0, err, len) == -1 ||
 	    writers("directory", dir, &dst, 1, err, len) == -1) {
 		close(dfd);
-		close(fd);
 		return -1;
 	}
 	/* Another name of the same file could lie under a rw rule, where
 	 * no check below would see it. */
-	if (st.st_nlink != 1) {
+	if (st->st_nlink != 1) {
 		close(dfd);
-		close(fd);
 		return err_set(err, len, "registry %s: file %s has %ju links: "
 		    "another name of it could be written: refused", ad.path,
-		    ad.real, (uintmax_t)st.st_nlink);
+		    ad.real, (uintmax_t)st->st_nlink);
 	}
 	/* The payload must not write it either: a rw rule over the file or
 	 * a directory it is in (the same check as the journal's). */
-	i = boundary_rw_over(r, dfd, &st);
+	i = boundary_rw_over(r, dfd, st);
 	close(dfd);
 	if (i >= 0) {
-		close(fd);
 		return err_set(err, len, "registry %s: the payload may write "
 		    "%s (rule %s %s) and could admit programs of its own; "
 		    "keep the registry where no rw or rwx rule reaches",
@@ -128,18 +139,26 @@ admit_open(struct run *r, char *err, size_t len)
 		    S_ISDIR(dst.st_mode) ? "a directory it is in" : "it",
 		    plan_intent_name(r->p.fs[i].intent), r->p.fs[i].path);
 	}
-	/* Read once, bounded. */
-	if ((buf = malloc(REGISTRY_MAX + 1)) == NULL) {
-		close(fd);
+	return 0;
+}
+
+/* The registry read once, bounded, and parsed: 0, or -1 with err. */
+static int
+read_registry(int fd, char *err, size_t len)
+{
+	uint8_t d[SHA256_LEN];
+	size_t have = 0;
+	ssize_t n;
+	char *buf;
+
+	if ((buf = malloc(REGISTRY_MAX + 1)) == NULL)
 		return err_set_sys(err, len, "registry");
-	}
 	for (;;) {
 		n = read(fd, buf + have, REGISTRY_MAX + 1 - have);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
 			free(buf);
-			close(fd);
 			return err_set_sys(err, len, "registry %s", ad.path);
 		}
 		if (n == 0)
@@ -148,7 +167,6 @@ admit_open(struct run *r, char *err, size_t len)
 		if (have > REGISTRY_MAX)
 			break;
 	}
-	close(fd);
 	sha256_buf(buf, have, d);
 	sha256_hex(d, ad.hex);
 	if (registry_parse(buf, have, &ad.reg, err, len) == -1) {
@@ -161,6 +179,22 @@ admit_open(struct run *r, char *err, size_t len)
 	free(buf);
 	ad.read = 1;
 	return 0;
+}
+
+int
+admit_open(struct run *r, char *err, size_t len)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (ad.path == NULL)
+		return 0;
+	if ((fd = open_registry(&st, err, len)) == -1)
+		return -1;
+	rc = guarded(r, &st, err, len) == -1 ||
+	    read_registry(fd, err, len) == -1 ? -1 : 0;
+	close(fd);
+	return rc;
 }
 
 /* One refused file into msg: its name, its hash, the admitting line. */
@@ -205,7 +239,7 @@ admit_json(void)
 	if (!ad.read)
 		return json_null();
 	o = json_object();
-	json_object_set_new(o, "path", ev_str(ad.real));
+	json_object_set_new(o, "path", events_str(ad.real));
 	json_object_set_new(o, "sha256", json_string(ad.hex));
 	json_object_set_new(o, "entries", json_integer((json_int_t)ad.reg.n));
 	return o;

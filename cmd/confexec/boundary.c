@@ -16,13 +16,24 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "confexec.h"
-#include "observe.h"
+#include "boundary.h"
+#include "caps.h"
+#include "child.h"
 #include "err.h"
+#include "fd.h"
 #include "imgcache.h"
 #include "landlock.h"
+#include "layers.h"
+#include "mountview.h"
+#include "observe.h"
+#include "plan.h"
+#include "run.h"
+#include "sysfilter.h"
+#include "tmp.h"
+#include "uapi.h"
 
 /* The descriptors the run inherits (stdout, stderr, the kept ones) stay
  * the host's, outside the run's namespaces: a kept one must be open; a
@@ -190,7 +201,7 @@ int
 boundary_rules(struct run *r, char *err, size_t len)
 {
 	return ll_build_real(&r->p, r->abi, &r->rulesetfd, &r->real,
-	    layer_on(r, L_MOUNTNS) ? &r->rulefd : NULL, err, len);
+	    layers_on(r, L_MOUNTNS) ? &r->rulefd : NULL, err, len);
 }
 
 /* The private tmp and TMPDIR.  With the mount view its rule is added by
@@ -200,7 +211,7 @@ boundary_tmp(struct run *r, char *err, size_t len)
 {
 	if (tmp_make(r, err, len) == -1)
 		return -1;
-	if (!r->have_tmp || layer_on(r, L_MOUNTNS))
+	if (!r->have_tmp || layers_on(r, L_MOUNTNS))
 		return 0;
 	return ll_add_fd(r->rulesetfd, r->tmpfd, PLAN_RW, r->abi, err, len);
 }
@@ -212,10 +223,10 @@ boundary_tmp(struct run *r, char *err, size_t len)
 int
 boundary_filter(struct run *r, char *err, size_t len)
 {
-	unsigned v = sf_variant(r->p.sock, r->abi, layer_on(r, L_IPCNS),
-	    !layer_on(r, L_NETNS) || r->host_sock);
+	unsigned v = sf_variant(r->p.sock, r->abi, layers_on(r, L_IPCNS),
+	    !layers_on(r, L_NETNS) || r->host_sock);
 
-	if (!layer_on(r, L_LISTENER))
+	if (!layers_on(r, L_LISTENER))
 		v |= SF_NO_NOTIFY;
 
 	if (sf_build(v, &r->filter, err, len) == -1)
@@ -226,14 +237,14 @@ boundary_filter(struct run *r, char *err, size_t len)
 	 * the program is the built one, byte for byte.  Without the
 	 * Landlock layer (degraded) no rule denies anything: nothing is
 	 * observed, and that is said. */
-	if (r->explain && !layer_on(r, L_LANDLOCK)) {
+	if (r->explain && !layers_on(r, L_LANDLOCK)) {
 		warning("--explain-denials: no Landlock layer in this run: "
 		    "no path is denied by the rules, none is named");
 		r->explain = 0;
 	}
 	/* Outside every rule the view has nothing (ENOENT): the observer
 	 * names such a path as the host has it. */
-	obs_host_names(r->explain && layer_on(r, L_MOUNTNS));
+	obs_host_names(r->explain && layers_on(r, L_MOUNTNS));
 	if (r->explain || layers_handoff(r)) {
 		int nrs[64];
 		size_t n = 0, i;
@@ -297,7 +308,7 @@ boundary_view(struct run *r, char *err, size_t len)
 
 	if (getcwd(r->cwd, sizeof(r->cwd)) == NULL)
 		r->cwd[0] = '\0';
-	if (!layer_on(r, L_MOUNTNS))
+	if (!layers_on(r, L_MOUNTNS))
 		return 0;
 	if (mv_prepare(&r->mv, &a, err, len) == -1)
 		return -1;
@@ -374,19 +385,61 @@ static const char *const proxy_vars[] = { "HTTP_PROXY", "HTTPS_PROXY",
 _Static_assert(NPROXY + 1 <= ENV_EXTRA, "ENV_EXTRA: TMPDIR and the proxies");
 static char proxy_env[NPROXY][48];
 
-/* The egress broker's port: TCP connect to it, and the proxy
- * variables naming it. */
+/* The run's network, for a plan with egress: made by a child sharing
+ * our memory and descriptor table, inside a new network namespace (we
+ * stay in ours), loopback up and the broker's listener on 127.0.0.1 at a
+ * port the kernel assigns (child_netns).  The payload joins it and has
+ * nothing else there; its boundary gets TCP connect to that one port and
+ * the proxy variables naming it.  The egress source serves the listener
+ * (src_egress.c). */
+static int
+make_network(struct run *r, char *err, size_t len)
+{
+	struct borne_clone_args ca;
+	struct netns_made m = {-1, -1, 0, "clone3", 0};
+	pid_t pid;
+	int st;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_NEWNET;
+	ca.exit_signal = 0;
+	ca.stack = (uint64_t)(uintptr_t)r->stacks;
+	ca.stack_size = CHILD_STACK;
+	pid = (pid_t)child_clone(&ca, child_netns, &m);
+	if (pid == -1)
+		return err_set_sys(err, len, "egress: network namespace");
+	while (waitpid(pid, &st, __WALL) == -1 && errno == EINTR)
+		;
+	if (m.what != NULL) {
+		if (m.listenfd != -1)
+			close(m.listenfd);
+		snprintf(err, len, "egress: network namespace: %s: %s",
+		    m.what, strerror(m.err));
+		errno = m.err;
+		return -1;
+	}
+	r->egressfd = m.listenfd;
+	r->egress_port = m.port;
+	r->netnsfd = m.nsfd;
+	return 0;
+}
+
 int
-boundary_egress(struct run *r, uint16_t port, char *err, size_t len)
+boundary_egress(struct run *r, char *err, size_t len)
 {
 	size_t i;
 
-	if (r->rulesetfd != -1 && ll_add_connect(r->rulesetfd, r->abi, port,
-		err, len) == -1)
+	if (r->p.negress == 0)
+		return 0;
+	if (make_network(r, err, len) == -1)
+		return -1;
+	if (r->rulesetfd != -1 && ll_add_connect(r->rulesetfd, r->abi,
+		r->egress_port, err, len) == -1)
 		return -1;
 	for (i = 0; i < NPROXY; i++) {
 		snprintf(proxy_env[i], sizeof(proxy_env[i]),
-		    "%s=http://127.0.0.1:%u", proxy_vars[i], (unsigned)port);
+		    "%s=http://127.0.0.1:%u", proxy_vars[i],
+		    (unsigned)r->egress_port);
 		r->envp[r->nenvp++] = proxy_env[i];
 	}
 	return 0;

@@ -11,11 +11,11 @@
  * C_RELAY    CONNECT: "200 Connection established", then bytes both
  *            ways, opaque; HTTP: the head rewritten to origin form with
  *            "Connection: close", then bytes both ways.  splice(2)
- *            through a pipe per direction, at most BROKER_RELAY_TURN
+ *            through a pipe per direction, at most RELAY_TURN
  *            bytes per direction per loop turn; every socket's buffers
  *            and every pipe's bytes bounded, each direction's share
  *            growing with its rate from a pool, all of them within
- *            BROKER_MEM (broker.h)
+ *            RELAY_MEM (broker.h)
  * C_REFUSE   a 4xx/5xx answer is written, then the connection closes */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,10 +33,13 @@
 #include <unistd.h>
 
 #include "broker.h"
+#include "clock.h"
 #include "err.h"
-
-static int sock_size(int fd, int force, int opt, size_t size);
-static void share_return(struct broker *b, struct dir *d);
+#include "loop.h"
+#include "plan.h"
+#include "record.h"
+#include "run.h"
+#include "say.h"
 
 static const char ESTABLISHED[] = "HTTP/1.1 200 Connection established\r\n"
 				  "\r\n";
@@ -260,8 +263,8 @@ broker_end(struct broker *b, size_t i, const char *why)
 		snprintf(c->why, sizeof(c->why), "%s", why);
 	watch(b, i, 0, 0);
 	watch(b, i, 1, 0);
-	share_return(b, &c->up);
-	share_return(b, &c->down);
+	relay_return(&b->pool, &c->up);
+	relay_return(&b->pool, &c->down);
 	close_fd(&c->cfd);
 	close_fd(&c->ufd);
 	close_fd(&c->up.pipe[0]);
@@ -352,9 +355,9 @@ broker_accept(struct broker *b, int fd)
 	for (i = 0; i < BROKER_MAXCONN && b->conn[i] != NULL; i++)
 		;
 	c = i < BROKER_MAXCONN ? calloc(1, sizeof(*c)) : NULL;
-	if (c != NULL && (sock_size(fd, SO_RCVBUFFORCE, SO_RCVBUF,
-	    BROKER_SHARE_MIN) == -1 || sock_size(fd, SO_SNDBUFFORCE,
-	    SO_SNDBUF, BROKER_SHARE_MIN) == -1)) {
+	if (c != NULL && (relay_sock_size(fd, SO_RCVBUFFORCE, SO_RCVBUF,
+	    RELAY_MIN) == -1 || relay_sock_size(fd, SO_SNDBUFFORCE,
+	    SO_SNDBUF, RELAY_MIN) == -1)) {
 		/* Its memory could not be bounded: refused. */
 		free(c);
 		close(fd);
@@ -408,7 +411,7 @@ sa_name(const struct sockaddr_storage *a, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
-static void relay(struct broker *b, size_t i);
+static void forward(struct broker *b, size_t i);
 
 /* Start a connect to the next kept address; refuse when none is left
  * (err: the last failure). */
@@ -442,131 +445,6 @@ connect_next(struct broker *b, size_t i, int err)
 	    (unsigned)c->rq.port, strerror(err));
 }
 
-/* ---- shares (broker.h) ---- */
-
-/* Set fd's buffer (force, or plain opt without CAP_NET_ADMIN: then no
- * larger than net.core's rmem_max or wmem_max, which holds less) to
- * size; a receive buffer's window clamp too (a window clamped when the
- * connection was made cannot grow otherwise).  0, or -1 with errno. */
-static int
-sock_size(int fd, int force, int opt, size_t size)
-{
-	int v = (int)size, win = 2 * (int)size;
-
-	if (setsockopt(fd, SOL_SOCKET, force, &v, sizeof(v)) == -1 &&
-	    (errno != EPERM || setsockopt(fd, SOL_SOCKET, opt, &v,
-	    sizeof(v)) == -1))
-		return -1;
-	if (opt == SO_RCVBUF && setsockopt(fd, IPPROTO_TCP,
-	    TCP_WINDOW_CLAMP, &win, sizeof(win)) == -1)
-		return -1;
-	return 0;
-}
-
-/* Size direction up (1: the payload's bytes to the destination) of c to
- * share x: its source socket's receive buffer, its pipe, its
- * destination socket's send buffer; the payload's side and the pipe at
- * most BROKER_LOOP_MAX.  Its pipe is empty when it shrinks.  0, or -1
- * with errno (some sizes may be set). */
-static int
-share_set(struct conn *c, int up, size_t x)
-{
-	struct dir *d = up ? &c->up : &c->down;
-	size_t lx = BROKER_LOOPSIDE(x);
-	int n;
-
-	if (sock_size(up ? c->cfd : c->ufd, SO_RCVBUFFORCE, SO_RCVBUF,
-	    up ? lx : x) == -1 || sock_size(up ? c->ufd : c->cfd,
-	    SO_SNDBUFFORCE, SO_SNDBUF, up ? x : lx) == -1)
-		return -1;
-	/* A pipe the caller's limits keep smaller holds less. */
-	n = fcntl(d->pipe[1], F_SETPIPE_SZ, (int)lx);
-	if (n == -1)
-		n = fcntl(d->pipe[1], F_GETPIPE_SZ);
-	if (n == -1)
-		return -1;
-	d->cap = (size_t)n < lx ? (size_t)n : lx;
-	return 0;
-}
-
-/* What direction d borrowed from the pool, back to it. */
-static void
-share_return(struct broker *b, struct dir *d)
-{
-	if (d->share > BROKER_SHARE_MIN)
-		b->lent -= BROKER_DIR_MEM(d->share) -
-		    BROKER_DIR_MEM(BROKER_SHARE_MIN);
-	d->share = 0;
-}
-
-/* Once a round trip (at least BROKER_RTT_MIN_US) has passed since it
- * was last measured: double direction up's share when the bytes it
- * moved in a round trip reached half of it and the pool has room. */
-static void
-share_grow(struct broker *b, size_t i, int up)
-{
-	struct conn *c = b->conn[i];
-	struct dir *d = up ? &c->up : &c->down;
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-	uint64_t now = now_ns(CLOCK_MONOTONIC) / 1000u, span, rtt, moved;
-	size_t need;
-
-	if (d->share == 0 || c->ufd == -1)
-		return;
-	if (d->mark_us == 0) {
-		d->mark_us = now;
-		d->mark_bytes = d->bytes;
-		return;
-	}
-	rtt = d->rtt_us > BROKER_RTT_MIN_US ? d->rtt_us : BROKER_RTT_MIN_US;
-	span = now - d->mark_us;
-	if (span < rtt)
-		return;
-	moved = d->bytes - d->mark_bytes;
-	d->mark_us = now;
-	d->mark_bytes = d->bytes;
-	if (getsockopt(c->ufd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
-	    len >= offsetof(struct tcp_info, tcpi_rtt) + sizeof(ti.tcpi_rtt))
-		d->rtt_us = ti.tcpi_rtt;
-	if (d->share >= BROKER_SHARE_MAX || moved * rtt / span * 2 < d->share)
-		return;
-	need = BROKER_DIR_MEM(2 * d->share) - BROKER_DIR_MEM(d->share);
-	if (b->lent + need > BROKER_POOL)
-		return;
-	/* Counted before it is set: a size set halfway is within it. */
-	b->lent += need;
-	d->share *= 2;
-	(void)share_set(c, up, d->share);
-}
-
-/* A direction idle for BROKER_IDLE_SHRINK_MS, nothing queued in its
- * sockets or its pipe: back to the least share, the rest to the pool. */
-static void
-share_shrink(struct broker *b, size_t i, int up, uint64_t now)
-{
-	struct conn *c = b->conn[i];
-	struct dir *d = up ? &c->up : &c->down;
-	int in = 0, out = 0;
-
-	if (d->bytes != d->tick_bytes || d->tick_ms == 0) {
-		d->tick_bytes = d->bytes;
-		d->tick_ms = now;
-		return;
-	}
-	if (d->share <= BROKER_SHARE_MIN || now - d->tick_ms <
-	    BROKER_IDLE_SHRINK_MS || d->pend > 0 || d->off < d->len)
-		return;
-	if (ioctl(up ? c->cfd : c->ufd, FIONREAD, &in) == -1 || in > 0 ||
-	    ioctl(up ? c->ufd : c->cfd, SIOCOUTQ, &out) == -1 || out > 0)
-		return;
-	if (share_set(c, up, BROKER_SHARE_MIN) == -1)
-		return;		/* still counted at its share */
-	share_return(b, d);
-	d->share = BROKER_SHARE_MIN;
-	d->mark_us = 0;
-}
-
 /* The connect finished (EPOLLOUT on ufd): relay, or the next address. */
 static void
 connected(struct broker *b, size_t i)
@@ -588,9 +466,9 @@ connected(struct broker *b, size_t i)
 	}
 	/* Each direction at its least share: sizes left as the kernel
 	 * made them would grow by autotuning, past the bound. */
-	c->up.share = c->down.share = BROKER_SHARE_MIN;
-	if (share_set(c, 1, BROKER_SHARE_MIN) == -1 ||
-	    share_set(c, 0, BROKER_SHARE_MIN) == -1) {
+	c->up.share = c->down.share = RELAY_MIN;
+	if (relay_set(&c->up, 1, c->cfd, c->ufd, RELAY_MIN) == -1 ||
+	    relay_set(&c->down, 0, c->cfd, c->ufd, RELAY_MIN) == -1) {
 		refuse(b, i, CV_FAILED, 502, "buffer sizes: %s",
 		    strerror(errno));
 		return;
@@ -615,14 +493,14 @@ connected(struct broker *b, size_t i)
 		c->up.buf = c->out;
 		c->up.len = c->rq.out_len + c->hlen - c->rq.head_len;
 	}
-	relay(b, i);
+	forward(b, i);
 }
 
 /* Keep the addresses that may be reached: public ones, and the others
  * only when the list names that IP literal on this port.  Refuse with
  * what was dropped when none is left. */
-void
-broker_resolved(struct broker *b, size_t i, int gai,
+static void
+resolved(struct broker *b, size_t i, int gai,
     const struct sockaddr_storage *a, size_t n)
 {
 	struct conn *c = b->conn[i];
@@ -635,7 +513,7 @@ broker_resolved(struct broker *b, size_t i, int gai,
 		return;
 	if (gai != 0) {
 		refuse(b, i, CV_FAILED, 502, "cannot resolve %s: %s",
-		    c->rq.host, gai == RES_LOST ? "the resolver ended" :
+		    c->rq.host, gai == RESOLVER_LOST ? "the resolver ended" :
 		    gai_strerror(gai));
 		return;
 	}
@@ -672,6 +550,39 @@ broker_resolved(struct broker *b, size_t i, int gai,
 	connect_next(b, i, EHOSTUNREACH);
 }
 
+void
+broker_answered(void *ctx, uint32_t slot, uint32_t gen, int gai,
+    struct sockaddr_storage *a, size_t n)
+{
+	struct broker *b = ctx;
+	struct conn *c;
+	size_t k;
+
+	if (slot >= BROKER_MAXCONN || (c = b->conn[slot]) == NULL ||
+	    c->gen != gen)
+		return;		/* that connection is gone */
+	for (k = 0; k < n; k++)
+		if (a[k].ss_family == AF_INET)
+			((struct sockaddr_in *)&a[k])->sin_port =
+			    htons(c->rq.port);
+		else
+			((struct sockaddr_in6 *)&a[k])->sin6_port =
+			    htons(c->rq.port);
+	resolved(b, slot, gai, a, n);
+}
+
+void
+broker_resolver(struct broker *b)
+{
+	size_t i;
+
+	if (resolver_read(&b->res) == 0)
+		return;
+	for (i = 0; i < BROKER_MAXCONN; i++)
+		if (b->conn[i] != NULL && b->conn[i]->st == C_RESOLVE)
+			resolved(b, i, RESOLVER_LOST, NULL, 0);
+}
+
 /* A literal request on the list: its one address.  A name: ask. */
 static void
 decide(struct broker *b, size_t i)
@@ -691,7 +602,8 @@ decide(struct broker *b, size_t i)
 	watch(b, i, 0, 0);
 	if (!c->rq.is_literal) {
 		c->st = C_RESOLVE;
-		if (resolver_ask(b, i) == -1)
+		if (resolver_ask(&b->res, (uint32_t)i, c->gen, c->rq.host) ==
+		    -1)
 			refuse(b, i, CV_FAILED, 502, "cannot resolve %s: the "
 			    "resolver cannot be started", c->rq.host);
 		return;
@@ -784,101 +696,6 @@ read_head(struct broker *b, size_t i)
 
 /* ---- relaying ---- */
 
-/* At a record's start, its header read with MSG_PEEK and judged
- * (egress_tls_record).  1 while the current record is being watched
- * (tw->left its bytes still to splice), 2 when src has nothing yet
- * (wait: what comes next is a record's start), 0 otherwise (the end,
- * or the watch is over: tw->on 0). */
-static int
-tls_record(struct egress_tls *tw, int src)
-{
-	unsigned char h[6];
-	ssize_t n;
-
-	if (tw->left > 0)
-		return 1;
-	n = recv(src, h, tw->records == 0 ? 6 : 5, MSG_PEEK | MSG_DONTWAIT);
-	if (n == -1 && errno == EAGAIN)
-		return 2;		/* nothing yet */
-	if (n == 0)
-		return 0;		/* the end: splice says so */
-	return egress_tls_record(tw, h, n < 0 ? 0 : (size_t)n);
-}
-
-/* Move one direction as far as it goes without blocking.  Returns the
- * events it waits for: EPOLLIN on src (bit 0) or EPOLLOUT on dst (bit
- * 1); 0 when it is done (src ended, all delivered, dst shut) or -1 on
- * an error (errno). */
-static int
-pump(struct dir *d, int src, int dst, uint64_t *last)
-{
-	size_t moved = 0, want;
-	ssize_t n;
-
-	for (;;) {
-		if (d->off < d->len) {
-			n = write(dst, d->buf + d->off, d->len - d->off);
-			if (n == -1 && errno == EAGAIN)
-				return 2;
-			if (n == -1)
-				return -1;
-			d->off += (size_t)n;
-			if (d->count_buf)
-				d->bytes += (uint64_t)n;
-			continue;
-		}
-		if (d->pend > 0) {
-			n = splice(d->pipe[0], NULL, dst, NULL, d->pend,
-			    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			if (n == -1 && errno == EAGAIN)
-				return 2;
-			if (n == 0)
-				errno = EPIPE;
-			if (n <= 0)
-				return -1;
-			d->pend -= (size_t)n;
-			d->bytes += (uint64_t)n;
-			continue;
-		}
-		if (d->eof) {
-			if (!d->shut)
-				shutdown(dst, SHUT_WR);
-			d->shut = 1;
-			return 0;
-		}
-		if (moved >= BROKER_RELAY_TURN)
-			return 1 | 4;	/* more later: src is still ready */
-		/* At most cap into the empty pipe: spliced from a socket,
-		 * one slot may take more than a page.  While a TLS
-		 * handshake is watched, one record at a time. */
-		want = d->cap;
-		if (d->tw.on) {
-			int t = tls_record(&d->tw, src);
-
-			if (t == 2)
-				return 1;
-			if (t == 1 && d->tw.left < want)
-				want = d->tw.left;
-		}
-		n = splice(src, NULL, d->pipe[1], NULL, want,
-		    SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n == -1 && errno == EAGAIN)
-			return 1;
-		if (n == -1) {
-			d->src_failed = 1;
-			return -1;
-		}
-		if (d->tw.on)
-			d->tw.left -= (size_t)n < d->tw.left ?
-			    (size_t)n : d->tw.left;
-		if (n == 0)
-			d->eof = 1;
-		d->pend += (size_t)n;
-		moved += (size_t)n;
-		*last = broker_ms();
-	}
-}
-
 /* Whether bytes of the payload's request are still to go: in the
  * broker's buffer or pipe, or waiting on the payload's socket. */
 static int
@@ -892,15 +709,15 @@ unsent(const struct conn *c)
 }
 
 static void
-relay(struct broker *b, size_t i)
+forward(struct broker *b, size_t i)
 {
 	struct conn *c = b->conn[i];
 	int u, d;
 
-	u = c->up.dead ? 0 : pump(&c->up, c->cfd, c->ufd, &c->last);
+	u = c->up.dead ? 0 : relay_pump(&c->up, c->cfd, c->ufd, &c->last);
 	if ((c->up.eof || c->up.src_failed) && !c->down.eof)
 		c->up.tw.closed_first = 1;
-	share_grow(b, i, 1);
+	relay_grow(&b->pool, &c->up, 1, c->cfd, c->ufd);
 	if (u == -1) {
 		/* The destination stopped taking bytes (an early answer, a
 		 * reset): what it sent still goes to the payload. */
@@ -910,8 +727,8 @@ relay(struct broker *b, size_t i)
 		c->up.dead = 1;
 		u = 0;
 	}
-	d = pump(&c->down, c->ufd, c->cfd, &c->last);
-	share_grow(b, i, 0);
+	d = relay_pump(&c->down, c->ufd, c->cfd, &c->last);
+	relay_grow(&b->pool, &c->down, 0, c->cfd, c->ufd);
 	if (d == -1) {
 		if (c->why[0] == '\0')
 			snprintf(c->why, sizeof(c->why), "relaying from the "
@@ -957,7 +774,7 @@ broker_io(struct broker *b, size_t i, int up, uint32_t events)
 			refuse_write(b, i);
 		break;
 	case C_RELAY:
-		relay(b, i);
+		forward(b, i);
 		break;
 	default:
 		/* C_RESOLVE polls nothing */
@@ -991,8 +808,8 @@ broker_tick(struct broker *b, size_t i, uint64_t now)
 			broker_end(b, i, "idle");
 			break;
 		}
-		share_shrink(b, i, 1, now);
-		share_shrink(b, i, 0, now);
+		relay_shrink(&b->pool, &c->up, 1, c->cfd, c->ufd, now);
+		relay_shrink(&b->pool, &c->down, 0, c->cfd, c->ufd, now);
 		break;
 	case C_REFUSE:
 		if (now - c->last >= BROKER_HEAD_MS)

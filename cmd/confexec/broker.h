@@ -2,13 +2,15 @@
 /* confexec's egress broker (confexec(1), EGRESS): the parts of the
  * source src_egress.c.
  *
- *   src_egress.c  the run's network (netns_child), the listener, the
- *                 loop entry points, the report
+ *   src_egress.c  the listener the boundary made in the run's network
+ *                 (boundary_egress), the loop entry points, the report
  *   broker.c      one payload connection: its request, the decision,
- *                 the upstream connect, the relay (splice), timeouts,
- *                 its journal event
+ *                 the upstream connect, the relay, timeouts, its
+ *                 journal event
+ *   relay.c       one direction of a relay (splice), within its share
+ *                 of the broker's memory (relay.h)
  *   resolver.c    names resolved by a helper process, never by the
- *                 payload and never blocking the loop
+ *                 payload and never blocking the loop (resolver.h)
  *   hostroute.c   whether a resolved address is this host's: its route
  *                 asked of the kernel at each connection
  *
@@ -21,71 +23,28 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "confexec.h"
 #include "egress.h"
 #include "loop.h"
+#include "plan.h"
+#include "resolver.h"
+#include "relay.h"
+#include "run.h"
 
 #define BROKER_MAXCONN	64		/* payload connections at once */
 #define BROKER_MAXCONN_TEXT "64"
 #define BROKER_HEAD_MS	10000		/* the request head must arrive */
 #define BROKER_CONNECT_MS 10000		/* resolve and connect */
 #define BROKER_IDLE_MS	300000		/* a relay with no byte either way */
-#define BROKER_NADDR	16		/* addresses tried per name */
-#define BROKER_RELAY_TURN (1u << 20)	/* bytes per direction per turn */
+#define BROKER_NADDR	RESOLVER_NADDR	/* addresses tried per name */
 
-/* The memory the broker's sockets and pipes may hold in the kernel, all
- * connections together (confexec(1), Egress), whatever the payload and
- * the destinations do.  Left to itself a TCP socket grows its buffers to
- * tcp_rmem and tcp_wmem's largest (MiB each), charged to confexec, not
- * to the run; a size set with SO_RCVBUF or SO_SNDBUF is kept (no
- * autotuning) and held as twice what was asked (socket(7)).  The broker
- * sets them itself, once a connection is established (set before the
- * handshake, a receive buffer would also fix its window scale, and the
- * window could never grow past it: tcp(7), TCP_WINDOW_CLAMP).
- *
- * Each direction of a connection (payload to destination, and back) has
- * a share x: its source socket's SO_RCVBUF, its pipe and its destination
- * socket's SO_SNDBUF, the payload's side and the pipe at most
- * BROKER_LOOP_MAX (loopback: no distance to cover).  A direction of
- * share x holds at most
- *   2 x (the destination's socket) + 2 min(x, LOOP_MAX) (the payload's)
- *   + min(x, LOOP_MAX) (its pipe) + 2 BROKER_SEGMENT
- * a socket queue under its limit taking one more segment (64 KiB at
- * most on loopback, with GSO).  Every direction starts at
- * BROKER_SHARE_MIN, reserved for each of the BROKER_MAXCONN connections
- * in advance; what the run's bound leaves over that (the pool) is lent
- * to the directions that need it: one whose bytes moved in a round trip
- * (at least BROKER_RTT_MIN_US) reach half its share doubles it while the
- * pool has room, as the kernel's own receive autotuning grows a buffer
- * that an application drains faster than it fills (the
- * bandwidth-delay product).  A share goes back to the pool when its
- * connection ends, or when its direction has been idle with its queues
- * empty for BROKER_IDLE_SHRINK_MS.  A stalled direction moves nothing:
- * it grows no more, and keeps what it holds.  A relay pipe is never
- * filled past its share: a slot of a pipe spliced from a socket can
- * hold more than a page, so its F_SETPIPE_SZ alone does not bound its
- * bytes. */
-#define BROKER_MEM	(64u << 20)
-#define BROKER_SHARE_MIN (32u << 10)	/* each direction's at first */
-#define BROKER_SHARE_MAX (8u << 20)	/* the destination's side */
-#define BROKER_LOOP_MAX	(1u << 20)	/* the payload's side, pipe */
-#define BROKER_SEGMENT	(64u << 10)	/* past a socket queue's limit */
-#define BROKER_RTT_MIN_US 2000		/* the loop's own delay */
-#define BROKER_IDLE_SHRINK_MS 2000
-/* The kernel memory a direction of share x may hold. */
-#define BROKER_LOOPSIDE(x) ((x) < BROKER_LOOP_MAX ? (x) : BROKER_LOOP_MAX)
-#define BROKER_DIR_MEM(x) (2 * (size_t)(x) + 3 * (size_t)BROKER_LOOPSIDE(x) \
-	+ 2 * (size_t)BROKER_SEGMENT)
-/* What the minimal shares of every connection leave for the pool. */
-#define BROKER_POOL	(BROKER_MEM - BROKER_MAXCONN * 2 * \
-	BROKER_DIR_MEM(BROKER_SHARE_MIN))
-/* Segments as the path makes them: the 8 KiB clamp (TCP_MAXSEG) that
- * kept buffers of 64 KiB from waiting on delayed ACKs cost CPU (an ACK
- * every 16 KiB on loopback); a share that small now grows as soon as
- * its bytes move. */
-_Static_assert(BROKER_MAXCONN * 2 * BROKER_DIR_MEM(BROKER_SHARE_MIN) <
-    BROKER_MEM, "the broker's minimal shares are past its memory bound");
-_Static_assert(BROKER_DIR_MEM(BROKER_SHARE_MAX) <= BROKER_POOL,
+/* The memory every connection's shares may hold together (relay.h):
+ * each direction's least share reserved for every connection in
+ * advance, the rest the pool lent to the directions that need it. */
+#define BROKER_POOL	(RELAY_MEM - BROKER_MAXCONN * 2 * \
+	RELAY_DIR_MEM(RELAY_MIN))
+_Static_assert(BROKER_MAXCONN * 2 * RELAY_DIR_MEM(RELAY_MIN) <
+    RELAY_MEM, "the broker's minimal shares are past its memory bound");
+_Static_assert(RELAY_DIR_MEM(RELAY_MAX) <= BROKER_POOL,
     "one direction's largest share is past the pool");
 #define EGRESS_EVENTS_LOGGED 4096	/* events per run; then counted */
 _Static_assert(EGRESS_EVENTS_LOGGED * LOG_EGRESS_RECORD_MAX <=
@@ -121,29 +80,6 @@ struct egress_stats {
 enum cstate { C_FREE, C_HEAD, C_RESOLVE, C_CONNECT, C_REFUSE, C_RELAY };
 enum cverdict { CV_NONE, CV_ALLOWED, CV_REFUSED, CV_FAILED };
 
-
-/* One direction of a relay, src to dst: first the bytes of buf (a reply
- * or the rewritten head), then whatever src sends, through a pipe. */
-struct dir {
-	const char *buf;
-	size_t len, off;
-	int pipe[2];
-	size_t cap;		/* bytes the pipe may hold (its share) */
-	size_t share;		/* its share (broker.h), 0 before relaying */
-	uint64_t mark_us;	/* when its rate was last measured */
-	uint64_t mark_bytes;	/* bytes delivered then */
-	uint64_t tick_ms;	/* when a tick last saw bytes move */
-	uint64_t tick_bytes;	/* bytes delivered then */
-	uint32_t rtt_us;	/* the destination's smoothed round trip */
-	size_t pend;		/* bytes in the pipe */
-	int eof, shut;		/* src ended; dst shut for writing */
-	uint64_t bytes;		/* delivered to dst (buf when counted) */
-	int count_buf;		/* buf is the payload's (a request head) */
-	int dead;		/* failed: the other direction goes on */
-	int src_failed;		/* reading src failed (a reset) */
-	struct egress_tls tw;	/* up of a CONNECT only (egress.h) */
-};
-
 struct conn {
 	enum cstate st;
 	uint32_t gen;		/* tells a resolver answer's connection */
@@ -178,7 +114,7 @@ struct broker {
 	struct egress_stats st;	/* what it did (end record, inspect) */
 	struct conn *conn[BROKER_MAXCONN];
 	size_t nconn;
-	size_t lent;		/* of BROKER_POOL, to shares past the least */
+	struct relay_pool pool;	/* BROKER_POOL, lent to shares past the least */
 	uint32_t gen;
 	int tickfd;
 	int spare;		/* a descriptor kept for running out (shed) */
@@ -189,9 +125,7 @@ struct broker {
 	int rtfd;		/* NETLINK_ROUTE, in confexec's network */
 	uint32_t rtseq;
 	uint16_t rtport;	/* the port of the address asked about */
-	/* resolver.c */
-	int resfd;
-	pid_t respid;
+	struct resolver res;	/* its names: resolver.c */
 	uint64_t events;	/* journaled so far */
 };
 
@@ -201,9 +135,12 @@ uint64_t broker_ms(void);
 void broker_accept(struct broker *b, int fd);
 void broker_io(struct broker *b, size_t i, int up, uint32_t events);
 void broker_tick(struct broker *b, size_t i, uint64_t now);
-#define RES_LOST INT32_MIN	/* broker_resolved's gai: no resolver */
-void broker_resolved(struct broker *b, size_t i, int gai,
-    const struct sockaddr_storage *a, size_t n);
+/* The resolver's answer (b->res.answer, ctx b); broker_resolver: its
+ * answers are ready (TAG_RESOLVER), and when it ended every name it
+ * owed fails. */
+void broker_answered(void *ctx, uint32_t slot, uint32_t gen, int gai,
+    struct sockaddr_storage *a, size_t n);
+void broker_resolver(struct broker *b);
 void broker_end(struct broker *b, size_t i, const char *why);
 
 /* The event of a connection turned away before it had a slot (status
@@ -214,11 +151,5 @@ void broker_event_away(struct broker *b, int status, const char *why);
  * with errno); close it. */
 int hostroute_open(struct broker *b);
 void hostroute_close(struct broker *b);
-
-/* resolver.c: ask for c's name (0, or -1: the resolver cannot be
- * reached); read answers (each given to broker_resolved); stop it. */
-int resolver_ask(struct broker *b, size_t i);
-void resolver_read(struct broker *b);
-void resolver_stop(struct broker *b);
 
 #endif

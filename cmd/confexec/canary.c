@@ -13,7 +13,7 @@
 #include <linux/stat.h>
 
 #include "canary_int.h"
-#include "confexec.h"
+#include "run.h"
 #include "err.h"
 
 #define ANSWERS_MAX (64u << 10)

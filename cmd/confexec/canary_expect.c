@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "canary_int.h"
-#include "confexec.h"
+#include "layers.h"
+#include "run.h"
 #include "esc.h"
 #include "probe.h"
 
@@ -21,7 +22,7 @@ enum miss { M_NEVER, M_WANTED, M_ALWAYS };
 static int
 scope_on(const struct run *r)
 {
-	return layer_on(r, L_LANDLOCK) && r->pr.landlock_abi >= 6;
+	return layers_on(r, L_LANDLOCK) && r->pr.landlock_abi >= 6;
 }
 
 /* /dev/shm is often noexec: in the way of the exec probe too. */
@@ -86,7 +87,7 @@ unless_given(const struct run *r, enum canary_unless u)
 	case U_UNIX:
 		return (r->p.sock & PLAN_SOCK_UNIX) != 0;
 	case U_IPCNS:
-		return layer_on(r, L_IPCNS);
+		return layers_on(r, L_IPCNS);
 	default:
 		return 0;
 	}
@@ -123,7 +124,7 @@ expect_guards(const struct run *r, const struct canary_probe *p,
 
 	for (; *g != G_END; g++) {
 		o = guard[*g].on != NULL ? guard[*g].on(r) :
-		    layer_on(r, guard[*g].layer);
+		    layers_on(r, guard[*g].layer);
 		wanted = guard[*g].layer >= 0 &&
 		    r->layers[guard[*g].layer].wanted;
 		if (o)
@@ -265,7 +266,7 @@ canary_expect_daemon(const struct run *r, const struct canary_probe *p,
 	if (!(pn->sock & PLAN_SOCK_UNIX))
 		snprintf(pl->expected, sizeof(pl->expected),
 		    "denied (seccomp: no unix right)");
-	else if (layer_on(r, L_MOUNTNS) && !named)
+	else if (layers_on(r, L_MOUNTNS) && !named)
 		snprintf(pl->expected, sizeof(pl->expected),
 		    "denied (mount-view: no rule names it)");
 	else if (!at->hit->connectable)

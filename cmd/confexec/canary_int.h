@@ -13,7 +13,6 @@
 
 #include <jansson.h>
 
-#include "canary.h"
 
 struct daemon_hit;
 struct run;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "canary_int.h"
-#include "confexec.h"
+#include "run.h"
 #include "err.h"
 #include "esc.h"
 

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "canary_int.h"
-#include "confexec.h"
+#include "record.h"
+#include "run.h"
 #include "err.h"
 
 /* The canary record at its largest (JSON escapes a field's backslashes,

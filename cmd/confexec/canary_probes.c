@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "canary_int.h"
-#include "confexec.h"
+#include "run.h"
 #include "esc.h"
 #include "probe.h"
 

@@ -23,7 +23,8 @@
 #include <unistd.h>
 
 #include "canary_int.h"
-#include "confexec.h"
+#include "clock.h"
+#include "run.h"
 #include "err.h"
 #include "io.h"
 

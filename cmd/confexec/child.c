@@ -26,7 +26,7 @@
  * allocates: caps_clear() applies a cap_t the parent built), does stdio
  * or locale work or snprintf: only system calls on data the parent
  * prepared in struct run.  Keep it that way: a new step gets its data
- * prepared in run() and a stage in confexec.h. */
+ * prepared in run() and a stage in run.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -46,13 +46,20 @@
 #include <sys/ioctl.h>
 
 #include "caps.h"
-#include "confexec.h"
+#include "cgroup.h"
+#include "child.h"
 #include "err.h"
+#include "fd.h"
 #include "landlock.h"
+#include "layers.h"
 #include "mountview.h"
+#include "plan.h"
+#include "run.h"
+#include "sysfilter.h"
+#include "timings.h"
 #include "uapi.h"
 
-const char *const stage_name[S_NSTAGES] = {
+const char *const child_stage_name[S_NSTAGES] = {
 	"init: parent-death signal", "init: IPC namespace",
 	"init: closing descriptors", "init: signals", "cgroup membership",
 	"setsid", "signals", "IPC namespace", "network namespace", "loopback",
@@ -103,19 +110,19 @@ clone_raw(long nr, long a0, long a1, long a2, void (*fn)(void *),
 static int no_clone3;
 
 void
-clone3_off(void)
+child_clone3_off(void)
 {
 	no_clone3 = 1;
 }
 
 const char *
-clone_name(void)
+child_clone_name(void)
 {
 	return no_clone3 ? "clone" : "clone3";
 }
 
 long
-clone3_run(void *cav, void (*fn)(void *), void *arg)
+child_clone(void *cav, void (*fn)(void *), void *arg)
 {
 	struct borne_clone_args *ca = cav;
 	long ret = -ENOSYS;
@@ -325,12 +332,12 @@ join_ipc(struct run *r)
  * stdin, descriptors, rlimits, capabilities, no_new_privs, Landlock,
  * seccomp last, execveat. */
 _Noreturn void
-payload(void *arg)
+child_payload(void *arg)
 {
 	struct run *r = arg;
 	const struct plan *p = &r->p;
 
-	timing_mark(r->stamp, TM_CLONE);
+	timings_mark(r->stamp, TM_CLONE);
 	/* Without clone3: into the run's cgroup first, before anything
 	 * else (judge_cgroup, layers.c). */
 	if (r->cgprocs != -1 && write(r->cgprocs, "0", 1) != 1)
@@ -353,10 +360,10 @@ payload(void *arg)
 	/* The read-only view, while capable (mountview.h).
 	 * BORNE_WEAK_MOUNTVIEW: a test build only, as below. */
 #ifndef BORNE_WEAK_MOUNTVIEW
-	if (layer_on(r, L_MOUNTNS) && mv_apply(&r->mv) == -1)
+	if (layers_on(r, L_MOUNTNS) && mv_apply(&r->mv) == -1)
 		child_fail(r, S_MOUNT, errno, -1);
 #endif
-	timing_mark(r->stamp, TM_MOUNT);
+	timings_mark(r->stamp, TM_MOUNT);
 	if (r->root) {
 		if (caps_lock_securebits() == -1)
 			child_fail(r, S_SECUREBITS, errno, -1);
@@ -389,9 +396,9 @@ payload(void *arg)
 	if (ll_enforce(r->rulesetfd, r->abi) == -1)
 		child_fail(r, S_LANDLOCK, errno, -1);
 #endif
-	timing_mark(r->stamp, TM_LANDLOCK);
+	timings_mark(r->stamp, TM_LANDLOCK);
 	load_filter(r);
-	timing_mark(r->stamp, TM_SECCOMP);
+	timings_mark(r->stamp, TM_SECCOMP);
 	syscall(SYS_execveat, r->imgfd, "", r->argv != NULL ? r->argv :
 	    p->argv, r->envp, AT_EMPTY_PATH);
 	child_fail(r, S_EXEC, errno, -1);
@@ -463,7 +470,7 @@ parent_is(pid_t parent)
 
 /* pid 1 of the run's namespace (see the top of this file). */
 _Noreturn void
-init(void *arg)
+child_init(void *arg)
 {
 	struct run *r = arg;
 	struct {
@@ -500,7 +507,7 @@ init(void *arg)
  * kernel assigns) and opens the namespace for the payload's setns.
  * Same rule as the payload: system calls only. */
 _Noreturn void
-netns_child(void *arg)
+child_netns(void *arg)
 {
 	struct netns_made *m = arg;
 	struct sockaddr_in sin;

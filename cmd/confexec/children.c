@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "children.h"
 
 /* fn(pid, arg) for every child of ours, as the children files of
  * /proc/self/task list them (Linux 3.5, CONFIG_PROC_CHILDREN; one read

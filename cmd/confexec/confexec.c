@@ -2,10 +2,9 @@
 /* confexec: read one LaunchPlan on stdin, build the boundary it asks for,
  * exec the payload inside it, supervise it (confexec(1)).  run() below is
  * the whole run, step by step in the order of SPEC.md; the other files of
- * this directory are its parts (confexec.h). */
+ * this directory are its parts (run.h lists them). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,25 +16,33 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admit.h"
+#include "boundary.h"
+#include "canary.h"
 #include "caps.h"
-#include "confexec.h"
+#include "cgroup.h"
+#include "child.h"
+#include "clock.h"
+#include "dry.h"
+#include "end.h"
 #include "err.h"
-#include "esc.h"
-#include "io.h"
+#include "events.h"
+#include "explain.h"
+#include "hash.h"
 #include "image.h"
 #include "imgcache.h"
+#include "io.h"
+#include "layers.h"
+#include "options.h"
 #include "loop.h"
+#include "mountview.h"
+#include "plan.h"
+#include "privileged.h"
+#include "probe.h"
+#include "record.h"
+#include "run.h"
+#include "timings.h"
 #include "uapi.h"
-#include "usage.h"
-
-static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
-			    "[--dry-run] [--outlive-caller]\n"
-			    "\t[--image-cache DIR | --no-image-cache] "
-			    "[--explain-denials] [--registry FILE] [--timings]\n\t< PLAN\n"
-			    "       confexec [--journal FILE] [--registry FILE] "
-			    "--canary [--json] < PLAN\n"
-			    "       confexec [--journal FILE] --reap\n"
-			    "       confexec --help | --version";
 
 /* A refusal after the plan decoded: journaled, cgroup removed, 125. */
 _Noreturn static void
@@ -118,11 +125,11 @@ prepare_layers(struct run *r)
 	/* Not root: the pid namespace needs a user namespace, in which
 	 * init and the payload hold capabilities until the payload drops
 	 * them all, as for root. */
-	r->userns = geteuid() != 0 && layer_on(r, L_PIDNS);
+	r->userns = geteuid() != 0 && layers_on(r, L_PIDNS);
 	/* clone3 refused (a filter: ENOSYS, as container runtimes answer,
 	 * or another errno): clone, and the payload joins its cgroup. */
 	if (!r->pr.clone3)
-		clone3_off();
+		child_clone3_off();
 	r->root = caps_have_setpcap() || r->userns;
 	r->abi = r->pr.landlock_abi;
 	if (boundary_inherited(r, err, sizeof(err)) == -1 ||
@@ -148,7 +155,7 @@ reaped(void *arg, const struct cg_reaped *rp)
 		warning("residue: stale cgroup %s: %s", rp->path,
 		    strerror(rp->err));
 	if (r->journal != NULL) {
-		ev = ev_reaped(rp);
+		ev = events_reaped(rp);
 		record_events(r, &ev, 1, "reaped record");
 	}
 }
@@ -168,15 +175,15 @@ make_cgroup(struct run *r)
 	struct cg_limits lim;
 	char err[1024];
 
-	if (!layer_on(r, L_CGROUP))
+	if (!layers_on(r, L_CGROUP))
 		return;
 	make_cgroup_reap(r);
 	memset(&lim, 0, sizeof(lim));
-	if (layer_on(r, L_MEMORY))
+	if (layers_on(r, L_MEMORY))
 		lim.mem_max = r->p.mem_max;
-	if (layer_on(r, L_PIDS))
+	if (layers_on(r, L_PIDS))
 		lim.pids_max = r->p.pids_max;
-	if (layer_on(r, L_CPU)) {
+	if (layers_on(r, L_CPU)) {
 		lim.cpu_quota_us = r->p.cpu_quota_us;
 		lim.cpu_period_us = r->p.cpu_period_us;
 	}
@@ -320,13 +327,13 @@ start(struct run *r)
 		refuse(r, "supervisor: %s", err);
 	if (record_wanted(r)) {
 		r->log.on = 1;
-		ev = ev_start(r);
+		ev = events_start(r);
 		loop_report(r, ev, REPORT_START);
 		/* The one wait on the journal before the payload runs:
 		 * bounded (record.c). */
 		record_hold(1);	/* a failure is said once, below */
 		failed = record_events(r, &ev, 1, "start record") == -1 ||
-		    record_wait(r, JOURNAL_WAIT_MS,
+		    record_wait(r, RECORD_WAIT_MS,
 		    "before the payload runs") == -1;
 		record_hold(0);
 		if (failed) {
@@ -400,11 +407,11 @@ spawned(struct run *r, int e)
 {
 	if (r->pid == -1) {
 		if (r->have_cg)
-			refuse(r, "%s into %s: %s", clone_name(), r->cg.path,
+			refuse(r, "%s into %s: %s", child_clone_name(), r->cg.path,
 			    strerror(e));
-		refuse(r, "%s: %s", clone_name(), strerror(e));
+		refuse(r, "%s: %s", child_clone_name(), strerror(e));
 	}
-	timing_mark(r->stamp, TM_EXEC);
+	timings_mark(r->stamp, TM_EXEC);
 	close(r->sock[1]);
 	r->sock[1] = -1;
 	/* The payload has its view (or failed): the clones are its. */
@@ -430,7 +437,7 @@ clone_payload(struct run *r, uint64_t flags)
 	ca.exit_signal = SIGCHLD;
 	ca.stack = (uint64_t)(uintptr_t)r->stacks;
 	ca.stack_size = CHILD_STACK;
-	return (pid_t)clone3_run(&ca, payload, r);
+	return (pid_t)child_clone(&ca, child_payload, r);
 }
 
 /* Step 8 without a pid namespace (degrade mode, layers.c): the payload
@@ -461,23 +468,21 @@ spawn_flat(struct run *r)
  * namespace (setns on init's pidfd) and into the cgroup at creation,
  * never a moment outside either.  CLONE_VFORK: we resume once it has
  * executed or failed.  Where clone3 answers ENOSYS, clone (child.c):
- * the payload then joins the cgroup itself, before any other step. */
-static void
-spawn(struct run *r)
+ * the payload then joins the cgroup itself, before any other step.
+ * clone_init: init, and we join its namespace; our own pid namespace
+ * returned, for after the payload's clone. */
+static int
+clone_init(struct run *r)
 {
 	struct borne_clone_args ca;
 	struct report rep;
 	int ownns, e;
 	pid_t ipid;
 
-	if (!layer_on(r, L_PIDNS)) {
-		spawn_flat(r);
-		return;
-	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = CLONE_VM | CLONE_PIDFD | CLONE_NEWPID;
 	/* init makes the run's IPC namespace while we go on (child.c). */
-	r->own_ipc = layer_on(r, L_IPCNS);
+	r->own_ipc = layers_on(r, L_IPCNS);
 	ca.pidfd = (uint64_t)(uintptr_t)&r->initfd;
 	ca.exit_signal = SIGCHLD;
 	ca.stack = (uint64_t)(uintptr_t)r->stacks + CHILD_STACK;
@@ -487,9 +492,9 @@ spawn(struct run *r)
 	ownns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	if (ownns == -1)
 		refuse(r, "pid namespace: %s", strerror(errno));
-	ipid = (pid_t)clone3_run(&ca, init, r);
+	ipid = (pid_t)child_clone(&ca, child_init, r);
 	if (ipid == -1)
-		refuse(r, "%s (pid namespace): %s", clone_name(),
+		refuse(r, "%s (pid namespace): %s", child_clone_name(),
 		    strerror(errno));
 	if (setns(r->initfd, CLONE_NEWPID) == -1) {
 		e = errno;
@@ -500,10 +505,24 @@ spawn(struct run *r)
 		end_kill(r);
 		refuse(r, "setns (pid namespace): %s", strerror(e));
 	}
+	return ownns;
+}
+
+static void
+spawn(struct run *r)
+{
+	struct report rep;
+	int ownns, e;
+
+	if (!layers_on(r, L_PIDNS)) {
+		spawn_flat(r);
+		return;
+	}
+	ownns = clone_init(r);
 	/* The run's own mounts (its IPC is init's); its own network unless
-	 * it joins the egress broker's (made by now, loop_open). */
-	r->newnet = layer_on(r, L_NETNS) && r->netnsfd == -1;
-	r->pid = clone_payload(r, (layer_on(r, L_MOUNTNS) ? CLONE_NEWNS : 0) |
+	 * it joins the egress broker's (made by now, boundary_egress). */
+	r->newnet = layers_on(r, L_NETNS) && r->netnsfd == -1;
+	r->pid = clone_payload(r, (layers_on(r, L_MOUNTNS) ? CLONE_NEWNS : 0) |
 	    (r->newnet ? CLONE_NEWNET : 0));
 	e = errno;
 	/* Back to our own namespace for any later child (none here; the
@@ -596,6 +615,37 @@ child_report(struct run *r)
 	return 0;
 }
 
+/* The layers decided, then steps 3 to 6: everything made and checked
+ * before the run starts. */
+static void
+prepare(struct run *r)
+{
+	char err[1024];
+
+	decide(r);
+	if (canary_on() && canary_prepare(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
+	timings_mark(r->stamp, TM_PLAN);
+	prepare_layers(r);
+	if (admit_open(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
+	r->ev_registry = admit_json();	/* the start record's, a refusal's too */
+	timings_mark(r->stamp, TM_RULES);
+	make_cgroup(r);
+	timings_mark(r->stamp, TM_CGROUP);
+	seal_image(r);
+	seal_script(r);
+	/* The probe program is confexec's own, as it is free of the pin. */
+	if (!canary_on())
+		admit_check(r);
+	timings_mark(r->stamp, TM_SEAL);
+	prepare_child(r);
+	prepare_stacks(r);
+	timings_mark(r->stamp, TM_VIEW);
+	check_privileged(r);
+	timings_mark(r->stamp, TM_PRIV);
+}
+
 static int
 run(struct run *r, int dry)
 {
@@ -606,34 +656,14 @@ run(struct run *r, int dry)
 	probe(r);
 	if (dry)
 		return dry_run(r);
-	decide(r);
-	if (canary_on() && canary_prepare(r, err, sizeof(err)) == -1)
-		refuse(r, "%s", err);
-	timing_mark(r->stamp, TM_PLAN);
-	prepare_layers(r);
-	if (admit_open(r, err, sizeof(err)) == -1)
-		refuse(r, "%s", err);
-	r->ev_registry = admit_json();	/* the start record's, a refusal's too */
-	timing_mark(r->stamp, TM_RULES);
-	make_cgroup(r);
-	timing_mark(r->stamp, TM_CGROUP);
-	seal_image(r);
-	seal_script(r);
-	/* The probe program is confexec's own, as it is free of the pin. */
-	if (!canary_on())
-		admit_check(r);
-	timing_mark(r->stamp, TM_SEAL);
-	prepare_child(r);
-	prepare_stacks(r);
-	timing_mark(r->stamp, TM_VIEW);
-	check_privileged(r);
-	timing_mark(r->stamp, TM_PRIV);
-	/* Before the sources: the egress broker's network namespace is
-	 * made inside it. */
+	prepare(r);
+	/* The user namespace first: the run's network is made inside it. */
 	if (r->userns)
 		enter_userns(r);
+	if (boundary_egress(r, err, sizeof(err)) == -1)
+		refuse(r, "%s", err);
 	start(r);
-	timing_mark(r->stamp, TM_START);
+	timings_mark(r->stamp, TM_START);
 	spawn(r);
 	code = child_report(r);
 	if (code != 0) {
@@ -645,14 +675,14 @@ run(struct run *r, int dry)
 	r->state = ST_RUNNING;
 	if (loop_run(r) == -1)
 		r->failed = 1;
-	timing_mark(r->stamp, TM_RUN);
+	timings_mark(r->stamp, TM_RUN);
 	r->state = ST_ENDING;
 	code = end_run(r);
 	r->state = ST_ENDED;
 	loop_close(r);
-	timing_mark(r->stamp, TM_END);
+	timings_mark(r->stamp, TM_END);
 	if (r->timings)
-		timing_say(r->stamp);
+		timings_say(r->stamp);
 	return code;
 }
 
@@ -672,59 +702,18 @@ reap(struct run *r)
 		die_sys(EXIT_FAIL, "writing the list");
 	if (n == -1)
 		die_sys(EXIT_FAIL, "reap: %s", r->pr.cg2_dir);
-	return record_wait(r, JOURNAL_WAIT_MS, "of the reaping") == 0 ?
+	return record_wait(r, RECORD_WAIT_MS, "of the reaping") == 0 ?
 	    EXIT_OK : EXIT_FAIL;
 }
-
-enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
-	OPT_EXPLAIN, OPT_CANARY, OPT_JSON, OPT_REGISTRY, OPT_TIMINGS };
-
-/* Every option, its value and its one help line (--help prints them). */
-static const struct usage_opt options[] = {
-	{ "journal", required_argument, 'j', "FILE",
-	    "append start and end records to the journal FILE" },
-	{ "control", required_argument, 'c', "PATH",
-	    "serve the run on a control socket at PATH" },
-	{ "dry-run", no_argument, 'n', NULL,
-	    "print the plan and each layer's verdict; run nothing" },
-	{ "outlive-caller", no_argument, 'o', NULL,
-	    "do not cancel the run when the parent dies" },
-	{ "reap", no_argument, 'r', NULL,
-	    "read no plan: reap the stale run cgroups" },
-	{ "image-cache", required_argument, OPT_IMGCACHE, "DIR",
-	    "keep sealed images in DIR" },
-	{ "no-image-cache", no_argument, OPT_NO_IMGCACHE, NULL,
-	    "copy the program into a sealed memfd at every launch" },
-	{ "explain-denials", no_argument, OPT_EXPLAIN, NULL,
-	    "name each path the rules denied, after the run (costs a "
-	    "round-trip per path call)" },
-	{ "canary", no_argument, OPT_CANARY, NULL,
-	    "run the built-in probes under the plan's boundary instead of "
-	    "its program; one line each" },
-	{ "timings", no_argument, OPT_TIMINGS, NULL,
-	    "after the run, say where the launch's time went, stage by "
-	    "stage" },
-	{ "json", no_argument, OPT_JSON, NULL,
-	    "with --canary: one JSON object instead of the lines" },
-	{ "registry", required_argument, OPT_REGISTRY, "FILE",
-	    "run only programs whose SHA-256 FILE lists (sha256sum format)" },
-	USAGE_STD_ROWS(OPT_VERSION),
-};
 
 int
 main(int argc, char *argv[])
 {
-	struct option longopts[sizeof(options) / sizeof(options[0])];
-	char shorts[16], e[ESC_SIZE(64)];
 	static struct run r;
-	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
-	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0, canary = 0;
-	int json = 0, seen_j = 0, seen_c = 0, seen_cache = 0, no_cache = 0;
-	int seen_reg = 0;
-	const char *registry = NULL;
+	int dry;
 
 	prog_set("confexec");
-	timing_mark(r.stamp, TM_BEGIN);
+	timings_mark(r.stamp, TM_BEGIN);
 	/* A caller that ignored SIGCHLD would have the kernel reap the
 	 * run's init and the resolver before waitid could say how they
 	 * ended. */
@@ -736,107 +725,17 @@ main(int argc, char *argv[])
 	 * disposition back to its default before execveat. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_sys(EXIT_FAIL, "SIGPIPE");
-	usage_getopt_init(options, longopts, sizeof(options) /
-	    sizeof(options[0]), "+", shorts, sizeof(shorts));
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			usage_once(&seen_j, EXIT_FAIL, "journal", optarg);
-			journal = optarg;
-			break;
-		case 'c':
-			usage_once(&seen_c, EXIT_FAIL, "control", optarg);
-			control = optarg;
-			break;
-		case 'n':
-			dry = 1;
-			break;
-		case OPT_IMGCACHE:
-			usage_once(&seen_cache, EXIT_FAIL, "image-cache",
-			    optarg);
-			imgcache = optarg;
-			break;
-		case OPT_NO_IMGCACHE:
-			no_cache = 1;
-			imgcache = NULL;
-			break;
-		case OPT_EXPLAIN:
-			explain = 1;
-			break;
-		case OPT_CANARY:
-			canary = 1;
-			break;
-		case OPT_JSON:
-			json = 1;
-			break;
-		case OPT_TIMINGS:
-			r.timings = 1;
-			break;
-		case OPT_REGISTRY:
-			usage_once(&seen_reg, EXIT_FAIL, "registry", optarg);
-			registry = optarg;
-			break;
-		case 'o':
-			outlive = 1;
-			break;
-		case 'r':
-			reap_only = 1;
-			break;
-		default:
-			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL,
-			    argv);
-			abort();	/* every option of the table is handled */
-		}
-	}
-	/* Validation: everything else comes from the plan. */
-	if (optind != argc) {
-		esc_name(argv[optind], e, sizeof(e));
-		die_usage_hint(EXIT_FAIL, "unexpected operand: %s (the plan "
-		    "comes on stdin)", e);
-	}
-	if (journal != NULL && journal[0] == '\0')
-		die(EXIT_FAIL, "--journal: empty path");
-	if (control != NULL && control[0] == '\0')
-		die(EXIT_FAIL, "--control: empty path");
-	if (reap_only && (dry || outlive || control != NULL || explain ||
-	    registry != NULL))
-		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
-		    "--outlive-caller, --control, --explain-denials and "
-		    "--registry");
-	if (registry != NULL && dry)
-		die_usage_hint(EXIT_FAIL, "--registry excludes --dry-run (a "
-		    "dry run seals no program)");
-	if (registry != NULL && registry[0] == '\0')
-		die(EXIT_FAIL, "--registry: empty path");
-	admit_want(registry);
-
-	if (seen_cache && no_cache)
-		die_usage_hint(EXIT_FAIL, "--image-cache and --no-image-cache "
-		    "exclude each other");
-	if (json && !canary)
-		die_usage_hint(EXIT_FAIL, "--json goes with --canary");
-	if (canary && (dry || reap_only))
-		die_usage_hint(EXIT_FAIL, "--canary excludes --dry-run and "
-		    "--reap");
-	if (canary)
-		canary_want(json);
-	if (imgcache != NULL && imgcache[0] != '/')
-		die(EXIT_FAIL, "--image-cache: not an absolute path");
-	r.journal = journal;
-	r.imgcache = imgcache;
-	r.control = dry ? NULL : control;
+	dry = options_read(&r, argc, argv);
 	r.imgfd = r.scriptfd = r.stdinfd = r.rulesetfd = r.pidfd =
 	    r.notifyfd = -1;
 	r.netnsfd = -1;
+	r.egressfd = -1;
 	r.tmpfd = -1;
 	r.initfd = -1;
 	r.cgprocs = -1;
 	r.sock[0] = r.sock[1] = -1;
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
-	r.outlive_caller = outlive;
-	r.explain = explain;
-	r.reap_only = reap_only;
-	if (reap_only)
+	if (r.reap_only)
 		return reap(&r);
 	return run(&r, dry);
 }

@@ -10,8 +10,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "clock.h"
 #include "ctl.h"
 #include "err.h"
+#include "events.h"
+#include "layers.h"
+#include "loop.h"
+#include "run.h"
 
 static const char *const state_names[] = {
 	[ST_STARTING] = "starting",
@@ -316,8 +322,8 @@ inspect(struct run *r)
 	json_object_set_new(o, "plan_sha256", json_string(r->plan_hex));
 	json_object_set_new(o, "program", json_string(r->p.program));
 	json_object_set_new(o, "program_sha256", json_string(r->prog_hex));
-	json_object_set_new(o, "layers", ev_layers(r, V_ENFORCE));
-	json_object_set_new(o, "degraded", ev_layers(r, V_DEGRADE));
+	json_object_set_new(o, "layers", events_layers(r, V_ENFORCE));
+	json_object_set_new(o, "degraded", events_layers(r, V_DEGRADE));
 	snprintf(t, sizeof(t), "%llu", (unsigned long long)r->start_real_ns);
 	json_object_set_new(o, "start_time_ns", json_string(t));
 	json_object_set_new(o, "elapsed_ms", json_integer((json_int_t)el));
@@ -325,13 +331,13 @@ inspect(struct run *r)
 	    cg_cpu_usec(&r->cg, &cpu) == 0 ? json_integer((json_int_t)cpu) :
 	    json_null());
 	json_object_set_new(lim, "memory_max",
-	    limit_json(layer_on(r, L_MEMORY), r->p.mem_max));
+	    limit_json(layers_on(r, L_MEMORY), r->p.mem_max));
 	json_object_set_new(lim, "pids_max",
-	    limit_json(layer_on(r, L_PIDS), r->p.pids_max));
+	    limit_json(layers_on(r, L_PIDS), r->p.pids_max));
 	json_object_set_new(lim, "cpu_quota_us",
-	    limit_json(layer_on(r, L_CPU), r->p.cpu_quota_us));
+	    limit_json(layers_on(r, L_CPU), r->p.cpu_quota_us));
 	json_object_set_new(lim, "cpu_period_us",
-	    limit_json(layer_on(r, L_CPU), r->p.cpu_period_us));
+	    limit_json(layers_on(r, L_CPU), r->p.cpu_period_us));
 	json_object_set_new(lim, "timeout_ms",
 	    limit_json(r->p.timeout_ms != 0, r->p.timeout_ms));
 	json_object_set_new(o, "limits", lim);

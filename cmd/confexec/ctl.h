@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "confexec.h"
 #include "ctlreq.h"
 #include "loop.h"
+#include "run.h"
 
 #define CTL_CLIENTS 16
 #define CTL_OUT_MAX (4u << 20)

@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "confexec.h"
+#include "denials.h"
 #include "err.h"
 #include "landlock.h"
 #include "observe.h"
+#include "plan.h"
+#include "run.h"
 
 struct denial {
 	char path[PATH_MAX];

@@ -14,10 +14,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "boundary.h"
+#include "dry.h"
 #include "err.h"
+#include "explain.h"
+#include "hash.h"
 #include "image.h"
 #include "landlock.h"
+#include "layers.h"
+#include "plan.h"
+#include "run.h"
 
 /* The journal as journal_append would open it (O_APPEND, created when
  * missing): an existing file must open for writing, a missing one needs
@@ -105,20 +111,14 @@ dry_checks(struct run *r, char *why, size_t len)
 	return code;
 }
 
-/* Step 6: the plan and the verdicts on stdout; nothing created, nothing
- * journaled.  125 when strict mode would refuse. */
-int
-dry_run(struct run *r)
+/* Each wanted layer, its verdict, and why when not enforced. */
+static json_t *
+layers_json(const struct run *r)
 {
 	const char *vs[] = {"enforce", "degrade", "refuse"};
-	json_t *o, *a, *l;
-	char msg[REFUSAL_LEN];
+	json_t *a = json_array(), *l;
 	size_t i;
-	int refused, code;
 
-	o = json_object();
-	json_object_set_new(o, "plan", plan_to_json(&r->p));
-	a = json_array();
 	for (i = 0; i < L_NLAYERS; i++) {
 		if (!r->layers[i].wanted)
 			continue;
@@ -132,7 +132,22 @@ dry_run(struct run *r)
 			    json_string(r->layers[i].why));
 		json_array_append_new(a, l);
 	}
-	json_object_set_new(o, "layers", a);
+	return a;
+}
+
+/* Step 6: the plan and the verdicts on stdout; nothing created, nothing
+ * journaled.  125 when strict mode would refuse. */
+int
+dry_run(struct run *r)
+{
+	json_t *o;
+	char msg[REFUSAL_LEN];
+	size_t i;
+	int refused, code;
+
+	o = json_object();
+	json_object_set_new(o, "plan", plan_to_json(&r->p));
+	json_object_set_new(o, "layers", layers_json(r));
 	refused = layers_refused(r, msg, sizeof(msg));
 	/* Past the layers, what the run would meet before it creates
 	 * anything (dry.c): the same verdict, the same status. */

@@ -15,10 +15,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "canary.h"
+#include "cgroup.h"
+#include "child.h"
+#include "children.h"
+#include "clock.h"
+#include "denials.h"
+#include "end.h"
 #include "err.h"
+#include "events.h"
+#include "explain.h"
+#include "layers.h"
 #include "loop.h"
+#include "mountview.h"
+#include "record.h"
+#include "run.h"
 #include "scan.h"
+#include "tmp.h"
 #include "uapi.h"
 
 /* How long the end of a run may take: cgroup.kill to "populated 0". */
@@ -225,10 +238,10 @@ journal_end(struct run *r, struct outcome *o)
 	record_collect(r);
 	if (r->jfailed && o->code == EXIT_OK)
 		o->code = EXIT_FAIL;
-	ev = ev_end(r, o);
+	ev = events_end(r, o);
 	loop_report(r, ev, REPORT_END);
 	if (record_events(r, &ev, 1, "end record") == 0 &&
-	    record_wait(r, JOURNAL_WAIT_MS, "of the run's end") == 0 &&
+	    record_wait(r, RECORD_WAIT_MS, "of the run's end") == 0 &&
 	    !r->jfailed)
 		return o->code;
 	return o->code == EXIT_OK ? EXIT_FAIL : o->code;
@@ -255,7 +268,7 @@ say_oom(const struct run *r, const struct outcome *o)
 {
 	if (!o->have_oom || o->oom == 0)
 		return;
-	if (layer_on(r, L_MEMORY))
+	if (layers_on(r, L_MEMORY))
 		warning("the OOM killer killed %llu process%s of the run "
 			"(memory.max %llu)", (unsigned long long)o->oom,
 		    o->oom > 1 ? "es" : "", (unsigned long long)r->p.mem_max);
@@ -442,16 +455,16 @@ end_child_failed(struct run *r, const struct report *rep)
 		    r->mv.failed_path : "", strerror(rep->err));
 	else if (rep->stage == S_FDVERIFY && rep->fd >= 0)
 		snprintf(why, sizeof(why), "child: %s: fd %d is still open",
-		    stage_name[rep->stage], rep->fd);
+		    child_stage_name[rep->stage], rep->fd);
 	else if (rep->stage == S_FDVERIFY && rep->err == EACCES)
 		snprintf(why, sizeof(why), "child: %s: /proc/self/fd: %s "
 		    "(a Landlock domain above confexec refuses /proc, as a "
 		    "confexec payload's does unless its plan grants it: a "
 		    "nested confexec needs the outer plan to grant --ro "
-		    "/proc)", stage_name[rep->stage], strerror(rep->err));
+		    "/proc)", child_stage_name[rep->stage], strerror(rep->err));
 	else
 		snprintf(why, sizeof(why), "child: %s: %s",
-		    stage_name[rep->stage], strerror(rep->err));
+		    child_stage_name[rep->stage], strerror(rep->err));
 	warning("%s", why);
 	o.code = EXIT_FAIL;
 	/* An interpreter the host has but no rule names is not in the
@@ -467,6 +480,29 @@ end_child_failed(struct run *r, const struct report *rep)
 	return journal_end(r, &o);
 }
 
+/* An early end's records: the start record (unless written) and the
+ * end record, waited for. */
+static void
+journal_early(struct run *r, const struct outcome *o)
+{
+	json_t *ev[2];
+	size_t n = 0;
+
+	if (!r->started)
+		ev[n++] = events_start_refused(r);
+	ev[n++] = events_end(r, o);
+	loop_report(r, ev[0], n == 2 ? REPORT_START : REPORT_END);
+	if (n == 2)
+		loop_report(r, ev[1], REPORT_END);
+	if (!record_given_up())
+		(void)record_events(r, ev, n, n == 2 ?
+		    "start and end records" : "end record");
+	else
+		while (n > 0)
+			json_decref(ev[--n]);
+	(void)record_wait(r, RECORD_WAIT_MS, "of the run's end");
+}
+
 /* A run that ends before execveat, after the plan decoded: the cgroup
  * removed, one line on stderr, a start/end pair in the journal (unless
  * the start is already there), exit code. */
@@ -474,8 +510,6 @@ _Noreturn void
 end_early(struct run *r, int code, const char *msg)
 {
 	struct outcome o;
-	json_t *ev[2];
-	size_t n = 0;
 
 	memset(&o, 0, sizeof(o));
 	if (r->initfd >= 0) {
@@ -491,21 +525,8 @@ end_early(struct run *r, int code, const char *msg)
 	}
 	o.code = code;
 	o.refused = msg;
-	if (record_wanted(r) && !r->jnone) {
-		if (!r->started)
-			ev[n++] = ev_start_refused(r);
-		ev[n++] = ev_end(r, &o);
-		loop_report(r, ev[0], n == 2 ? REPORT_START : REPORT_END);
-		if (n == 2)
-			loop_report(r, ev[1], REPORT_END);
-		if (!record_given_up())
-			(void)record_events(r, ev, n, n == 2 ?
-			    "start and end records" : "end record");
-		else
-			while (n > 0)
-				json_decref(ev[--n]);
-		(void)record_wait(r, JOURNAL_WAIT_MS, "of the run's end");
-	}
+	if (record_wanted(r) && !r->jnone)
+		journal_early(r, &o);
 	/* The control socket (if made) serves its last answers and goes. */
 	r->state = ST_ENDED;
 	loop_close(r);

@@ -7,13 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "confexec.h"
+#include "cgroup.h"
+#include "clock.h"
+#include "denials.h"
 #include "err.h"
 #include "esc.h"
+#include "events.h"
 #include "journal.h"
+#include "plan.h"
+#include "run.h"
 
 json_t *
-ev_u64(uint64_t v)
+events_u64(uint64_t v)
 {
 	char buf[32];
 
@@ -22,7 +27,7 @@ ev_u64(uint64_t v)
 }
 
 json_t *
-ev_layers(const struct run *r, enum verdict v)
+events_layers(const struct run *r, enum verdict v)
 {
 	json_t *a = json_array();
 	size_t i;
@@ -37,7 +42,7 @@ ev_layers(const struct run *r, enum verdict v)
 /* A string that may not be UTF-8 (a path, an argument): itself, or
  * {"escaped": ...} in common/esc's lossless \xNN form. */
 json_t *
-ev_str(const char *s)
+events_str(const char *s)
 {
 	json_t *j = json_string(s), *e;
 	size_t n;
@@ -82,12 +87,12 @@ start_payload(json_t *o, const struct run *r)
 	const char *rp;
 
 	for (i = 0; i < r->p.argc && afford(&left, r->p.argv[i]); i++)
-		json_array_append_new(a, ev_str(r->p.argv[i]));
+		json_array_append_new(a, events_str(r->p.argv[i]));
 	json_object_set_new(o, "argv", a);
 	if (i < r->p.argc)
 		json_object_set_new(o, "argv_omitted",
 		    json_integer((json_int_t)(r->p.argc - i)));
-	json_object_set_new(o, "cwd", r->cwd[0] ? ev_str(r->cwd) :
+	json_object_set_new(o, "cwd", r->cwd[0] ? events_str(r->cwd) :
 	    json_null());
 	for (i = 0; i < r->p.nfs; i++) {
 		rp = r->real ? r->real[i] : NULL;
@@ -95,8 +100,8 @@ start_payload(json_t *o, const struct run *r)
 			break;
 		json_array_append_new(rules, json_pack("{s:s,s:o,s:o}",
 		    "intent", plan_intent_name(r->p.fs[i].intent),
-		    "path", ev_str(r->p.fs[i].path),
-		    "resolved", rp ? ev_str(rp) : json_null()));
+		    "path", events_str(r->p.fs[i].path),
+		    "resolved", rp ? events_str(rp) : json_null()));
 	}
 	json_object_set_new(o, "rules", rules);
 	if (i < r->p.nfs)
@@ -116,7 +121,7 @@ start_payload(json_t *o, const struct run *r)
 /* "start": the plan, the program, the credentials, the mode; "layers"
  * lists only what was applied, "degraded" and "refused" what was not. */
 json_t *
-ev_start(const struct run *r)
+events_start(const struct run *r)
 {
 	json_t *o = json_object(), *w;
 	size_t i;
@@ -132,13 +137,13 @@ ev_start(const struct run *r)
 	json_object_set_new(o, "registry", r->ev_registry != NULL ?
 	    json_incref(r->ev_registry) : json_null());
 	start_payload(o, r);
-	json_object_set_new(o, "uid", ev_u64(r->final_uid));
-	json_object_set_new(o, "gid", ev_u64(r->final_gid));
+	json_object_set_new(o, "uid", events_u64(r->final_uid));
+	json_object_set_new(o, "gid", events_u64(r->final_gid));
 	json_object_set_new(o, "mode", json_string(r->p.mode == PLAN_DEGRADE ?
 		"degrade" : "strict"));
-	json_object_set_new(o, "layers", ev_layers(r, V_ENFORCE));
-	json_object_set_new(o, "degraded", ev_layers(r, V_DEGRADE));
-	json_object_set_new(o, "refused", ev_layers(r, V_REFUSE));
+	json_object_set_new(o, "layers", events_layers(r, V_ENFORCE));
+	json_object_set_new(o, "degraded", events_layers(r, V_DEGRADE));
+	json_object_set_new(o, "refused", events_layers(r, V_REFUSE));
 	w = json_array();
 	for (i = 0; i < r->nwarnings; i++)
 		json_array_append_new(w, json_string(r->warnings[i]));
@@ -147,7 +152,7 @@ ev_start(const struct run *r)
 	    json_incref(r->ev_privileged) : json_null());
 	json_object_set_new(o, "cgroup",
 	    r->have_cg ? json_string(r->cg.path) : json_null());
-	json_object_set_new(o, "time_ns", ev_u64(now_ns(CLOCK_REALTIME)));
+	json_object_set_new(o, "time_ns", events_u64(now_ns(CLOCK_REALTIME)));
 	return o;
 }
 
@@ -155,9 +160,9 @@ ev_start(const struct run *r)
  * applied, so "layers" is empty ("degraded" and "refused" still give
  * the verdicts that refused it). */
 json_t *
-ev_start_refused(const struct run *r)
+events_start_refused(const struct run *r)
 {
-	json_t *o = ev_start(r);
+	json_t *o = events_start(r);
 
 	json_object_set_new(o, "layers", json_array());
 	return o;
@@ -185,18 +190,18 @@ denials_json(const struct run *r)
 	    &count) == 0; i++) {
 		snprintf(cut, sizeof(cut), "%s", path);
 		e = json_object();
-		json_object_set_new(e, "path", ev_str(cut));
+		json_object_set_new(e, "path", events_str(cut));
 		if (strlen(path) > DENIAL_SHOWN)
 			json_object_set_new(e, "cut", json_true());
 		json_object_set_new(e, "access", json_string(access));
-		json_object_set_new(e, "grant", ev_str(grant));
-		json_object_set_new(e, "calls", ev_u64(count));
+		json_object_set_new(e, "grant", events_str(grant));
+		json_object_set_new(e, "calls", events_u64(count));
 		json_array_append_new(a, e);
 	}
 	o = json_object();
 	json_object_set_new(o, "listed", a);
-	json_object_set_new(o, "calls", ev_u64(calls));
-	json_object_set_new(o, "unlisted", ev_u64(unlisted));
+	json_object_set_new(o, "calls", events_u64(calls));
+	json_object_set_new(o, "unlisted", events_u64(unlisted));
 	return o;
 }
 /* Escaped, a byte of a path or a grant costs at most 6 in the record
@@ -209,7 +214,7 @@ _Static_assert(DENIALS_LISTED * (6 * (2 * DENIAL_SHOWN + 64) + 128) <
  * the payload ran or not; "refused" only when the run ended before
  * execveat (the reason). */
 json_t *
-ev_end(const struct run *r, const struct outcome *o)
+events_end(const struct run *r, const struct outcome *o)
 {
 	json_t *ev = json_object();
 	int exited = o->have_status && o->si.si_code == CLD_EXITED;
@@ -226,8 +231,8 @@ ev_end(const struct run *r, const struct outcome *o)
 	json_object_set_new(ev, "timeout", json_boolean(r->timed_out));
 	json_object_set_new(ev, "cancel",
 	    r->cancel[0] ? json_string(r->cancel) : json_null());
-	json_object_set_new(ev, "wall_ns", ev_u64(o->wall_ns));
-	json_object_set_new(ev, "cpu_usec", ev_u64(o->cpu_usec));
+	json_object_set_new(ev, "wall_ns", events_u64(o->wall_ns));
+	json_object_set_new(ev, "cpu_usec", events_u64(o->cpu_usec));
 	json_object_set_new(ev, "residue",
 	    o->residue ? json_string(r->cg.path) : json_null());
 	json_object_set_new(ev, "tmp_residue",
@@ -237,14 +242,14 @@ ev_end(const struct run *r, const struct outcome *o)
 	json_object_set_new(ev, "denials", denials_json(r));
 	if (o->refused != NULL)
 		json_object_set_new(ev, "refused", json_string(o->refused));
-	json_object_set_new(ev, "time_ns", ev_u64(now_ns(CLOCK_REALTIME)));
+	json_object_set_new(ev, "time_ns", events_u64(now_ns(CLOCK_REALTIME)));
 	return ev;
 }
 
 /* "reaped": a stale run cgroup (its supervisor gone) that this confexec
  * found, emptied and removed (or could not). */
 json_t *
-ev_reaped(const struct cg_reaped *rp)
+events_reaped(const struct cg_reaped *rp)
 {
 	json_t *o = json_object();
 
@@ -252,6 +257,6 @@ ev_reaped(const struct cg_reaped *rp)
 	json_object_set_new(o, "residue", json_string(rp->path));
 	json_object_set_new(o, "populated", json_boolean(rp->populated));
 	json_object_set_new(o, "removed", json_boolean(rp->removed));
-	json_object_set_new(o, "time_ns", ev_u64(now_ns(CLOCK_REALTIME)));
+	json_object_set_new(o, "time_ns", events_u64(now_ns(CLOCK_REALTIME)));
 	return o;
 }

@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "confexec.h"
 #include "elfinterp.h"
+#include "explain.h"
 #include "landlock.h"
+#include "plan.h"
+#include "run.h"
 
 void
 explain_interp(struct run *r)

@@ -12,8 +12,13 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "events.h"
 #include "handoff.h"
 #include "handoffs.h"
+#include "loop.h"
+#include "record.h"
+#include "run.h"
+#include "say.h"
 
 #define TICK_MS 10		/* while a young one waits */
 #define SLOW_MS 200		/* while only old ones (> 1 s) wait: a
@@ -93,13 +98,13 @@ event(const struct handoff_peer *pe, pid_t tid)
 	json_object_set_new(ev, "event", json_string("handoff"));
 	json_object_set_new(ev, "plan", json_string(r->plan_hex));
 	json_object_set_new(ev, "daemon", json_string(pe->daemon));
-	json_object_set_new(ev, "socket", ev_str(sock));
-	json_object_set_new(ev, "address", ev_str(pe->address));
+	json_object_set_new(ev, "socket", events_str(sock));
+	json_object_set_new(ev, "address", events_str(pe->address));
 	json_object_set_new(ev, "type", json_string(type_name(pe->type)));
 	json_object_set_new(ev, "pid", json_integer(pe->pid));
 	json_object_set_new(ev, "uid", json_integer(pe->uid));
 	json_object_set_new(ev, "gid", json_integer(pe->gid));
-	json_object_set_new(ev, "exe", exe[0] ? ev_str(exe) :
+	json_object_set_new(ev, "exe", exe[0] ? events_str(exe) :
 	    json_null());
 	if (strlen(pe->exe) > HANDOFF_EXE_SHOWN)
 		json_object_set_new(ev, "exe_cut", json_true());

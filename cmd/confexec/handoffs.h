@@ -23,8 +23,8 @@
 #ifndef CONFEXEC_HANDOFFS_H
 #define CONFEXEC_HANDOFFS_H
 
-#include "confexec.h"
 #include "loop.h"
+#include "run.h"
 
 #define HANDOFF_PENDING 64	/* duplicates held at once */
 #define HANDOFF_EVENTS_LOGGED 256

@@ -13,9 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "confexec.h"
 #include "err.h"
 #include "handoff.h"
+#include "layers.h"
+#include "plan.h"
+#include "probe.h"
+#include "run.h"
 
 /* Hard layers are never dropped: without them there is no boundary (or
  * no way to end the run's tree).  Soft ones may be, in degrade mode, with
@@ -63,7 +66,7 @@ layers_init(struct run *r)
 
 /* 1 when layer i is requested and enforced. */
 int
-layer_on(const struct run *r, int i)
+layers_on(const struct run *r, int i)
 {
 	return r->layers[i].wanted && r->layers[i].v == V_ENFORCE;
 }
@@ -212,7 +215,7 @@ judge_cgroup(struct run *r)
 {
 	struct layer *l = &r->layers[L_INTO];
 
-	if (layer_on(r, L_CGROUP) && l->v == V_ENFORCE && !r->pr.clone3)
+	if (layers_on(r, L_CGROUP) && l->v == V_ENFORCE && !r->pr.clone3)
 		l->name = "cgroup-join-before-exec";
 }
 
@@ -247,7 +250,7 @@ judge_cgroup_owner(struct run *r)
 	struct stat st;
 	size_t i;
 
-	if (!layer_on(r, L_CGROUP))
+	if (!layers_on(r, L_CGROUP))
 		return;
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s%s", r->pr.cg2_dir, what[i]);
@@ -276,7 +279,7 @@ judge_cgroup_owner(struct run *r)
 int
 layers_handoff(const struct run *r)
 {
-	return (r->p.sock & PLAN_SOCK_UNIX) != 0 && layer_on(r, L_LISTENER);
+	return (r->p.sock & PLAN_SOCK_UNIX) != 0 && layers_on(r, L_LISTENER);
 }
 
 /* Trust handoff (seeds/003): Landlock up to ABI 7 cannot stop connect()

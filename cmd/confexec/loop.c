@@ -9,6 +9,7 @@
 
 #include "err.h"
 #include "loop.h"
+#include "run.h"
 
 /* The sources, one per file, in dispatch order when several are ready at
  * once: the payload's exit first (a run that ended on its own is not a

@@ -38,10 +38,10 @@
  *   a journal event, from handle or extra: when record_wanted(r) and
  *     r->started, build one json object, "event" its type, and give
  *     it to record_events(r, &ev, 1, "NAME record")
- *     (confexec.h: consumed; queued to the journal and the run's log in
+ *     (record.h: consumed; queued to the journal and the run's log in
  *     order, never blocking the loop).  Bound how many a run journals
  *     (then count the rest): the run's log is sized from each source's
- *     share (LOG_*_SHARE in confexec.h, asserted in the source's file
+ *     share (LOG_*_SHARE in run.h, asserted in the source's file
  *     and summed in record.c); a new kind of event takes a share.
  *   an end-record field: in report, for REPORT_END, set the key (the
  *     same key and shape in every run, null when it does not apply).
@@ -57,7 +57,7 @@
 #ifndef CONFEXEC_LOOP_H
 #define CONFEXEC_LOOP_H
 
-#include "confexec.h"
+#include "run.h"
 
 enum src_ret { SRC_CONTINUE, SRC_END };
 enum report_what { REPORT_START, REPORT_END, REPORT_INSPECT };

@@ -31,10 +31,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "canary.h"
+#include "clock.h"
 #include "err.h"
 #include "esc.h"
+#include "events.h"
+#include "layers.h"
+#include "plan.h"
 #include "privfile.h"
+#include "privileged.h"
+#include "run.h"
+#include "uapi.h"
 #include "walk.h"
 
 #define PV_LISTED 32		/* files listed in the start record */
@@ -481,7 +488,7 @@ privileged_check(struct run *r, char *err, size_t len)
 			continue;
 		/* The run's own procfs replaces the host's /proc. */
 		if (plan_path_within(p->fs[i].path, "/proc") &&
-		    layer_on(r, L_MOUNTNS))
+		    layers_on(r, L_MOUNTNS))
 			continue;
 		if (covered(p, i))
 			continue;
@@ -563,8 +570,8 @@ privileged_json(void)
 
 		snprintf(m, sizeof(m), "%04o", h->mode);
 		o = json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:s}", "path", h->path,
-		    "rule", h->rule, "mode", m, "uid", ev_u64(h->uid), "gid",
-		    ev_u64(h->gid), "links", (json_int_t)h->nlink, "action",
+		    "rule", h->rule, "mode", m, "uid", events_u64(h->uid), "gid",
+		    events_u64(h->gid), "links", (json_int_t)h->nlink, "action",
 		    pv_action_name[h->action]);
 		if (o != NULL && h->cap[0] != '\0')
 			json_object_set_new(o, "capability",
@@ -575,5 +582,5 @@ privileged_json(void)
 	return json_pack("{s:I,s:I,s:I,s:o,s:I,s:o}", "found",
 	    (json_int_t)pv.nhit, "stripped", (json_int_t)pv.stripped,
 	    "refused", (json_int_t)pv.refused, "files", a, "omitted",
-	    (json_int_t)(pv.nhit - n), "errors", ev_u64(pv.errors));
+	    (json_int_t)(pv.nhit - n), "errors", events_u64(pv.errors));
 }

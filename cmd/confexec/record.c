@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* record: the run's records, to the journal and the run's log
- * (confexec.h); the journal's writer (--journal; confexec(1), JOURNAL).
+ * (record.h); the journal's writer (--journal; confexec(1), JOURNAL).
  *
  * The journal is shared with other runs and with journalchain, so an
  * append takes its lock (flock LOCK_EX), and it is durable only once
@@ -14,7 +14,7 @@
  * (--control) in the order written, so the log holds exactly the
  * journal's bytes.
  *
- * Waits, all bounded by JOURNAL_WAIT_MS: the start record before the
+ * Waits, all bounded by RECORD_WAIT_MS: the start record before the
  * payload runs (not written by then: the run is refused), and every
  * record at the end of the run (not written by then: said in one line
  * naming the journal and what was lost, and the run's exit fails).
@@ -41,11 +41,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "confexec.h"
+#include "clock.h"
 #include "err.h"
 #include "journal.h"
+#include "record.h"
+#include "run.h"
 
-/* Bytes queued at most: what the run's log may hold (confexec.h). */
+/* Bytes queued at most: what the run's log may hold (run.h). */
 #define JW_QUEUE_MAX (LOG_MAX + JOURNAL_RECORD_MAX)
 
 static void log_add(struct run *r, const char *buf, size_t len);
@@ -173,30 +175,17 @@ take(void)
 	return batch;
 }
 
-/* Write the batch under the lock held on fd (-1: not taken, err says
- * why), each item's lines apart; then, under mu, done. */
+/* The append's outcome to each item of the batch, and its lines of out
+ * (the bytes written, one line per event, in order) to those that keep
+ * them (the run's log). */
 static void
-write_batch(int fd, struct jitem *batch, const char *lockerr)
+share_out(struct jitem *batch, int rc, const char *err, const char *out,
+    size_t outlen)
 {
-	const char *ev[2 * 256];
-	size_t lens[2 * 256], n = 0, k, off = 0, outlen = 0;
-	char err[256], *out = NULL, *nl;
 	struct jitem *it;
-	uint64_t one = 1;
-	int rc;
+	size_t k, n, off = 0;
+	const char *nl;
 
-	for (it = batch; it != NULL; it = it->next)
-		for (k = 0; k < it->n; k++) {
-			ev[n] = it->ev[k];
-			lens[n++] = it->len[k];
-		}
-	if (fd == -1) {
-		snprintf(err, sizeof(err), "%s", lockerr);
-		rc = -1;
-	} else
-		rc = journal_append_locked(fd, jw.path, ev, lens, n, &out,
-		    &outlen, err, sizeof(err));
-	/* Each item's lines, in order: one line per event. */
 	for (it = batch; it != NULL; it = it->next) {
 		it->rc = rc;
 		if (rc == -1) {
@@ -219,6 +208,32 @@ write_batch(int fd, struct jitem *batch, const char *lockerr)
 		}
 		off = k;
 	}
+}
+
+/* Write the batch under the lock held on fd (-1: not taken, err says
+ * why), each item's lines apart; then, under mu, done. */
+static void
+write_batch(int fd, struct jitem *batch, const char *lockerr)
+{
+	const char *ev[2 * 256];
+	size_t lens[2 * 256], n = 0, k, outlen = 0;
+	char err[256], *out = NULL;
+	struct jitem *it;
+	uint64_t one = 1;
+	int rc;
+
+	for (it = batch; it != NULL; it = it->next)
+		for (k = 0; k < it->n; k++) {
+			ev[n] = it->ev[k];
+			lens[n++] = it->len[k];
+		}
+	if (fd == -1) {
+		snprintf(err, sizeof(err), "%s", lockerr);
+		rc = -1;
+	} else
+		rc = journal_append_locked(fd, jw.path, ev, lens, n, &out,
+		    &outlen, err, sizeof(err));
+	share_out(batch, rc, err, out, outlen);
 	free(out);
 	pthread_mutex_lock(&jw.mu);
 	while (batch != NULL) {
@@ -417,6 +432,28 @@ submit(struct run *r, char **ev, const size_t *lens, size_t n,
 	return 0;
 }
 
+/* Under mu: nothing more is written, what waits is lost.  A batch is
+ * only taken under the lock, and its write is not stopped half-way (a
+ * torn record): waited for. */
+static void
+abandon(void)
+{
+	struct jitem *it;
+
+	jw.abandoned = 1;
+	pthread_cond_signal(&jw.work);
+	while (jw.writing)
+		pthread_cond_wait(&jw.done, &jw.mu);
+	while (jw.q != NULL) {
+		it = jw.q;
+		jw.q = it->next;
+		it->rc = -2;
+		jw.qbytes -= it->bytes;
+		done_add(it);
+	}
+	jw.qtail = &jw.q;
+}
+
 /* The records written or failed so far, in order: kept ones to the
  * run's log, failures said.  Lost ones (given up) are counted into
  * *lost, the first and last named. */
@@ -470,7 +507,6 @@ record_wait(struct run *r, unsigned ms, const char *when)
 {
 	struct timespec ts;
 	uint64_t end;
-	struct jitem *it;
 	size_t lost = 0;
 	const char *first = NULL, *last = NULL;
 	int rc, gaveup = 0;
@@ -490,23 +526,8 @@ record_wait(struct run *r, unsigned ms, const char *when)
 		ts.tv_nsec = (long)(end % 1000u) * 1000000L;
 		pthread_cond_timedwait(&jw.done, &jw.mu, &ts);
 	}
-	if (gaveup || jw.abandoned) {
-		/* Nothing more is written: what waits is lost.  A batch is
-		 * only taken under the lock, and its write is not stopped
-		 * half-way (a torn record): waited for. */
-		jw.abandoned = 1;
-		pthread_cond_signal(&jw.work);
-		while (jw.writing)
-			pthread_cond_wait(&jw.done, &jw.mu);
-		while (jw.q != NULL) {
-			it = jw.q;
-			jw.q = it->next;
-			it->rc = -2;
-			jw.qbytes -= it->bytes;
-			done_add(it);
-		}
-		jw.qtail = &jw.q;
-	}
+	if (gaveup || jw.abandoned)
+		abandon();
 	pthread_mutex_unlock(&jw.mu);
 	rc = collect(r, &lost, &first, &last);
 	if (lost == 1)
@@ -553,7 +574,7 @@ record_wanted(const struct run *r)
 }
 
 /* The records' bytes kept in the run's log (--control), and followers
- * told.  The log was sized for them (confexec.h, LOG_MAX; admitted in
+ * told.  The log was sized for them (run.h, LOG_MAX; admitted in
  * record_events). */
 static void
 log_add(struct run *r, const char *buf, size_t len)

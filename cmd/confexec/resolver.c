@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* confexec's egress broker: names resolved by a helper process
- * (broker.h).  getaddrinfo(3) blocks, the loop may not: the first name
+/* resolver: names resolved by a helper process for the egress broker
+ * (resolver.h).  getaddrinfo(3) blocks, the loop may not: the first name
  * of a run forks a resolver, which answers one request at a time over a
  * SOCK_SEQPACKET pair.  It dies with confexec (PR_SET_PDEATHSIG), and
  * as root it runs as nobody (65534) with no_new_privs: it only reads
@@ -25,8 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "broker.h"
-#include "err.h"
+#include "loop.h"
+#include "plan.h"
+#include "resolver.h"
 
 struct res_req {
 	uint32_t slot, gen;
@@ -42,7 +43,7 @@ struct res_rep {
 	uint32_t slot, gen;
 	int32_t gai;
 	uint32_t n;
-	struct res_addr a[BROKER_NADDR];
+	struct res_addr a[RESOLVER_NADDR];
 };
 
 #define NOBODY 65534
@@ -80,7 +81,7 @@ serve(int fd, int drop)
 		a.gen = q.gen;
 		a.gai = getaddrinfo(q.name, NULL, &hints, &res);
 		for (ai = a.gai == 0 ? res : NULL;
-		     ai != NULL && a.n < BROKER_NADDR; ai = ai->ai_next) {
+		     ai != NULL && a.n < RESOLVER_NADDR; ai = ai->ai_next) {
 			if (ai->ai_family == AF_INET) {
 				a.a[a.n].family = AF_INET;
 				memcpy(a.a[a.n++].addr, &((struct sockaddr_in *)
@@ -99,7 +100,7 @@ serve(int fd, int drop)
 }
 
 static int
-start(struct broker *b)
+start(struct resolver *rs)
 {
 	int sv[2];
 	pid_t pid;
@@ -116,106 +117,89 @@ start(struct broker *b)
 		/* Only its end of the pair: 3. */
 		if (dup2(sv[1], 3) == -1 ||
 		    syscall(SYS_close_range, 4, ~0U, 0) == -1 ||
-		    sigprocmask(SIG_SETMASK, &b->r->oldmask, NULL) == -1)
+		    sigprocmask(SIG_SETMASK, rs->mask, NULL) == -1)
 			_exit(1);
-		serve(3, getuid() == 0 && !b->r->userns);
+		serve(3, rs->drop);
 	}
 	close(sv[1]);
-	if (loop_watch(b->s, sv[0], TAG_RESOLVER, EPOLLIN) == -1) {
+	if (loop_watch(rs->s, sv[0], rs->tag, EPOLLIN) == -1) {
 		close(sv[0]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;
 	}
-	b->resfd = sv[0];
-	b->respid = pid;
+	rs->fd = sv[0];
+	rs->pid = pid;
 	return 0;
 }
 
 int
-resolver_ask(struct broker *b, size_t i)
+resolver_ask(struct resolver *rs, uint32_t slot, uint32_t gen,
+    const char *name)
 {
-	const struct conn *c = b->conn[i];
 	struct res_req q;
+	size_t len = strlen(name);
 
-	if (b->resfd == -1 && start(b) == -1)
+	if (len >= sizeof(q.name) || (rs->fd == -1 && start(rs) == -1))
 		return -1;
 	memset(&q, 0, sizeof(q));
-	q.slot = (uint32_t)i;
-	q.gen = c->gen;
-	memcpy(q.name, c->rq.host, strlen(c->rq.host) + 1);
-	if (send(b->resfd, &q, sizeof(q), MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	q.slot = slot;
+	q.gen = gen;
+	memcpy(q.name, name, len + 1);
+	if (send(rs->fd, &q, sizeof(q), MSG_NOSIGNAL | MSG_DONTWAIT) !=
 	    (ssize_t)sizeof(q))
 		return -1;
 	return 0;
 }
 
-/* The resolver ended: every name it owed fails. */
-static void
-lost(struct broker *b)
+int
+resolver_read(struct resolver *rs)
 {
-	size_t i;
-
-	resolver_stop(b);
-	for (i = 0; i < BROKER_MAXCONN; i++)
-		if (b->conn[i] != NULL && b->conn[i]->st == C_RESOLVE)
-			broker_resolved(b, i, RES_LOST, NULL, 0);
-}
-
-void
-resolver_read(struct broker *b)
-{
-	struct sockaddr_storage ss[BROKER_NADDR];
+	struct sockaddr_storage ss[RESOLVER_NADDR];
 	struct res_rep a;
-	struct conn *c;
 	ssize_t n;
 	uint32_t k;
 
 	for (;;) {
-		n = recv(b->resfd, &a, sizeof(a), MSG_DONTWAIT);
+		n = recv(rs->fd, &a, sizeof(a), MSG_DONTWAIT);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN)
-			return;
-		if (n != (ssize_t)sizeof(a) || a.n > BROKER_NADDR) {
-			lost(b);
-			return;
+			return 0;
+		if (n != (ssize_t)sizeof(a) || a.n > RESOLVER_NADDR) {
+			resolver_stop(rs);
+			return -1;
 		}
-		if (a.slot >= BROKER_MAXCONN || (c = b->conn[a.slot]) ==
-		    NULL || c->gen != a.gen)
-			continue;	/* that connection is gone */
 		memset(ss, 0, sizeof(ss));
 		for (k = 0; k < a.n; k++) {
 			if (a.a[k].family == AF_INET) {
 				struct sockaddr_in *s4 = (void *)&ss[k];
 
 				s4->sin_family = AF_INET;
-				s4->sin_port = htons(c->rq.port);
 				memcpy(&s4->sin_addr, a.a[k].addr, 4);
 			} else {
 				struct sockaddr_in6 *s6 = (void *)&ss[k];
 
 				s6->sin6_family = AF_INET6;
-				s6->sin6_port = htons(c->rq.port);
 				memcpy(&s6->sin6_addr, a.a[k].addr, 16);
 			}
 		}
-		broker_resolved(b, a.slot, a.gai, ss, a.n);
+		rs->answer(rs->ctx, a.slot, a.gen, a.gai, ss, a.n);
 	}
 }
 
 void
-resolver_stop(struct broker *b)
+resolver_stop(struct resolver *rs)
 {
-	if (b->resfd != -1) {
-		loop_unwatch(b->resfd);
-		close(b->resfd);
-		b->resfd = -1;
+	if (rs->fd != -1) {
+		loop_unwatch(rs->fd);
+		close(rs->fd);
+		rs->fd = -1;
 	}
-	if (b->respid > 0) {
-		kill(b->respid, SIGKILL);
-		while (waitpid(b->respid, NULL, 0) == -1 && errno == EINTR)
+	if (rs->pid > 0) {
+		kill(rs->pid, SIGKILL);
+		while (waitpid(rs->pid, NULL, 0) == -1 && errno == EINTR)
 			;
-		b->respid = 0;
+		rs->pid = 0;
 	}
 }

@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "confexec.h"
 #include "err.h"
 #include "esc.h"
+#include "say.h"
 
 static struct {
 	int opened;

@@ -5,7 +5,9 @@
  * judged, printed and journaled as the canary record, before the end
  * record, whose "canary" key says how they came out (null without a
  * verdict).  Unused without --canary. */
+#include "canary.h"
 #include "loop.h"
+#include "run.h"
 
 static int
 open_canary(struct source *s, struct run *r)

@@ -32,9 +32,16 @@
 
 #include <linux/nsfs.h>
 
+#include "boundary.h"
+#include "clock.h"
 #include "ctl.h"
 #include "err.h"
+#include "events.h"
+#include "layers.h"
 #include "loop.h"
+#include "plan.h"
+#include "record.h"
+#include "run.h"
 #include "uapi.h"
 
 static struct ctl ctl = {.dirfd = -1, .fd = -1};
@@ -169,14 +176,47 @@ remove_socket(void)
 	ctl.made = 0;
 }
 
+/* The socket made and bound, mode 0600 (umask), removed at exit: 0, or
+ * -1 (s->why when said). */
 static int
-open_control(struct source *s, struct run *r)
+bind_socket(struct source *s, struct run *r)
 {
 	static int registered;
 	struct sockaddr_un sa;
 	struct stat st;
 	mode_t old;
 	int rc;
+
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (s->fd == -1)
+		return -1;
+	ctl.fd = s->fd;
+	old = umask(0177);
+	rc = bind(s->fd, (struct sockaddr *)&sa, addr(&sa));
+	umask(old);
+	if (rc == -1)
+		return fail(s, errno, "%s: bind: %s", r->control,
+		    strerror(errno));
+	if (fstatat(ctl.dirfd, ctl.base, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -1;
+	ctl.made = 1;
+	ctl.pid = getpid();
+	ctl.dev = st.st_dev;
+	ctl.ino = st.st_ino;
+	if (!registered && atexit(remove_socket) == 0)
+		registered = 1;
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != 0600)
+		return fail(s, EPERM, "%s: made with mode %lo, not 0600",
+		    r->control, (unsigned long)(st.st_mode & 07777));
+	return 0;
+}
+
+static int
+open_control(struct source *s, struct run *r)
+{
+	struct sockaddr_un sa;
 
 	if (r->control == NULL)
 		return 0;
@@ -201,29 +241,8 @@ open_control(struct source *s, struct run *r)
 	if (open_dir(s, r->control) == -1 ||
 	    payload_writes_dir(s, r) == -1 || stale(s, r->control) == -1)
 		return -1;
-	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0);
-	if (s->fd == -1)
+	if (bind_socket(s, r) == -1)
 		return -1;
-	ctl.fd = s->fd;
-	old = umask(0177);
-	rc = bind(s->fd, (struct sockaddr *)&sa, addr(&sa));
-	umask(old);
-	if (rc == -1)
-		return fail(s, errno, "%s: bind: %s", r->control,
-		    strerror(errno));
-	if (fstatat(ctl.dirfd, ctl.base, &st, AT_SYMLINK_NOFOLLOW) == -1)
-		return -1;
-	ctl.made = 1;
-	ctl.pid = getpid();
-	ctl.dev = st.st_dev;
-	ctl.ino = st.st_ino;
-	if (!registered && atexit(remove_socket) == 0)
-		registered = 1;
-	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 07777) != 0600)
-		return fail(s, EPERM, "%s: made with mode %lo, not 0600",
-		    r->control, (unsigned long)(st.st_mode & 07777));
 	if (listen(s->fd, CTL_CLIENTS) == -1)
 		return -1;
 	s->watch = &s->fd;
@@ -245,7 +264,7 @@ running_control(struct source *s, struct run *r)
 		return;
 	/* Without a pid namespace of its own the run's processes cannot be
 	 * told from the host's: fail closed. */
-	if (!layer_on(r, L_PIDNS)) {
+	if (!layers_on(r, L_PIDNS)) {
 		warning("control: the run has no pid namespace of its own; "
 			"every peer will be refused");
 		ctl.have_pidns = -1;
@@ -344,10 +363,10 @@ refused_event(uid_t uid, pid_t pid, const char *why)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "event", json_string("control_refused"));
-	json_object_set_new(o, "uid", ev_u64(uid));
-	json_object_set_new(o, "pid", ev_u64((uint64_t)pid));
+	json_object_set_new(o, "uid", events_u64(uid));
+	json_object_set_new(o, "pid", events_u64((uint64_t)pid));
 	json_object_set_new(o, "reason", json_string(why));
-	json_object_set_new(o, "time_ns", ev_u64(now_ns(CLOCK_REALTIME)));
+	json_object_set_new(o, "time_ns", events_u64(now_ns(CLOCK_REALTIME)));
 	return o;
 }
 

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: ISC */
 /* source: the egress broker (plan egress; confexec(1), EGRESS).
  *
- * Made before the clone, for a plan with egress only: a network
- * namespace of the run's own (netns_child in child.c) where loopback is
- * up and the broker listens on 127.0.0.1 at a port the kernel assigns;
- * the payload joins it (stage "network namespace") and has nothing else
- * there: no route out, no other run's broker, no host service.  Its
- * boundary gets TCP connect to that one port and the proxy variables
- * naming it (boundary_egress in boundary.c).  The broker's own
+ * For a plan with egress only, the boundary (boundary_egress in
+ * boundary.c) made a network namespace of the run's own where loopback
+ * is up and the broker's listener is on 127.0.0.1 at a port the kernel
+ * assigned; the payload joins it (stage "network namespace") and has
+ * nothing else there: no route out, no other run's broker, no host
+ * service.  This source serves that listener.  The broker's own
  * connections leave from confexec's network, to the plan's destinations
  * only (broker.c).
  *
@@ -17,21 +16,22 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "broker.h"
 #include "err.h"
+#include "loop.h"
+#include "run.h"
+#include "say.h"
 
-static struct broker br = {.tickfd = -1, .resfd = -1, .spare = -1,
-    .rtfd = -1};
+static struct broker br = {.tickfd = -1, .res = {.fd = -1}, .spare = -1,
+    .rtfd = -1, .pool = {0, BROKER_POOL}};
 
 static int
 fail(struct source *s, int e, const char *what)
@@ -41,60 +41,26 @@ fail(struct source *s, int e, const char *what)
 	return -1;
 }
 
-/* The run's network: made by a child sharing our memory and descriptor
- * table, inside a new network namespace (we stay in ours). */
-static int
-make_netns(struct source *s, struct run *r)
-{
-	struct borne_clone_args ca;
-	struct netns_made m = {-1, -1, 0, "clone3", 0};
-	pid_t pid;
-	int st;
-
-	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_NEWNET;
-	ca.exit_signal = 0;
-	ca.stack = (uint64_t)(uintptr_t)r->stacks;
-	ca.stack_size = CHILD_STACK;
-	pid = (pid_t)clone3_run(&ca, netns_child, &m);
-	if (pid == -1)
-		return fail(s, errno, "network namespace");
-	while (waitpid(pid, &st, __WALL) == -1 && errno == EINTR)
-		;
-	if (m.what != NULL) {
-		if (m.listenfd != -1)
-			close(m.listenfd);
-		snprintf(s->why, sizeof(s->why), "network namespace: %s: %s",
-		    m.what, strerror(m.err));
-		errno = m.err;
-		return -1;
-	}
-	s->fd = m.listenfd;
-	r->netnsfd = m.nsfd;
-	br.port = m.port;
-	return 0;
-}
-
 static int
 egress_open(struct source *s, struct run *r)
 {
 	struct itimerspec its = {{1, 0}, {1, 0}};
-	char err[512];
 
 	if (r->p.negress == 0)
 		return 0;
 	br.r = r;
 	br.s = s;
-	/* SIGPIPE is ignored (main): a payload that closes its end while
-	 * the broker writes to it costs the broker EPIPE. */
-	if (make_netns(s, r) == -1)
-		return -1;
+	br.res = (struct resolver){.s = s, .tag = TAG_RESOLVER,
+	    .mask = &r->oldmask, .drop = getuid() == 0 && !r->userns,
+	    .answer = broker_answered, .ctx = &br, .fd = -1};
+	/* The listener the boundary made (boundary_egress): the loop
+	 * closes it.  SIGPIPE is ignored (main): a payload that closes its
+	 * end while the broker writes to it costs the broker EPIPE. */
+	s->fd = r->egressfd;
+	r->egressfd = -1;
+	br.port = r->egress_port;
 	say_open();	/* refusals on stderr, never waiting on it */
 	s->watch = &s->fd;
-	if (boundary_egress(r, br.port, err, sizeof(err)) == -1) {
-		snprintf(s->why, sizeof(s->why), "%s", err);
-		return -1;
-	}
 	if (hostroute_open(&br) == -1)
 		return fail(s, errno, "the host's routes (netlink)");
 	br.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -159,7 +125,7 @@ egress_extra(struct source *s, struct run *r, uint32_t tag, uint32_t events)
 		for (i = 0; i < BROKER_MAXCONN; i++)
 			broker_tick(&br, i, now);
 	} else if (tag == TAG_RESOLVER)
-		resolver_read(&br);
+		broker_resolver(&br);
 	else if ((tag >> 1) < BROKER_MAXCONN)
 		broker_io(&br, tag >> 1, (int)(tag & 1), events);
 	return SRC_CONTINUE;
@@ -176,7 +142,7 @@ egress_finish(struct source *s, struct run *r)
 		return;
 	for (i = 0; i < BROKER_MAXCONN; i++)
 		broker_end(&br, i, "the run ended");
-	resolver_stop(&br);
+	resolver_stop(&br.res);
 	/* What stderr was not given: said once, as the rest was. */
 	if (!br.said_rest && br.st.unsaid > 0 && say_line("egress: %llu "
 	    "more refusals not said here (at most %u destinations are, "

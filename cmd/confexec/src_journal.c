@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "record.h"
+#include "run.h"
 
 static int
 open_journal(struct source *s, struct run *r)

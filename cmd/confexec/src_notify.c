@@ -20,11 +20,16 @@
 #include <linux/magic.h>
 #include <linux/openat2.h>
 
+#include "denials.h"
 #include "err.h"
+#include "events.h"
 #include "handoffs.h"
+#include "layers.h"
 #include "loop.h"
 #include "notify.h"
 #include "observe.h"
+#include "run.h"
+#include "uapi.h"
 
 static struct notify_policy policy;
 static struct notify_stats stats;	/* what was answered */
@@ -41,7 +46,7 @@ open_notify(struct source *s, struct run *r)
 		return -1;
 	/* With the mount view the private tmp is a tmpfs of the run's
 	 * namespace, which exists once the payload runs. */
-	tmp_pending = r->have_tmp && layer_on(r, L_MOUNTNS);
+	tmp_pending = r->have_tmp && layers_on(r, L_MOUNTNS);
 	if (r->have_tmp && !tmp_pending && notify_policy_add_rw(&policy,
 		r->tmpfd, r->tmpdir) == -1)
 		return -1;
@@ -158,10 +163,10 @@ report_notify(struct source *s, const struct run *r, json_t *o,
 	if (what != REPORT_END)
 		return;
 	n = json_object();
-	json_object_set_new(n, "allowed", ev_u64(stats.allowed));
-	json_object_set_new(n, "denied", ev_u64(stats.denied));
-	json_object_set_new(n, "failed", ev_u64(stats.failed));
-	json_object_set_new(n, "observed", ev_u64(stats.observed));
+	json_object_set_new(n, "allowed", events_u64(stats.allowed));
+	json_object_set_new(n, "denied", events_u64(stats.denied));
+	json_object_set_new(n, "failed", events_u64(stats.failed));
+	json_object_set_new(n, "observed", events_u64(stats.observed));
 	json_object_set_new(o, "notify", n);
 }
 

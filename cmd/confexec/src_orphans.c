@@ -13,14 +13,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "children.h"
+#include "layers.h"
 #include "loop.h"
+#include "run.h"
 
 static int
 open_orphans(struct source *s, struct run *r)
 {
 	sigset_t mask;
 
-	if (layer_on(r, L_PIDNS))
+	if (layers_on(r, L_PIDNS))
 		return 0;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);

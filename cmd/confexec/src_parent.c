@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "run.h"
 #include "uapi.h"
 
 static int

@@ -2,6 +2,7 @@
 /* source: the payload's exit, through the pidfd clone3 returned
  * (readable once the process has exited).  Reaping is end.c's. */
 #include "loop.h"
+#include "run.h"
 
 static int
 open_pidfd(struct source *s, struct run *r)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "run.h"
 
 static int
 open_timer(struct source *s, struct run *r)

@@ -6,7 +6,7 @@
 #include "timings.h"
 
 void
-timing_mark(uint64_t *stamp, enum timing t)
+timings_mark(uint64_t *stamp, enum timing t)
 {
 	struct timespec ts;
 
@@ -16,7 +16,7 @@ timing_mark(uint64_t *stamp, enum timing t)
 }
 
 void
-timing_say(const uint64_t *stamp)
+timings_say(const uint64_t *stamp)
 {
 	static const char *const name[TM_N] = {
 		[TM_PLAN] = "plan", [TM_RULES] = "rules",

@@ -35,10 +35,10 @@ enum timing {
 };
 
 /* A stamp now for stage t (in the payload too: no system call). */
-void timing_mark(uint64_t *stamp, enum timing t);
+void timings_mark(uint64_t *stamp, enum timing t);
 
 /* "confexec: timings (us): plan N rules N ..." on standard error, each
  * stage the time since the one before it that was stamped. */
-void timing_say(const uint64_t *stamp);
+void timings_say(const uint64_t *stamp);
 
 #endif

@@ -12,8 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "confexec.h"
 #include "err.h"
+#include "layers.h"
+#include "plan.h"
+#include "run.h"
+#include "tmp.h"
 #include "tmpdir.h"
 
 /* The base: confexec's TMPDIR when it is an absolute, normalised path
@@ -61,7 +64,7 @@ tmp_end(struct run *r)
 	 * run's namespace, gone with it: the host's directory was only its
 	 * mount point, and nothing in it is walked (another run may have
 	 * put something there: a residue, never followed). */
-	if (layer_on(r, L_MOUNTNS)) {
+	if (layers_on(r, L_MOUNTNS)) {
 		if (rmdir(r->tmpdir) == -1) {
 			r->tmp_residue = 1;
 			warning("residue: %s: %s", r->tmpdir, strerror(errno));
