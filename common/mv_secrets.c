@@ -120,51 +120,77 @@ scan(struct mountview *mv, const char *dir, size_t *seen, int depth)
 	return r;
 }
 
-int
-mv_secrets_withhold(struct mountview *mv, uid_t uid, char *err,
-    size_t errlen)
+/* The bind that holds /etc in the view, when it is read-only (NULL
+ * otherwise): the rule on /etc itself, or for /etc beneath a wider rule a
+ * clone of its own, added to mv->bind.  -1 in *fail with errno when that
+ * clone cannot be made. */
+static struct mv_bind *
+etc_bind(struct mountview *mv, int *fail)
 {
-	struct borne_mount_attr a = {MOUNT_ATTR_IDMAP, 0, 0, 0};
 	struct mv_bind *b = NULL, *etc;
-	uid_t to = uid == 4294967293u ? 4294967292u : 4294967293u;
-	size_t i, seen = 0;
-	int fd, ns, r, e;
+	size_t i;
+	int fd, e;
 
+	*fail = 0;
 	for (i = 0; i < mv->nbind; i++)
 		if (mv_tree_beneath("/etc", mv->bind[i].path) && (b == NULL ||
 		    strlen(mv->bind[i].path) > strlen(b->path)))
 			b = &mv->bind[i];
 	if (b == NULL || !(b->set & MOUNT_ATTR_RDONLY))
-		return 0;
-	etc = b;
-	if (strcmp(b->path, "/etc") != 0) {
-		/* /etc beneath a wider rule: a clone of its own. */
-		etc = &mv->bind[mv->nbind];
-		*etc = *b;
-		etc->path = "/etc";
-		etc->tree = -1;
-		fd = open("/etc", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-		if (fd == -1 || mv_tree_bind(etc, fd) == -1) {
-			e = errno;
-			if (fd != -1)
-				close(fd);
-			errno = e;
-			return err_set_sys(err, errlen, "mount view: a clone "
-			    "of /etc");
-		}
-		close(fd);
-		mv->nbind++;
-	}
-	ns = mv_tree_idmap_ns(0, 0, to, (gid_t)to);
-	r = -1;
-	if (ns != -1) {
-		a.userns_fd = (uint64_t)ns;
-		r = (int)syscall(__NR_mount_setattr, etc->tree, "",
-		    AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a));
+		return NULL;
+	if (strcmp(b->path, "/etc") == 0)
+		return b;
+	etc = &mv->bind[mv->nbind];
+	*etc = *b;
+	etc->path = "/etc";
+	etc->tree = -1;
+	fd = open("/etc", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1 || mv_tree_bind(etc, fd) == -1) {
 		e = errno;
-		close(ns);
+		if (fd != -1)
+			close(fd);
 		errno = e;
+		*fail = -1;
+		return NULL;
 	}
+	close(fd);
+	mv->nbind++;
+	return etc;
+}
+
+/* The clone tree idmapped so that the host's uid and gid 0 are to, an
+ * id no payload has.  0, or -1 with errno. */
+static int
+etc_idmap(int tree, uid_t to)
+{
+	struct borne_mount_attr a = {MOUNT_ATTR_IDMAP, 0, 0, 0};
+	int ns, r, e;
+
+	ns = mv_tree_idmap_ns(0, 0, to, (gid_t)to);
+	if (ns == -1)
+		return -1;
+	a.userns_fd = (uint64_t)ns;
+	r = (int)syscall(__NR_mount_setattr, tree, "",
+	    AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a));
+	e = errno;
+	close(ns);
+	errno = e;
+	return r;
+}
+
+int
+mv_secrets_withhold(struct mountview *mv, uid_t uid, char *err,
+    size_t errlen)
+{
+	uid_t to = uid == 4294967293u ? 4294967292u : 4294967293u;
+	struct mv_bind *etc;
+	size_t seen = 0;
+	int r;
+
+	if ((etc = etc_bind(mv, &r)) == NULL)
+		return r == -1 ? err_set_sys(err, errlen, "mount view: a "
+		    "clone of /etc") : 0;
+	r = etc_idmap(etc->tree, to);
 	if (r == 0)
 		mv->etc_how = "idmapped";
 	else if (errno == EINVAL || errno == EOPNOTSUPP || errno == EPERM ||
