@@ -182,14 +182,76 @@ fail:
 	return e == EWOULDBLOCK || e == ENOENT ? 2 : -1;
 }
 
+/* The controllers the limits need, enabled in the parent's subtree. */
+static int
+enable_limits(int pfd, const struct cg_limits *lim, char *err,
+    size_t errlen)
+{
+	if ((lim->mem_max && enable_ctl(pfd, "memory", err, errlen) == -1) ||
+	    (lim->pids_max && enable_ctl(pfd, "pids", err, errlen) == -1) ||
+	    (lim->cpu_quota_us && enable_ctl(pfd, "cpu", err, errlen) == -1))
+		return -1;
+	return 0;
+}
+
+/* A new run cgroup under pfd, locked (make_locked), at most 100 names
+ * tried and NAME_TRIES lost to another process (*names counts them).
+ * 0; 1 no free name; 2 each lost; -1 with errno and *what. */
+static int
+make_any(struct cg *cg, int pfd, char name[96], unsigned long long ns,
+    int *names, const char **what)
+{
+	int n, r = 2;
+
+	for (n = 0; n < 100 && *names < NAME_TRIES; n++) {
+		r = make_locked(cg, pfd, name, 96, ns, what);
+		if (r == 2)
+			(*names)++;
+		else if (r != 1)
+			break;
+	}
+	return r;
+}
+
+/* The limits, before any process is inside.  -1 with errno and *what. */
+static int
+set_limits(struct cg *cg, const struct cg_limits *lim, const char **what)
+{
+	char val[64];
+
+	if (lim->mem_max) {
+		*what = "memory.max";
+		if (write_u64(cg->dirfd, *what, lim->mem_max) == -1)
+			return -1;
+		*what = "memory.swap.max";
+		if (write_small(cg->dirfd, *what, "0") == -1 && errno != ENOENT)
+			return -1;
+	}
+	if (lim->pids_max) {
+		*what = "pids.max";
+		if (write_u64(cg->dirfd, *what, lim->pids_max) == -1)
+			return -1;
+	}
+	if (lim->cpu_quota_us) {
+		*what = "cpu.max";
+		snprintf(val, sizeof(val), "%llu %llu",
+		    (unsigned long long)lim->cpu_quota_us,
+		    (unsigned long long)(lim->cpu_period_us ?
+			lim->cpu_period_us : 100000));
+		if (write_small(cg->dirfd, "cpu.max", val) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 int
 cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen)
 {
 	unsigned long long ns;
-	char name[96], val[64];
+	char name[96];
 	const char *what = NULL;
-	int pfd = -1, e, n, r = 1, names = 0;
+	int pfd = -1, e, r, names = 0;
 
 	cg->dirfd = cg->killfd = cg->eventsfd = -1;
 	if (pidns_ino(&ns) == -1)
@@ -197,77 +259,44 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1)
 		return err_set_sys(err, errlen, "cgroup: %s", parent_dir);
-	if ((lim->mem_max && enable_ctl(pfd, "memory", err, errlen) == -1) ||
-	    (lim->pids_max && enable_ctl(pfd, "pids", err, errlen) == -1) ||
-	    (lim->cpu_quota_us && enable_ctl(pfd, "cpu", err, errlen) == -1)) {
-		e = errno;
-		close(pfd);
-		errno = e;
-		return -1;
-	}
-again:
-	for (n = 0; n < 100 && names < NAME_TRIES; n++) {
-		r = make_locked(cg, pfd, name, sizeof(name), ns, &what);
-		if (r == 2)
-			names++;
-		else if (r != 1)
+	if (enable_limits(pfd, lim, err, errlen) == -1)
+		return close_errno(pfd);
+	for (;;) {
+		r = make_any(cg, pfd, name, ns, &names, &what);
+		if (r == -1) {
+			err_set_sys(err, errlen, "cgroup: %s %s/%s", what,
+			    parent_dir, name);
+			goto out;
+		}
+		if (r != 0) {
+			err_set(err, errlen, "cgroup: no run cgroup under %s: "
+			    "%s", parent_dir, names == NAME_TRIES ? "another "
+			    "process locked or removed each new one" :
+			    "no free name");
+			errno = names == NAME_TRIES ? EWOULDBLOCK : EEXIST;
+			goto out;
+		}
+		snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
+		snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
+		    strcmp(parent_rel, "/") == 0 ? "" : parent_rel, name);
+		/* Locked: no reaper removes it from here on (they remove
+		 * only what they hold locked).  It is ours if it was still
+		 * there. */
+		what = "cgroup.kill";
+		cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY |
+		    O_CLOEXEC);
+		if (cg->killfd != -1 || errno != ENOENT || names >= NAME_TRIES)
 			break;
-	}
-	if (r == -1) {
-		err_set_sys(err, errlen, "cgroup: %s %s/%s", what, parent_dir,
-		    name);
-		goto out;
-	}
-	if (r != 0) {
-		err_set(err, errlen, "cgroup: no run cgroup under %s: %s",
-		    parent_dir, names == NAME_TRIES ? "another process "
-		    "locked or removed each new one" : "no free name");
-		errno = names == NAME_TRIES ? EWOULDBLOCK : EEXIST;
-		goto out;
-	}
-	snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
-	snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
-	    strcmp(parent_rel, "/") == 0 ? "" : parent_rel, name);
-	/* Locked: no reaper removes it from here on (they remove only what
-	 * they hold locked).  It is ours if it was still there. */
-	what = "cgroup.kill";
-	cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
-	if (cg->killfd == -1 && errno == ENOENT && names < NAME_TRIES) {
 		close_all(cg);
 		names++;
-		r = 2;
-		goto again;
 	}
 	if (cg->killfd == -1)
 		goto fail;
 	what = "cgroup.events";
 	cg->eventsfd = openat(cg->dirfd, "cgroup.events", O_RDONLY |
 	    O_CLOEXEC);
-	if (cg->eventsfd == -1)
+	if (cg->eventsfd == -1 || set_limits(cg, lim, &what) == -1)
 		goto fail;
-	/* Limits before any process is inside. */
-	if (lim->mem_max) {
-		what = "memory.max";
-		if (write_u64(cg->dirfd, what, lim->mem_max) == -1)
-			goto fail;
-		what = "memory.swap.max";
-		if (write_small(cg->dirfd, what, "0") == -1 && errno != ENOENT)
-			goto fail;
-	}
-	if (lim->pids_max) {
-		what = "pids.max";
-		if (write_u64(cg->dirfd, what, lim->pids_max) == -1)
-			goto fail;
-	}
-	if (lim->cpu_quota_us) {
-		what = "cpu.max";
-		snprintf(val, sizeof(val), "%llu %llu",
-		    (unsigned long long)lim->cpu_quota_us,
-		    (unsigned long long)(lim->cpu_period_us ?
-			lim->cpu_period_us : 100000));
-		if (write_small(cg->dirfd, "cpu.max", val) == -1)
-			goto fail;
-	}
 	close(pfd);
 	return 0;
 fail:
