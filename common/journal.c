@@ -126,8 +126,8 @@ tail_head(int fd, uint64_t size, struct journal_head *h,
 			goto fail;
 		e1 = want - 1;
 		if (line_start(buf, e1, atstart, &s1) == 0) {
-			if (s1 == 0)
-				break;	/* the only record: seq 1 on genesis */
+			if (s1 == 0)	/* the only record: seq 1 on genesis */
+				break;
 			if (line_start(buf, s1 - 1, atstart, &s0) == 0) {
 				if (next_link(buf + s0, s1 - 1 - s0, &w, hex,
 				    &why) == -1)
