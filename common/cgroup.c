@@ -244,6 +244,48 @@ set_limits(struct cg *cg, const struct cg_limits *lim, const char **what)
 	return 0;
 }
 
+/* The run's cgroup under pfd (parent_dir, parent_rel), locked, its
+ * cgroup.kill open: a name lost to another process before it was opened
+ * (a reaper removed it) is tried again.  0; -1 with errno and err; -2
+ * with errno when cgroup.kill cannot be opened (*what). */
+static int
+make_run(struct cg *cg, int pfd, const char *parent_dir,
+    const char *parent_rel, unsigned long long ns, char name[96],
+    const char **what, char *err, size_t errlen)
+{
+	int r, names = 0;
+
+	for (;;) {
+		r = make_any(cg, pfd, name, ns, &names, what);
+		if (r == -1)
+			return err_set_sys(err, errlen, "cgroup: %s %s/%s",
+			    *what, parent_dir, name);
+		if (r != 0) {
+			err_set(err, errlen, "cgroup: no run cgroup under %s: "
+			    "%s", parent_dir, names == NAME_TRIES ? "another "
+			    "process locked or removed each new one" :
+			    "no free name");
+			return errno = names == NAME_TRIES ? EWOULDBLOCK :
+			    EEXIST, -1;
+		}
+		snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
+		snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
+		    strcmp(parent_rel, "/") == 0 ? "" : parent_rel, name);
+		/* Locked: no reaper removes it from here on (they remove
+		 * only what they hold locked).  It is ours if it was still
+		 * there. */
+		*what = "cgroup.kill";
+		cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY |
+		    O_CLOEXEC);
+		if (cg->killfd != -1)
+			return 0;
+		if (errno != ENOENT || names >= NAME_TRIES)
+			return -2;
+		close_all(cg);
+		names++;
+	}
+}
+
 int
 cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen)
@@ -251,7 +293,7 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 	unsigned long long ns;
 	char name[96];
 	const char *what = NULL;
-	int pfd = -1, e, r, names = 0;
+	int pfd, e, r;
 
 	cg->dirfd = cg->killfd = cg->eventsfd = -1;
 	if (pidns_ino(&ns) == -1)
@@ -261,45 +303,19 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 		return err_set_sys(err, errlen, "cgroup: %s", parent_dir);
 	if (enable_limits(pfd, lim, err, errlen) == -1)
 		return close_errno(pfd);
-	for (;;) {
-		r = make_any(cg, pfd, name, ns, &names, &what);
-		if (r == -1) {
-			err_set_sys(err, errlen, "cgroup: %s %s/%s", what,
-			    parent_dir, name);
-			goto out;
-		}
-		if (r != 0) {
-			err_set(err, errlen, "cgroup: no run cgroup under %s: "
-			    "%s", parent_dir, names == NAME_TRIES ? "another "
-			    "process locked or removed each new one" :
-			    "no free name");
-			errno = names == NAME_TRIES ? EWOULDBLOCK : EEXIST;
-			goto out;
-		}
-		snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
-		snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
-		    strcmp(parent_rel, "/") == 0 ? "" : parent_rel, name);
-		/* Locked: no reaper removes it from here on (they remove
-		 * only what they hold locked).  It is ours if it was still
-		 * there. */
-		what = "cgroup.kill";
-		cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY |
+	r = make_run(cg, pfd, parent_dir, parent_rel, ns, name, &what, err,
+	    errlen);
+	if (r == -1)
+		goto out;
+	if (r == 0) {
+		what = "cgroup.events";
+		cg->eventsfd = openat(cg->dirfd, "cgroup.events", O_RDONLY |
 		    O_CLOEXEC);
-		if (cg->killfd != -1 || errno != ENOENT || names >= NAME_TRIES)
-			break;
-		close_all(cg);
-		names++;
+		if (cg->eventsfd != -1 && set_limits(cg, lim, &what) == 0) {
+			close(pfd);
+			return 0;
+		}
 	}
-	if (cg->killfd == -1)
-		goto fail;
-	what = "cgroup.events";
-	cg->eventsfd = openat(cg->dirfd, "cgroup.events", O_RDONLY |
-	    O_CLOEXEC);
-	if (cg->eventsfd == -1 || set_limits(cg, lim, &what) == -1)
-		goto fail;
-	close(pfd);
-	return 0;
-fail:
 	err_set_sys(err, errlen, "cgroup: %s: %s", cg->path, what);
 	/* Removed while we hold the lock: no reaper can have done it. */
 	unlinkat(pfd, name, AT_REMOVEDIR);
