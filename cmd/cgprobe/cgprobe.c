@@ -89,16 +89,29 @@ ranges(char *buf, size_t size, int n, const uint64_t *start,
 		    (unsigned long long)count[i]);
 }
 
-/* A run of the probe's int fields, each printed as a boolean or an
- * integer under its key. */
+/* A run of the probe's fields, each printed under its key: an int as a
+ * boolean or an integer, a char array as a string. */
 struct field {
 	const char *key;
 	enum kv_type type;
-	size_t off;		/* of an int in struct probe */
+	size_t off;		/* in struct probe */
 };
 
 #define F_BOOL(k, m) { k, KV_BOOL, offsetof(struct probe, m) }
 #define F_INT(k, m) { k, KV_INT, offsetof(struct probe, m) }
+#define F_STR(k, m) { k, KV_STR, offsetof(struct probe, m) }
+
+static const struct field cgroup_fields[] = {
+	F_INT("cgroup2.v1_hierarchies", cg2_v1),
+	F_STR("cgroup2.self", cg2_self),
+	F_STR("cgroup2.dir", cg2_dir),
+	F_BOOL("cgroup2.writable", cg2_writable),
+	F_STR("cgroup2.controllers.available", cg2_available),
+	F_STR("cgroup2.controllers.enabled", cg2_enabled),
+	F_BOOL("cgroup2.kill", cg2_kill),
+	F_STR("cgroup2.kill_evidence", cg2_kill_how),
+	F_BOOL("cgroup2.clone_into_cgroup", cg2_clone_into),
+};
 
 static const struct field seccomp_fields[] = {
 	F_BOOL("seccomp.filter", seccomp_filter),
@@ -132,29 +145,16 @@ kv_fields(const struct probe *p, const struct field *f, size_t n)
 	int v;
 
 	for (i = 0; i < n; i++) {
+		if (f[i].type == KV_STR) {
+			kv_str(f[i].key, (const char *)p + f[i].off);
+			continue;
+		}
 		memcpy(&v, (const char *)p + f[i].off, sizeof(v));
 		if (f[i].type == KV_BOOL)
 			kv_bool(f[i].key, v);
 		else
 			kv_int(f[i].key, v);
 	}
-}
-
-static void
-report_cgroup(const struct probe *p)
-{
-	kv_str("cgroup2.mount", p->cg2_mount);
-	kv_str("cgroup2.mode", !p->cg2 ? "none" :
-	    p->cg2_pure ? "pure" : "hybrid");
-	kv_int("cgroup2.v1_hierarchies", p->cg2_v1);
-	kv_str("cgroup2.self", p->cg2_self);
-	kv_str("cgroup2.dir", p->cg2_dir);
-	kv_bool("cgroup2.writable", p->cg2_writable);
-	kv_str("cgroup2.controllers.available", p->cg2_available);
-	kv_str("cgroup2.controllers.enabled", p->cg2_enabled);
-	kv_bool("cgroup2.kill", p->cg2_kill);
-	kv_str("cgroup2.kill_evidence", p->cg2_kill_how);
-	kv_bool("cgroup2.clone_into_cgroup", p->cg2_clone_into);
 }
 
 /* The ABI, each feature of the ABI table, and the rights of the ABI. */
@@ -269,7 +269,11 @@ report_daemons(const struct probe *p)
 static void
 report(const struct probe *p)
 {
-	report_cgroup(p);
+	kv_str("cgroup2.mount", p->cg2_mount);
+	kv_str("cgroup2.mode", !p->cg2 ? "none" :
+	    p->cg2_pure ? "pure" : "hybrid");
+	kv_fields(p, cgroup_fields, sizeof(cgroup_fields) /
+	    sizeof(cgroup_fields[0]));
 	report_landlock(p);
 	kv_fields(p, seccomp_fields, sizeof(seccomp_fields) /
 	    sizeof(seccomp_fields[0]));
