@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
+/* journal_tree: the records as Merkle leaves (journal_tree.h). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,16 +51,8 @@ static void
 hash_lines(const char *buf, struct tline *ln, size_t k)
 {
 	struct tjob job[2] = {{buf, ln, 0, k / 2}, {buf, ln, k / 2, k}};
-	pthread_t th;
-	int threaded;
 
-	threaded = k >= THREAD_MIN &&
-	    pthread_create(&th, NULL, twork, &job[0]) == 0;
-	if (!threaded)
-		twork(&job[0]);
-	twork(&job[1]);
-	if (threaded)
-		pthread_join(th, NULL);
+	journal_halves(twork, &job[0], &job[1], k >= THREAD_MIN);
 }
 
 /* A walk of journal_leaves_from: where it is, what is left to do. */
