@@ -632,8 +632,9 @@ cg_reap(const char *parent_dir, int wait_ms,
 	DIR *dir;
 	int pfd, fd, n = 0, failed = 0;
 
-	/* Unknown: fresh cgroups with a namespace in their name are left
-	 * alone (the ones of older names judged as before). */
+	/* Our namespace unknown (ourns 0): a fresh cgroup whose name holds
+	 * a namespace is left alone; one of an older name, which holds
+	 * none, is judged by its pid alone (stale_fd). */
 	(void)pidns_ino(&ourns);
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1)
