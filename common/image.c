@@ -232,6 +232,30 @@ out:
 	    path, what);
 }
 
+/* The script open at src: *st its status, a regular file of at most
+ * SCRIPT_MAX bytes.  IMAGE_OK, or the failure with *e its errno and
+ * *what its words. */
+static enum image_err
+script_stat(int src, struct stat *st, int *e, const char **what)
+{
+	if (fstat(src, st) == -1) {
+		*e = errno;
+		*what = "script: fstat";
+		return IMAGE_FAIL;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		*e = EACCES;
+		*what = "script: not a regular file";
+		return IMAGE_NOEXEC;
+	}
+	if ((uint64_t)st->st_size > SCRIPT_MAX) {
+		*e = EFBIG;
+		*what = "script: larger than 64 MiB";
+		return IMAGE_FAIL;
+	}
+	return IMAGE_OK;
+}
+
 enum image_err
 script_seal(const char *path, const uint8_t pin[32], int *memfd,
     uint8_t digest[32], char *err, size_t errlen)
@@ -252,22 +276,9 @@ script_seal(const char *path, const uint8_t pin[32], int *memfd,
 		return fail(e == ENOENT || e == ENOTDIR ? IMAGE_NOTFOUND :
 		    IMAGE_FAIL, e, err, errlen, path, "script: open");
 	}
-	if (fstat(src, &st) == -1) {
-		e = errno;
-		what = "script: fstat";
+	if ((k = script_stat(src, &st, &e, &what)) != IMAGE_OK)
 		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		k = IMAGE_NOEXEC;
-		e = EACCES;
-		what = "script: not a regular file";
-		goto out;
-	}
-	if ((uint64_t)st.st_size > SCRIPT_MAX) {
-		e = EFBIG;
-		what = "script: larger than 64 MiB";
-		goto out;
-	}
+	k = IMAGE_FAIL;
 	mfd = memfd_new("borne-script", MFD_CLOEXEC | MFD_ALLOW_SEALING,
 	    MFD_NOEXEC_SEAL);
 	if (mfd == -1) {
