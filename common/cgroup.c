@@ -472,9 +472,6 @@ cg_remove(struct cg *cg)
 	return e == 0 ? 0 : -1;
 }
 
-/* The pid and pid namespace a run cgroup's name holds:
- * borne-PID-nsINO-SUFFIX; an older name (borne-PID-SUFFIX) has no
- * namespace (*ns 0).  0, or -1 when name is not a run cgroup's. */
 int
 cg_name_parse(const char *name, long *pid, unsigned long long *ns)
 {
