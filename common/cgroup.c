@@ -182,14 +182,118 @@ fail:
 	return e == EWOULDBLOCK || e == ENOENT ? 2 : -1;
 }
 
+/* The controllers the limits need, enabled in the parent's subtree. */
+static int
+enable_limits(int pfd, const struct cg_limits *lim, char *err,
+    size_t errlen)
+{
+	if ((lim->mem_max && enable_ctl(pfd, "memory", err, errlen) == -1) ||
+	    (lim->pids_max && enable_ctl(pfd, "pids", err, errlen) == -1) ||
+	    (lim->cpu_quota_us && enable_ctl(pfd, "cpu", err, errlen) == -1))
+		return -1;
+	return 0;
+}
+
+/* A new run cgroup under pfd, locked (make_locked), at most 100 names
+ * tried and NAME_TRIES lost to another process (*names counts them).
+ * 0; 1 no free name; 2 each lost; -1 with errno and *what. */
+static int
+make_any(struct cg *cg, int pfd, char name[96], unsigned long long ns,
+    int *names, const char **what)
+{
+	int n, r = 2;
+
+	for (n = 0; n < 100 && *names < NAME_TRIES; n++) {
+		r = make_locked(cg, pfd, name, 96, ns, what);
+		if (r == 2)
+			(*names)++;
+		else if (r != 1)
+			break;
+	}
+	return r;
+}
+
+/* The limits, before any process is inside.  -1 with errno and *what. */
+static int
+set_limits(struct cg *cg, const struct cg_limits *lim, const char **what)
+{
+	char val[64];
+
+	if (lim->mem_max) {
+		*what = "memory.max";
+		if (write_u64(cg->dirfd, *what, lim->mem_max) == -1)
+			return -1;
+		*what = "memory.swap.max";
+		if (write_small(cg->dirfd, *what, "0") == -1 && errno != ENOENT)
+			return -1;
+	}
+	if (lim->pids_max) {
+		*what = "pids.max";
+		if (write_u64(cg->dirfd, *what, lim->pids_max) == -1)
+			return -1;
+	}
+	if (lim->cpu_quota_us) {
+		*what = "cpu.max";
+		snprintf(val, sizeof(val), "%llu %llu",
+		    (unsigned long long)lim->cpu_quota_us,
+		    (unsigned long long)(lim->cpu_period_us ?
+			lim->cpu_period_us : 100000));
+		if (write_small(cg->dirfd, "cpu.max", val) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* The run's cgroup under pfd (parent_dir, parent_rel), locked, its
+ * cgroup.kill open: a name lost to another process before it was opened
+ * (a reaper removed it) is tried again.  0; -1 with errno and err; -2
+ * with errno when cgroup.kill cannot be opened (*what). */
+static int
+make_run(struct cg *cg, int pfd, const char *parent_dir,
+    const char *parent_rel, unsigned long long ns, char name[96],
+    const char **what, char *err, size_t errlen)
+{
+	int r, names = 0;
+
+	for (;;) {
+		r = make_any(cg, pfd, name, ns, &names, what);
+		if (r == -1)
+			return err_set_sys(err, errlen, "cgroup: %s %s/%s",
+			    *what, parent_dir, name);
+		if (r != 0) {
+			err_set(err, errlen, "cgroup: no run cgroup under %s: "
+			    "%s", parent_dir, names == NAME_TRIES ? "another "
+			    "process locked or removed each new one" :
+			    "no free name");
+			return errno = names == NAME_TRIES ? EWOULDBLOCK :
+			    EEXIST, -1;
+		}
+		snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
+		snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
+		    strcmp(parent_rel, "/") == 0 ? "" : parent_rel, name);
+		/* Locked: no reaper removes it from here on (they remove
+		 * only what they hold locked).  It is ours if it was still
+		 * there. */
+		*what = "cgroup.kill";
+		cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY |
+		    O_CLOEXEC);
+		if (cg->killfd != -1)
+			return 0;
+		if (errno != ENOENT || names >= NAME_TRIES)
+			return -2;
+		close_all(cg);
+		names++;
+	}
+}
+
 int
 cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
     const struct cg_limits *lim, char *err, size_t errlen)
 {
 	unsigned long long ns;
-	char name[96], val[64];
+	char name[96];
 	const char *what = NULL;
-	int pfd = -1, e, n, r = 1, names = 0;
+	int pfd, e, r;
 
 	cg->dirfd = cg->killfd = cg->eventsfd = -1;
 	if (pidns_ino(&ns) == -1)
@@ -197,80 +301,21 @@ cg_create(struct cg *cg, const char *parent_dir, const char *parent_rel,
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1)
 		return err_set_sys(err, errlen, "cgroup: %s", parent_dir);
-	if ((lim->mem_max && enable_ctl(pfd, "memory", err, errlen) == -1) ||
-	    (lim->pids_max && enable_ctl(pfd, "pids", err, errlen) == -1) ||
-	    (lim->cpu_quota_us && enable_ctl(pfd, "cpu", err, errlen) == -1)) {
-		e = errno;
-		close(pfd);
-		errno = e;
-		return -1;
-	}
-again:
-	for (n = 0; n < 100 && names < NAME_TRIES; n++) {
-		r = make_locked(cg, pfd, name, sizeof(name), ns, &what);
-		if (r == 2)
-			names++;
-		else if (r != 1)
-			break;
-	}
-	if (r == -1) {
-		err_set_sys(err, errlen, "cgroup: %s %s/%s", what, parent_dir,
-		    name);
+	if (enable_limits(pfd, lim, err, errlen) == -1)
+		return close_errno(pfd);
+	r = make_run(cg, pfd, parent_dir, parent_rel, ns, name, &what, err,
+	    errlen);
+	if (r == -1)
 		goto out;
+	if (r == 0) {
+		what = "cgroup.events";
+		cg->eventsfd = openat(cg->dirfd, "cgroup.events", O_RDONLY |
+		    O_CLOEXEC);
+		if (cg->eventsfd != -1 && set_limits(cg, lim, &what) == 0) {
+			close(pfd);
+			return 0;
+		}
 	}
-	if (r != 0) {
-		err_set(err, errlen, "cgroup: no run cgroup under %s: %s",
-		    parent_dir, names == NAME_TRIES ? "another process "
-		    "locked or removed each new one" : "no free name");
-		errno = names == NAME_TRIES ? EWOULDBLOCK : EEXIST;
-		goto out;
-	}
-	snprintf(cg->path, sizeof(cg->path), "%s/%s", parent_dir, name);
-	snprintf(cg->rel, sizeof(cg->rel), "%s/%s",
-	    strcmp(parent_rel, "/") == 0 ? "" : parent_rel, name);
-	/* Locked: no reaper removes it from here on (they remove only what
-	 * they hold locked).  It is ours if it was still there. */
-	what = "cgroup.kill";
-	cg->killfd = openat(cg->dirfd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
-	if (cg->killfd == -1 && errno == ENOENT && names < NAME_TRIES) {
-		close_all(cg);
-		names++;
-		r = 2;
-		goto again;
-	}
-	if (cg->killfd == -1)
-		goto fail;
-	what = "cgroup.events";
-	cg->eventsfd = openat(cg->dirfd, "cgroup.events", O_RDONLY |
-	    O_CLOEXEC);
-	if (cg->eventsfd == -1)
-		goto fail;
-	/* Limits before any process is inside. */
-	if (lim->mem_max) {
-		what = "memory.max";
-		if (write_u64(cg->dirfd, what, lim->mem_max) == -1)
-			goto fail;
-		what = "memory.swap.max";
-		if (write_small(cg->dirfd, what, "0") == -1 && errno != ENOENT)
-			goto fail;
-	}
-	if (lim->pids_max) {
-		what = "pids.max";
-		if (write_u64(cg->dirfd, what, lim->pids_max) == -1)
-			goto fail;
-	}
-	if (lim->cpu_quota_us) {
-		what = "cpu.max";
-		snprintf(val, sizeof(val), "%llu %llu",
-		    (unsigned long long)lim->cpu_quota_us,
-		    (unsigned long long)(lim->cpu_period_us ?
-			lim->cpu_period_us : 100000));
-		if (write_small(cg->dirfd, "cpu.max", val) == -1)
-			goto fail;
-	}
-	close(pfd);
-	return 0;
-fail:
 	err_set_sys(err, errlen, "cgroup: %s: %s", cg->path, what);
 	/* Removed while we hold the lock: no reaper can have done it. */
 	unlinkat(pfd, name, AT_REMOVEDIR);
@@ -427,9 +472,6 @@ cg_remove(struct cg *cg)
 	return e == 0 ? 0 : -1;
 }
 
-/* The pid and pid namespace a run cgroup's name holds:
- * borne-PID-nsINO-SUFFIX; an older name (borne-PID-SUFFIX) has no
- * namespace (*ns 0).  0, or -1 when name is not a run cgroup's. */
 int
 cg_name_parse(const char *name, long *pid, unsigned long long *ns)
 {
@@ -587,8 +629,9 @@ cg_reap(const char *parent_dir, int wait_ms,
 	DIR *dir;
 	int pfd, fd, n = 0, failed = 0;
 
-	/* Unknown: fresh cgroups with a namespace in their name are left
-	 * alone (the ones of older names judged as before). */
+	/* Our namespace unknown (ourns 0): a fresh cgroup whose name holds
+	 * a namespace is left alone; one of an older name, which holds
+	 * none, is judged by its pid alone (stale_fd). */
 	(void)pidns_ino(&ourns);
 	pfd = open(parent_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1)

@@ -79,9 +79,9 @@ int cg_list_has(const char *list, const char *word);
  * caller reports). */
 int cg_remove(struct cg *cg);
 
-/* The pid and pid namespace inode a run cgroup's name holds (*ns 0 for
- * an older name without one).  0, or -1 when name is not a run
- * cgroup's (borne-PID-...). */
+/* The pid and pid namespace inode a run cgroup's name holds:
+ * borne-PID-nsINO-SUFFIX; an older name (borne-PID-SUFFIX) has no
+ * namespace (*ns 0).  0, or -1 when name is not a run cgroup's. */
 int cg_name_parse(const char *name, long *pid, unsigned long long *ns);
 
 /* One run cgroup found stale by cg_reap. */

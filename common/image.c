@@ -103,28 +103,24 @@ image_seal(const char *path, const uint8_t *pin, int *memfd,
 	return image_seal_cached(NULL, path, pin, memfd, digest, err, errlen);
 }
 
-enum image_err
-image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
-    int *memfd, uint8_t digest[32], char *err, size_t errlen)
+/* path opened as a regular file, *st its status.  A FIFO would block in
+ * open(2) and a device act on it: the inode is named first (O_PATH), and
+ * only a regular file opened, without blocking, then checked to be that
+ * same inode.  Another regular file there by then: the name was replaced
+ * (a rename over it, as an install does), and both steps are taken
+ * again.  IMAGE_OK with *srcp, or the failure said in err. */
+static enum image_err
+src_open(const char *path, int *srcp, struct stat *st, char *err,
+    size_t errlen)
 {
-	struct stat st;
-	enum image_err k = IMAGE_FAIL;
-	const char *what = NULL;
-	unsigned char *m = MAP_FAILED;
-	int src, mfd = -1, e = 0, tries;
+	int src, e, tries;
 	dev_t dev;
 	ino_t ino;
 
-	*memfd = -1;
-	/* A FIFO would block in open(2) and a device act on it: the inode
-	 * is named first (O_PATH), and only a regular file opened, without
-	 * blocking, then checked to be that same inode.  Another regular
-	 * file there by then: the name was replaced (a rename over it, as
-	 * an install does), and both steps are taken again. */
 	for (tries = 0;; tries++) {
 		src = open(path, O_PATH | O_CLOEXEC);
-		if (src != -1 && fstat(src, &st) == 0 &&
-		    !S_ISREG(st.st_mode)) {
+		if (src != -1 && fstat(src, st) == 0 &&
+		    !S_ISREG(st->st_mode)) {
 			close(src);
 			return fail(IMAGE_NOEXEC, EACCES, err, errlen, path,
 			    "not a regular file");
@@ -140,26 +136,67 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 			    IMAGE_NOTFOUND : e == EACCES ? IMAGE_NOEXEC :
 			    IMAGE_FAIL, e, err, errlen, path, "open");
 		}
-		dev = st.st_dev;
-		ino = st.st_ino;
-		if (fstat(src, &st) == -1) {
+		dev = st->st_dev;
+		ino = st->st_ino;
+		if (fstat(src, st) == -1) {
 			e = errno;
-			what = "fstat";
-			goto out;
+			close(src);
+			return fail(IMAGE_FAIL, e, err, errlen, path, "fstat");
 		}
-		if (!S_ISREG(st.st_mode)) {
-			k = IMAGE_NOEXEC;
-			e = EACCES;
-			what = "not a regular file";
-			goto out;
+		if (!S_ISREG(st->st_mode)) {
+			close(src);
+			return fail(IMAGE_NOEXEC, EACCES, err, errlen, path,
+			    "not a regular file");
 		}
-		if (st.st_dev == dev && st.st_ino == ino)
+		if (st->st_dev == dev && st->st_ino == ino)
 			break;
 		close(src);
 		if (tries == 7)
 			return fail(IMAGE_FAIL, EAGAIN, err, errlen, path,
 			    "replaced while it was opened, 8 times");
 	}
+	*srcp = src;
+	return IMAGE_OK;
+}
+
+/* The sealed copy's size bytes at m: an ELF executable (not #!), whose
+ * digest is the pinned one when pin is not NULL.  IMAGE_OK, or the
+ * failure with *e its errno and *what its words. */
+static enum image_err
+image_check(const unsigned char *m, off_t size, const uint8_t *pin,
+    const uint8_t digest[32], int *e, const char **what)
+{
+	if (size < 2 || (m[0] == '#' && m[1] == '!') ||
+	    (m[0] != 0x7f || size < 4 || memcmp(m, "\177ELF", 4) != 0)) {
+		*e = ENOEXEC;
+		*what = size >= 2 && m[0] == '#' && m[1] == '!' ?
+		    "scripts (#!) cannot run from a sealed image; planenc "
+		    "makes a #! PROGRAM's interpreter the program (encode "
+		    "the plan with planenc)" : "not an ELF executable";
+		return IMAGE_NOEXEC;
+	}
+	if (pin != NULL && memcmp(pin, digest, 32) != 0) {
+		*e = 0;
+		*what = "SHA-256 differs from the pinned digest";
+		return IMAGE_MISMATCH;
+	}
+	return IMAGE_OK;
+}
+
+enum image_err
+image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
+    int *memfd, uint8_t digest[32], char *err, size_t errlen)
+{
+	struct stat st;
+	enum image_err k = IMAGE_FAIL;
+	const char *what = NULL;
+	unsigned char *m = MAP_FAILED;
+	int src = -1, mfd = -1, e = 0;
+
+	*memfd = -1;
+	if ((k = src_open(path, &src, &st, err, errlen)) != IMAGE_OK)
+		return k;
+	k = IMAGE_FAIL;
 	if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0) {
 		k = IMAGE_NOEXEC;
 		e = EACCES;
@@ -189,26 +226,34 @@ image_seal_cached(struct imgcache *c, const char *path, const uint8_t *pin,
 	/* The digest is the sealed copy's: the bytes that will execute. */
 	if ((e = copy_sealed(src, mfd, st.st_size, &m, digest, &what)) != 0)
 		goto out;
-	if (st.st_size < 2 || (m[0] == '#' && m[1] == '!') ||
-	    (m[0] != 0x7f || st.st_size < 4 || memcmp(m, "\177ELF", 4) != 0)) {
-		k = IMAGE_NOEXEC;
-		e = ENOEXEC;
-		what = st.st_size >= 2 && m[0] == '#' && m[1] == '!' ?
-		    "scripts (#!) cannot run from a sealed image; planenc "
-		    "makes a #! PROGRAM's interpreter the program (encode "
-		    "the plan with planenc)" : "not an ELF executable";
-		goto out;
-	}
-	if (pin != NULL && memcmp(pin, digest, 32) != 0) {
-		k = IMAGE_MISMATCH;
-		e = 0;
-		what = "SHA-256 differs from the pinned digest";
-		goto out;
-	}
-	k = IMAGE_OK;
+	k = image_check(m, st.st_size, pin, digest, &e, &what);
 out:
 	return seal_end(k, e, m, st.st_size, src, mfd, memfd, err, errlen,
 	    path, what);
+}
+
+/* The script open at src: *st its status, a regular file of at most
+ * SCRIPT_MAX bytes.  IMAGE_OK, or the failure with *e its errno and
+ * *what its words. */
+static enum image_err
+script_stat(int src, struct stat *st, int *e, const char **what)
+{
+	if (fstat(src, st) == -1) {
+		*e = errno;
+		*what = "script: fstat";
+		return IMAGE_FAIL;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		*e = EACCES;
+		*what = "script: not a regular file";
+		return IMAGE_NOEXEC;
+	}
+	if ((uint64_t)st->st_size > SCRIPT_MAX) {
+		*e = EFBIG;
+		*what = "script: larger than 64 MiB";
+		return IMAGE_FAIL;
+	}
+	return IMAGE_OK;
 }
 
 enum image_err
@@ -218,7 +263,7 @@ script_seal(const char *path, const uint8_t pin[32], int *memfd,
 	enum image_err k = IMAGE_FAIL;
 	unsigned char *m = MAP_FAILED;
 	const char *what = NULL;
-	int src, mfd = -1, e = 0;
+	int src = -1, mfd = -1, e = 0;
 	struct stat st;
 	char step[64];
 
@@ -231,22 +276,9 @@ script_seal(const char *path, const uint8_t pin[32], int *memfd,
 		return fail(e == ENOENT || e == ENOTDIR ? IMAGE_NOTFOUND :
 		    IMAGE_FAIL, e, err, errlen, path, "script: open");
 	}
-	if (fstat(src, &st) == -1) {
-		e = errno;
-		what = "script: fstat";
+	if ((k = script_stat(src, &st, &e, &what)) != IMAGE_OK)
 		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		k = IMAGE_NOEXEC;
-		e = EACCES;
-		what = "script: not a regular file";
-		goto out;
-	}
-	if ((uint64_t)st.st_size > SCRIPT_MAX) {
-		e = EFBIG;
-		what = "script: larger than 64 MiB";
-		goto out;
-	}
+	k = IMAGE_FAIL;
 	mfd = memfd_new("borne-script", MFD_CLOEXEC | MFD_ALLOW_SEALING,
 	    MFD_NOEXEC_SEAL);
 	if (mfd == -1) {

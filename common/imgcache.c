@@ -12,8 +12,8 @@
  * once, hashed once it is sealed, and executed from then on through an
  * O_RDONLY fd of the immutable copy (execveat AT_EMPTY_PATH).
  *
- * Layout: one flat directory, root:root 0700, checked with fstat on the
- * opened fd at every use.  Entries:
+ * Layout (imgcache_store.c): one flat directory, root:root 0700, checked
+ * with fstat on the opened fd at every use.  Entries:
  *   <hex>       an image: the bytes whose SHA-256 is <hex> (64 digits),
  *               one per distinct content whatever the names it is
  *               launched by; 0555 (a uid-switched payload must be able to
@@ -69,14 +69,15 @@
  *
  * Bound, under flock on .lock (LOCK_NB: another launch is at it; a mode
  * 0000 immutable file no capability-less process can open), after each
- * fill: index entries whose path no longer names the version
- * they record (deleted, replaced, rewritten) go; images no index entry
- * names, older than IMGCACHE_GRACE seconds (a concurrent fill names its
- * own within that; c->grace), go; then the least recently used images (by atime:
- * exec updates it, at relatime's once a day granularity) beyond
- * IMGCACHE_MAX bytes, and the index entries naming them.  Removing clears
- * the flag (confexec has CAP_LINUX_IMMUTABLE) and unlinks.  A process
- * already holding a removed image's fd still executes the same bytes.
+ * fill (imgcache_sweep.c): index entries whose path no longer names the
+ * version they record (deleted, replaced, rewritten) go; images no index
+ * entry names, older than IMGCACHE_GRACE seconds (a concurrent fill names
+ * its own within that; c->grace), go; then the least recently used images
+ * (by atime: exec updates it, at relatime's once a day granularity)
+ * beyond IMGCACHE_MAX bytes, and the index entries naming them.
+ * Removing clears the flag (confexec has CAP_LINUX_IMMUTABLE) and
+ * unlinks.  A process already holding a removed image's fd still
+ * executes the same bytes.
  *
  * Executing a file (not a memfd) is seen by Landlock: execveat re-opens
  * the fd's path, so confexec adds one rule (execute, read_file) for that
@@ -88,16 +89,11 @@
  * Not fs-verity: it needs the verity feature on the filesystem (not set on
  * this host's ext4 by default), and a verity file's digest is a Merkle
  * root, not the plain SHA-256 a pin names. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -106,44 +102,38 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/fs.h>
-
 #include "hash.h"
 #include "imgcache.h"
-#include "io.h"
+#include "imgcache_store.h"
+#include "imgcache_sweep.h"
 #include "uapi.h"
 
 #define IMGCACHE_RACY 3		/* seconds: a ctime this recent is not indexed */
-#define IMG_MODE 0555
-#define IDX_MODE 0444
-#define IDX_NAME_LEN (2 + SHA256_HEX_LEN)
-#define ID_MAX 128		/* a source's or an image's identity, text */
-#define PATH_MAX_IDX 4096	/* a longer path is not indexed */
-#define IDX_MAX (2 * ID_MAX + SHA256_HEX_LEN + PATH_MAX_IDX + 4)
-#define NAME_MAX_ENT 256
-#define LOCK_NAME ".lock"
-#define OPEN_RO (O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
 
-/* c->note = the message, then ": strerror(e)" when e > 0; -1, errno e
- * (EPERM when e is 0). */
-static int note(struct imgcache *c, int e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
+/* dir opened; where it is missing, made (0700), its parents as root
+ * makes them (mkdir -p, 0755): a host without /var/cache gets one; the
+ * directory itself is then judged like any other.  The fd, or -1 with
+ * errno. */
 static int
-note(struct imgcache *c, int e, const char *fmt, ...)
+dir_open(const char *dir)
 {
-	char m[160];
-	va_list ap;
+	char parent[4096], *slash;
+	int fd;
 
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof(m), fmt, ap);
-	va_end(ap);
-	if (e > 0)
-		snprintf(c->note, sizeof(c->note), "%s: %s", m, strerror(e));
-	else
-		snprintf(c->note, sizeof(c->note), "%s", m);
-	errno = e > 0 ? e : EPERM;
-	return -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd != -1 || errno != ENOENT || dir[0] != '/' ||
+	    strlen(dir) >= sizeof(parent))
+		return fd;
+	strcpy(parent, dir);
+	for (slash = strchr(parent + 1, '/'); slash != NULL;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		(void)mkdir(parent, 0755);
+		*slash = '/';
+	}
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		return -1;
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 }
 
 int
@@ -151,7 +141,6 @@ imgcache_open(struct imgcache *c, const char *dir, uint64_t max)
 {
 	struct statvfs vfs;
 	struct stat st;
-	char parent[4096], *slash;
 	int fd, e;
 
 	c->dirfd = -1;
@@ -162,39 +151,24 @@ imgcache_open(struct imgcache *c, const char *dir, uint64_t max)
 		errno = EPERM;	/* documented: no cache without root, quietly */
 		return -1;
 	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd == -1 && errno == ENOENT && dir[0] == '/' &&
-	    strlen(dir) < sizeof(parent)) {
-		/* Its parents as root makes them (mkdir -p, 0755): a host
-		 * without /var/cache gets one; the directory itself is then
-		 * judged below like any other. */
-		strcpy(parent, dir);
-		for (slash = strchr(parent + 1, '/'); slash != NULL;
-		     slash = strchr(slash + 1, '/')) {
-			*slash = '\0';
-			(void)mkdir(parent, 0755);
-			*slash = '/';
-		}
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			return note(c, errno, "image cache %s", dir);
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	}
-	if (fd == -1)
-		return note(c, errno, "image cache %s", dir);
+	if ((fd = dir_open(dir)) == -1)
+		return imgcache_store_note(c, errno, "image cache %s", dir);
 	if (fstat(fd, &st) == -1 || fstatvfs(fd, &vfs) == -1) {
 		e = errno;
 		close(fd);
-		return note(c, e, "image cache %s", dir);
+		return imgcache_store_note(c, e, "image cache %s", dir);
 	}
 	if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0700) {
 		close(fd);
-		return note(c, 0, "image cache %s: owner %u:%u mode %04o, not "
+		return imgcache_store_note(c, 0, "image cache %s: owner "
+		    "%u:%u mode %04o, not "
 		    "root:root 0700", dir, (unsigned)st.st_uid,
 		    (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
 	}
 	if (vfs.f_flag & ST_NOEXEC) {
 		close(fd);
-		return note(c, 0, "image cache %s: its filesystem is mounted "
+		return imgcache_store_note(c, 0, "image cache %s: its "
+		    "filesystem is mounted "
 		    "noexec", dir);
 	}
 	c->dirfd = fd;
@@ -207,284 +181,6 @@ imgcache_close(struct imgcache *c)
 	if (c->dirfd != -1)
 		close(c->dirfd);
 	c->dirfd = -1;
-}
-
-/* A source's identity: what changes with any change of its bytes. */
-static void
-src_id(char out[ID_MAX], const struct stat *st)
-{
-	snprintf(out, ID_MAX, "%jx-%jx-%jx-%jx.%lx-%jx.%lx",
-	    (uintmax_t)st->st_dev, (uintmax_t)st->st_ino,
-	    (uintmax_t)st->st_size, (uintmax_t)st->st_mtim.tv_sec,
-	    (unsigned long)st->st_mtim.tv_nsec, (uintmax_t)st->st_ctim.tv_sec,
-	    (unsigned long)st->st_ctim.tv_nsec);
-}
-
-/* An image's identity: the inode and its change and modification times
- * (any change of its flags, mode or bytes moves the ctime). */
-static void
-img_id(char out[ID_MAX], const struct stat *st)
-{
-	snprintf(out, ID_MAX, "%jx-%jx.%lx-%jx.%lx", (uintmax_t)st->st_ino,
-	    (uintmax_t)st->st_ctim.tv_sec, (unsigned long)st->st_ctim.tv_nsec,
-	    (uintmax_t)st->st_mtim.tv_sec, (unsigned long)st->st_mtim.tv_nsec);
-}
-
-/* The index entry's name for path: "i-" and the SHA-256 of the path. */
-static void
-idx_name(char out[IDX_NAME_LEN + 1], const char *path)
-{
-	uint8_t d[SHA256_LEN];
-
-	sha256_buf(path, strlen(path), d);
-	out[0] = 'i';
-	out[1] = '-';
-	sha256_hex(d, out + 2);
-}
-
-/* Whether name is an image's (64 lower-case hex digits); its digest. */
-static int
-img_digest(const char *name, uint8_t d[32])
-{
-	if (strlen(name) != SHA256_HEX_LEN ||
-	    strspn(name, "0123456789abcdef") != SHA256_HEX_LEN)
-		return -1;
-	return sha256_unhex(name, SHA256_HEX_LEN, d);
-}
-
-/* An entry as confexec leaves it: regular, root's, exactly mode, one link,
- * size when size >= 0, immutable.  0, or -1 with errno ENOENT. */
-static int
-entry_ok(int fd, mode_t mode, off_t size, struct stat *out)
-{
-	struct stat st;
-	int fl = 0;
-
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & 07777) != mode || st.st_nlink != 1 ||
-	    (size >= 0 && st.st_size != size) ||
-	    ioctl(fd, FS_IOC_GETFLAGS, &fl) == -1 ||
-	    (fl & FS_IMMUTABLE_FL) == 0) {
-		errno = ENOENT;
-		return -1;
-	}
-	if (out != NULL)
-		*out = st;
-	return 0;
-}
-
-/* Set or clear FS_IMMUTABLE_FL on fd; 0 or -1 with errno. */
-static int
-set_immutable(int fd, int on)
-{
-	int fl = 0;
-
-	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == -1)
-		return -1;
-	if (on)
-		fl |= FS_IMMUTABLE_FL;
-	else
-		fl &= ~FS_IMMUTABLE_FL;
-	return ioctl(fd, FS_IOC_SETFLAGS, &fl);
-}
-
-/* A lease of type t on fd, its owner cleared: a break signals nobody (a
- * broken lease is seen with F_GETLEASE, never by a signal). */
-static int
-lease(int fd, int t)
-{
-	struct sigaction ign, old;
-	int r, e;
-
-	/* A break before F_SETOWN signals us (SIGIO, fatal by default). */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	if (sigaction(SIGIO, &ign, &old) == -1)
-		return -1;
-	r = fcntl(fd, F_SETLEASE, t);
-	e = errno;
-	if (r != -1)
-		(void)fcntl(fd, F_SETOWN, 0);
-	(void)sigaction(SIGIO, &old, NULL);
-	errno = e;
-	return r == -1 ? -1 : 0;
-}
-
-/* The SHA-256 of the size bytes of fd, read from its own pages, without
- * touching its atime (relatime would not update it again for a day: the
- * bound evicts by atime). */
-static int
-hash_fd(int fd, off_t size, uint8_t d[32])
-{
-	void *m;
-	int fl;
-
-	fl = fcntl(fd, F_GETFL);
-	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NOATIME) == -1)
-		return -1;
-
-	if (size == 0) {
-		sha256_buf(NULL, 0, d);
-		return 0;
-	}
-	m = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return -1;
-	sha256_buf(m, (size_t)size, d);
-	munmap(m, (size_t)size);
-	return 0;
-}
-
-/* Open the image called name and check it (entry_ok, its identity equal
- * to id when id is not NULL), then take a read lease on the fd: refused
- * while anyone holds the image open for writing, and held until the fd is
- * closed.  The fd, or -1 with errno ENOENT; *st its status. */
-static int
-image_open(struct imgcache *c, const char *name, off_t size, const char *id,
-    struct stat *st)
-{
-	char now[ID_MAX];
-	int fd;
-
-	fd = openat(c->dirfd, name, OPEN_RO);
-	if (fd == -1) {
-		errno = ENOENT;
-		return -1;
-	}
-	if (entry_ok(fd, IMG_MODE, size, st) == -1)
-		goto bad;
-	img_id(now, st);
-	if ((id != NULL && strcmp(now, id) != 0) || lease(fd, F_RDLCK) == -1)
-		goto bad;
-	return fd;
-bad:
-	close(fd);
-	errno = ENOENT;
-	return -1;
-}
-
-/* Remove an entry: clear its immutable flag, unlink it. */
-static void
-drop(int dirfd, const char *name)
-{
-	int fd, fl = 0;
-
-	fd = openat(dirfd, name, OPEN_RO);
-	if (fd != -1) {
-		if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0 &&
-		    (fl & FS_IMMUTABLE_FL))
-			(void)set_immutable(fd, 0);
-		close(fd);
-	}
-	(void)unlinkat(dirfd, name, 0);
-}
-
-/* Whether name in the directory is the inode fd is. */
-static int
-is_ours(struct imgcache *c, int fd, const char *name)
-{
-	struct stat a, b;
-
-	return fstat(fd, &a) == 0 &&
-	    fstatat(c->dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/* Name the O_TMPFILE tmp (O_RDWR, size bytes whose SHA-256 is want) as
- * name, sealed: under a write lease, linked, made immutable, then checked
- * (the name is still tmp's inode, root's, mode, one link; its sealed
- * bytes hash to want; the lease never broken).  0; 1 when name exists
- * (nothing done); -1 with errno and the note (EAGAIN: the new entry was
- * opened or changed before it was sealed, and is gone). */
-static int
-publish(struct imgcache *c, int tmp, const char *name, mode_t mode,
-    off_t size, const uint8_t want[32])
-{
-	uint8_t got[32];
-	int e;
-
-	if (lease(tmp, F_WRLCK) == -1)
-		return note(c, errno, "image cache: no lease on a new entry");
-	if (linkat(tmp, "", c->dirfd, name, AT_EMPTY_PATH) == -1) {
-		e = errno;
-		(void)fcntl(tmp, F_SETLEASE, F_UNLCK);
-		if (e == EEXIST)
-			return 1;
-		return note(c, e, "image cache: link");
-	}
-	if (set_immutable(tmp, 1) == -1) {
-		e = errno;
-		if (is_ours(c, tmp, name))
-			(void)unlinkat(c->dirfd, name, 0);
-		(void)fcntl(tmp, F_SETLEASE, F_UNLCK);
-		if (e == EPERM)
-			return note(c, e, "image cache: the immutable flag "
-			    "needs CAP_LINUX_IMMUTABLE");
-		return note(c, e, "image cache: its filesystem has no "
-		    "immutable flag");
-	}
-	if (!is_ours(c, tmp, name) || entry_ok(tmp, mode, size, NULL) == -1 ||
-	    hash_fd(tmp, size, got) == -1 || memcmp(got, want, 32) != 0 ||
-	    fcntl(tmp, F_GETLEASE) != F_WRLCK) {
-		(void)set_immutable(tmp, 0);
-		if (is_ours(c, tmp, name))
-			(void)unlinkat(c->dirfd, name, 0);
-		(void)fcntl(tmp, F_SETLEASE, F_UNLCK);
-		return note(c, EAGAIN, "image cache: a new entry was opened "
-		    "or changed before it was sealed, not used");
-	}
-	(void)fcntl(tmp, F_SETLEASE, F_UNLCK);
-	return 0;
-}
-
-/* Parse an index entry's content (len bytes of buf, NUL added): *img the
- * image's name, *iid its identity, *path.  0 or -1. */
-static int
-idx_parse(char *buf, size_t len, char **sid, char **img, char **iid,
-    char **path)
-{
-	char *sp1, *sp2, *nl;
-
-	if (len < 2 || buf[len - 1] != '\n')
-		return -1;
-	buf[len - 1] = '\0';
-	nl = strchr(buf, '\n');
-	sp1 = strchr(buf, ' ');
-	sp2 = sp1 != NULL ? strchr(sp1 + 1, ' ') : NULL;
-	if (nl == NULL || sp1 == NULL || sp2 == NULL || sp2 > nl ||
-	    sp2 - sp1 - 1 != SHA256_HEX_LEN || strchr(nl + 1, '\n') != NULL)
-		return -1;
-	*sp1 = *sp2 = *nl = '\0';
-	*sid = buf;
-	*img = sp1 + 1;
-	*iid = sp2 + 1;
-	*path = nl + 1;
-	return 0;
-}
-
-/* Read the index entry called name (checked) into buf; its length, or -1
- * with errno ENOENT. */
-static ssize_t
-idx_read(int dirfd, const char *name, char buf[IDX_MAX + 1])
-{
-	struct stat st;
-	ssize_t n = -1;
-	int fd, ok;
-
-	fd = openat(dirfd, name, OPEN_RO);
-	if (fd == -1) {
-		errno = ENOENT;
-		return -1;
-	}
-	ok = entry_ok(fd, IDX_MODE, -1, &st) == 0 && st.st_size <= IDX_MAX &&
-	    (n = pread(fd, buf, (size_t)st.st_size, 0)) == st.st_size;
-	close(fd);
-	if (!ok) {
-		errno = ENOENT;
-		return -1;
-	}
-	buf[n] = '\0';
-	return n;
 }
 
 int
@@ -500,69 +196,25 @@ imgcache_lookup(struct imgcache *c, const char *path, const struct stat *st,
 		errno = ENOENT;
 		return -1;
 	}
-	idx_name(name, path);
-	n = idx_read(c->dirfd, name, buf);
-	src_id(id, st);
-	if (n == -1 || idx_parse(buf, (size_t)n, &sid, &hex, &iid, &p) == -1 ||
+	imgcache_store_idx_name(name, path);
+	n = imgcache_store_idx_read(c->dirfd, name, buf);
+	imgcache_store_src_id(id, st);
+	if (n == -1 ||
+	    imgcache_store_idx_parse(buf, (size_t)n, &sid, &hex, &iid, &p) ==
+	    -1 ||
 	    strcmp(p, path) != 0 || strcmp(sid, id) != 0 ||
-	    img_digest(hex, digest) == -1) {
+	    imgcache_store_digest(hex, digest) == -1) {
 		errno = ENOENT;	/* not indexed, or another version: fill */
 		return -1;
 	}
-	fd = image_open(c, hex, st->st_size, iid, img);
+	fd = imgcache_store_open(c, hex, st->st_size, iid, img);
 	if (fd == -1) {
 		/* It names an image that is gone or not as it was hashed. */
-		drop(c->dirfd, name);
+		imgcache_store_drop(c->dirfd, name);
 		errno = ENOENT;
 		return -1;
 	}
 	return fd;
-}
-
-/* Index path (status *st) as served by the image hex (status *img):
- * a new entry, sealed, replacing one for another version.  0 or -1. */
-static int
-index_put(struct imgcache *c, const char *path, const struct stat *st,
-    const char *hex, const struct stat *img)
-{
-	char name[IDX_NAME_LEN + 1], buf[IDX_MAX + 1], old[IDX_MAX + 1];
-	char sid[ID_MAX], iid[ID_MAX];
-	uint8_t want[32];
-	ssize_t on;
-	int fd, r = 1, tries, len;
-
-	if (strlen(path) > PATH_MAX_IDX || strchr(path, '\n') != NULL)
-		return 0;	/* not indexed: every launch fills */
-	src_id(sid, st);
-	img_id(iid, img);
-	len = snprintf(buf, sizeof(buf), "%s %s %s\n%s\n", sid, hex, iid,
-	    path);
-	if (len < 0 || len >= (int)sizeof(buf))
-		return 0;
-	sha256_buf(buf, (size_t)len, want);
-	idx_name(name, path);
-	fd = openat(c->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, IDX_MODE);
-	if (fd == -1)
-		return -1;
-	if (fchmod(fd, IDX_MODE) == -1 ||
-	    write_all(fd, buf, (size_t)len) == -1 || fsync(fd) == -1) {
-		close(fd);
-		return -1;
-	}
-	for (tries = 0; tries < 3; tries++) {
-		r = publish(c, fd, name, IDX_MODE, (off_t)len, want);
-		if (r != 1)
-			break;
-		/* Another launch's entry: kept when it says the same. */
-		on = idx_read(c->dirfd, name, old);
-		if (on == len && memcmp(old, buf, (size_t)len) == 0) {
-			r = 0;
-			break;
-		}
-		drop(c->dirfd, name);
-	}
-	close(fd);
-	return r == 0 ? 0 : -1;
 }
 
 static int
@@ -593,7 +245,7 @@ copy_leased(int src, const struct stat *st, int tmp)
 	 * owner: ignored while we take it, then no owner at all. */
 	if (sigaction(SIGIO, &ign, &old) == -1)
 		return -1;
-	if (lease(src, F_RDLCK) == -1) {
+	if (imgcache_store_lease(src, F_RDLCK) == -1) {
 		e = errno;
 		goto out;
 	}
@@ -658,202 +310,6 @@ check_copy(int tmp, off_t size, const uint8_t *pin, uint8_t digest[32],
 	return -1;
 }
 
-struct ent {
-	struct timespec atime;
-	time_t ctime;
-	uint64_t bytes;
-	int image;		/* 1: an image (or a stray), 0: an index entry */
-	int gone;
-	char name[NAME_MAX_ENT];
-	char img[SHA256_HEX_LEN + 1];	/* an index entry's image */
-};
-
-static int
-by_atime(const void *a, const void *b)
-{
-	const struct ent *x = a, *y = b;
-
-	if (x->atime.tv_sec != y->atime.tv_sec)
-		return x->atime.tv_sec < y->atime.tv_sec ? -1 : 1;
-	if (x->atime.tv_nsec != y->atime.tv_nsec)
-		return x->atime.tv_nsec < y->atime.tv_nsec ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The directory's entries (images, index entries, strays) and *total
- * their bytes on disk.  Returns the count, or -1. */
-static ssize_t
-list(int dirfd, struct ent **out, uint64_t *total)
-{
-	struct dirent *d;
-	struct ent *v = NULL, *nv;
-	struct stat st;
-	size_t n = 0, cap = 0;
-	DIR *dp;
-	int fd;
-
-	*total = 0;
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd == -1 || (dp = fdopendir(fd)) == NULL) {
-		if (fd != -1)
-			close(fd);
-		return -1;
-	}
-	while ((d = readdir(dp)) != NULL) {
-		if (strcmp(d->d_name, ".") == 0 ||
-		    strcmp(d->d_name, "..") == 0 ||
-		    strcmp(d->d_name, LOCK_NAME) == 0 ||
-		    strlen(d->d_name) >= NAME_MAX_ENT ||
-		    fstatat(dirfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (nv == NULL)
-				break;
-			v = nv;
-		}
-		memset(&v[n], 0, sizeof(v[n]));
-		v[n].atime = st.st_atim;
-		v[n].ctime = st.st_ctim.tv_sec;
-		v[n].bytes = (uint64_t)st.st_blocks * 512;
-		/* A name neither kind has (another version's, or planted)
-		 * goes like an image no index entry names. */
-		v[n].image = strncmp(d->d_name, "i-", 2) != 0 ||
-		    strlen(d->d_name) != IDX_NAME_LEN;
-		strcpy(v[n].name, d->d_name);
-		*total += v[n].bytes;
-		n++;
-	}
-	closedir(dp);
-	*out = v;
-	return (ssize_t)n;
-}
-
-/* Whether a live index entry names the image called name. */
-static int
-named(struct ent *v, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!v[i].image && !v[i].gone && strcmp(v[i].img, name) == 0)
-			return 1;
-	return 0;
-}
-
-/* The lock the sweep takes: .lock, mode 0000, immutable, empty, made as
- * any entry.  Not the directory itself: any process that can open the
- * directory (a root payload under --ro /) could hold a lock on it, and no
- * launch would sweep again.  Without CAP_DAC_OVERRIDE nobody can open a
- * mode 0000 file, its owner included, nor chmod an immutable one.  The
- * fd, or -1. */
-static int
-lock_open(struct imgcache *c)
-{
-	char keep[sizeof(c->note)];
-	uint8_t empty[32];
-	int fd, tmp, r;
-
-	fd = openat(c->dirfd, LOCK_NAME, OPEN_RO);
-	if (fd != -1 && entry_ok(fd, 0, 0, NULL) == 0)
-		return fd;
-	if (fd != -1) {
-		close(fd);
-		drop(c->dirfd, LOCK_NAME);
-	}
-	memcpy(keep, c->note, sizeof(keep));	/* not the launch's concern */
-	sha256_buf(NULL, 0, empty);
-	tmp = openat(c->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0);
-	r = tmp == -1 || fchmod(tmp, 0) == -1 ? -1 :
-	    publish(c, tmp, LOCK_NAME, 0, 0, empty);
-	if (tmp != -1)
-		close(tmp);
-	memcpy(c->note, keep, sizeof(keep));
-	if (r == -1)
-		return -1;
-	fd = openat(c->dirfd, LOCK_NAME, OPEN_RO);
-	if (fd != -1 && entry_ok(fd, 0, 0, NULL) == -1) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* The index entries whose path no longer names the version they record
- * go, then the images no entry names (older than IMGCACHE_GRACE), then
- * the least recently used images (never keep) beyond the bound and the
- * entries naming them. */
-static void
-sweep(struct imgcache *c, const char *keep)
-{
-	char buf[IDX_MAX + 1], id[ID_MAX], *sid, *hex, *iid, *p;
-	struct timespec now;
-	struct ent *v = NULL;
-	struct stat st;
-	uint64_t total;
-	ssize_t n, i, len;
-	int lk;
-
-	lk = lock_open(c);
-	if (lk == -1 || flock(lk, LOCK_EX | LOCK_NB) == -1) {
-		if (lk != -1)
-			close(lk);
-		return;		/* another launch is at it */
-	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	n = list(c->dirfd, &v, &total);
-	for (i = 0; i < n; i++) {
-		if (v[i].image)
-			continue;
-		len = idx_read(c->dirfd, v[i].name, buf);
-		if (len != -1 && idx_parse(buf, (size_t)len, &sid, &hex, &iid,
-		    &p) == 0 && stat(p, &st) == 0) {
-			src_id(id, &st);
-			if (strcmp(id, sid) == 0) {
-				strcpy(v[i].img, hex);
-				continue;
-			}
-		}
-		if (len == -1 && v[i].ctime + (time_t)c->grace > now.tv_sec) {
-			v[i].gone = 1;	/* another launch's, being sealed */
-			continue;
-		}
-		drop(c->dirfd, v[i].name);	/* deleted, or changed */
-		v[i].gone = 1;
-		total -= v[i].bytes;
-	}
-	for (i = 0; i < n; i++) {
-		if (!v[i].image || strcmp(v[i].name, keep) == 0 ||
-		    named(v, (size_t)n, v[i].name) ||
-		    v[i].ctime + (time_t)c->grace > now.tv_sec)
-			continue;
-		drop(c->dirfd, v[i].name);
-		v[i].gone = 1;
-		total -= v[i].bytes;
-	}
-	if (n > 0 && total > c->max) {
-		qsort(v, (size_t)n, sizeof(*v), by_atime);
-		for (i = 0; i < n && total > c->max; i++) {
-			if (!v[i].image || v[i].gone ||
-			    strcmp(v[i].name, keep) == 0)
-				continue;
-			drop(c->dirfd, v[i].name);
-			v[i].gone = 1;
-			total -= v[i].bytes;
-		}
-		for (i = 0; i < n; i++) {
-			if (v[i].image || v[i].gone ||
-			    faccessat(c->dirfd, v[i].img, F_OK,
-			    AT_SYMLINK_NOFOLLOW) == 0)
-				continue;
-			drop(c->dirfd, v[i].name);
-		}
-	}
-	free(v);
-	close(lk);
-}
-
 /* The image of digest d already in the cache, checked and its bytes
  * hashed (it may be another source's); its fd, or -1.  One that is there
  * but not valid is removed. */
@@ -864,14 +320,48 @@ existing(struct imgcache *c, const char *hex, off_t size, const uint8_t d[32],
 	uint8_t got[32];
 	int fd;
 
-	fd = image_open(c, hex, size, NULL, st);
-	if (fd != -1 && hash_fd(fd, size, got) == 0 &&
+	fd = imgcache_store_open(c, hex, size, NULL, st);
+	if (fd != -1 && imgcache_store_hash(fd, size, got) == 0 &&
 	    memcmp(got, d, 32) == 0)
 		return fd;
 	if (fd != -1)
 		close(fd);
 	if (faccessat(c->dirfd, hex, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-		drop(c->dirfd, hex);
+		imgcache_store_drop(c->dirfd, hex);
+	return -1;
+}
+
+/* The sealed copy tmp (*tmp, closed and -1 once published) as the
+ * image of digest hex: one already there when its bytes hash to it,
+ * else tmp named and sealed, then opened as any image.  The image's fd,
+ * *img its status; or -1 with errno (EAGAIN after three tries). */
+static int
+seal(struct imgcache *c, int *tmp, const char *hex, off_t size,
+    const uint8_t digest[32], struct stat *img)
+{
+	int fd, r, tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		fd = existing(c, hex, size, digest, img);
+		if (fd != -1)
+			return fd;
+		r = imgcache_store_publish(c, *tmp, hex, IMG_MODE, size,
+		    digest);
+		if (r == -1)
+			return -1;
+		if (r == 0) {
+			/* Our write access gone, the read lease can hold. */
+			close(*tmp);
+			*tmp = -1;
+			fd = imgcache_store_open(c, hex, size, NULL, img);
+			if (fd == -1)
+				return imgcache_store_note(c, EAGAIN, "image "
+				    "cache: a new image was opened for "
+				    "writing as it was sealed, not used");
+			return fd;
+		}
+	}
+	errno = EAGAIN;
 	return -1;
 }
 
@@ -883,7 +373,7 @@ imgcache_fill(struct imgcache *c, int src, const struct stat *st,
 	char hex[SHA256_HEX_LEN + 1];
 	struct timespec now;
 	struct stat img;
-	int tmp, fd = -1, r, e, tries;
+	int tmp, fd, e;
 
 	*what = NULL;
 	if (c->dirfd == -1) {
@@ -897,49 +387,26 @@ imgcache_fill(struct imgcache *c, int src, const struct stat *st,
 	clock_gettime(CLOCK_REALTIME, &now);
 	tmp = openat(c->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, IMG_MODE);
 	if (tmp == -1)
-		return note(c, errno, "image cache: cannot add an image");
+		return imgcache_store_note(c, errno, "image cache: cannot add "
+		    "an image");
 	if (fchmod(tmp, IMG_MODE) == -1 || copy_leased(src, st, tmp) == -1 ||
 	    check_copy(tmp, st->st_size, pin, digest, what) == -1 ||
 	    fsync(tmp) == -1)
-		goto fail;
-	sha256_hex(digest, hex);
-	for (tries = 0; fd == -1 && tries < 3; tries++) {
-		fd = existing(c, hex, st->st_size, digest, &img);
-		if (fd != -1)
-			break;
-		r = publish(c, tmp, hex, IMG_MODE, st->st_size, digest);
-		if (r == -1)
-			goto fail;
-		if (r == 0) {
-			/* Our write access gone, the read lease can hold. */
-			close(tmp);
-			tmp = -1;
-			fd = image_open(c, hex, st->st_size, NULL, &img);
-			if (fd == -1) {
-				note(c, EAGAIN, "image cache: a new image was "
-				    "opened for writing as it was sealed, not "
-				    "used");
-				goto fail;
-			}
-		}
+		fd = -1;
+	else {
+		sha256_hex(digest, hex);
+		fd = seal(c, &tmp, hex, st->st_size, digest, &img);
 	}
-	if (fd == -1) {
-		errno = EAGAIN;
-		goto fail;
-	}
-	if (tmp != -1)
-		close(tmp);
-	/* Indexed only when a later write cannot hide in the same tick. */
-	if (st->st_ctim.tv_sec + IMGCACHE_RACY < now.tv_sec)
-		(void)index_put(c, path, st, hex, &img);
-	sweep(c, hex);
-	return fd;
-fail:
 	e = errno;
 	if (tmp != -1)
 		close(tmp);
-	errno = e;
-	return -1;
+	if (fd == -1)
+		return errno = e, -1;
+	/* Indexed only when a later write cannot hide in the same tick. */
+	if (st->st_ctim.tv_sec + IMGCACHE_RACY < now.tv_sec)
+		(void)imgcache_store_index(c, path, st, hex, &img);
+	imgcache_sweep(c, hex);
+	return fd;
 }
 
 int

@@ -39,20 +39,79 @@ pread_full(int fd, char *buf, size_t n, uint64_t off)
 	return 0;
 }
 
+/* The last want bytes of fd (size bytes) in *buf (grown), ending with a
+ * newline.  0, or -1 with errno and err (EBADMSG and *st JOURNAL_TORN:
+ * an unterminated record). */
+static int
+tail_read(int fd, uint64_t size, size_t want, char **buf,
+    enum journal_status *st, char *err, size_t errlen)
+{
+	char *nb;
+
+	if ((nb = realloc(*buf, want)) == NULL)
+		return -1;
+	*buf = nb;
+	if (pread_full(fd, nb, want, size - want) == -1)
+		return err_set(err, errlen, "cannot read the tail: %s",
+		    strerror(errno));
+	if (nb[want - 1] != '\n') {
+		*st = JOURNAL_TORN;
+		errno = EBADMSG;
+		return err_set(err, errlen, "journal ends with an unterminated "
+		    "record (torn tail); see journalchain recover");
+	}
+	return 0;
+}
+
+/* Where the line of buf that ends at end (a newline, or the end of what
+ * was read) begins: *start.  1 when it may begin before buf (buf does
+ * not start at the file's start: read more). */
+static int
+line_start(const char *buf, size_t end, int atstart, size_t *start)
+{
+	const char *q = memrchr(buf, '\n', end);
+
+	if (q == NULL && !atstart)
+		return 1;
+	*start = q == NULL ? 0 : (size_t)(q - buf) + 1;
+	return 0;
+}
+
+/* What the record len bytes at rec (without its newline) makes the next
+ * one's link: w's seq and prev_hex (in hex).  0, or -1 with *why. */
+static int
+next_link(const char *rec, size_t len, struct jrec_want *w,
+    char hex[SHA256_HEX_LEN + 1], const char **why)
+{
+	struct journal_record r0;
+	uint8_t d0[SHA256_LEN];
+
+	if (journal_record_parse(rec, len, &r0, why) == -1)
+		return -1;
+	if (r0.seq == UINT64_MAX) {
+		*why = "seq overflows";
+		return -1;
+	}
+	sha256_buf(rec, len + 1, d0);
+	sha256_hex(d0, hex);
+	w->seq = r0.seq + 1;
+	w->prev_hex = hex;
+	return 0;
+}
+
 /* Read the head from the last record of fd (size bytes), checking the
  * last link with the record checker (the line before it is only parsed).
- * Returns 0, or -1 with errno (EBADMSG: *st says why). */
+ * The tail read grows until both lines are whole.  Returns 0, or -1 with
+ * errno (EBADMSG: *st says why). */
 static int
 tail_head(int fd, uint64_t size, struct journal_head *h,
     enum journal_status *st, char *err, size_t errlen)
 {
-	size_t want = 16384, s1, s0, e1, e0;
+	size_t want = 16384, s1, s0, e1;
 	struct jrec_want w = {0, 1, journal_zero_hex, NULL};
-	struct journal_record r0;
 	char hex[SHA256_HEX_LEN + 1], whybuf[200];
-	uint8_t d0[SHA256_LEN];
-	const char *why, *q;
-	char *buf = NULL, *nb;
+	const char *why;
+	char *buf = NULL;
 	int atstart;
 
 	*st = JOURNAL_OK;
@@ -63,46 +122,19 @@ tail_head(int fd, uint64_t size, struct journal_head *h,
 		if (want > size)
 			want = (size_t)size;
 		atstart = want == size;
-		nb = realloc(buf, want);
-		if (nb == NULL)
+		if (tail_read(fd, size, want, &buf, st, err, errlen) == -1)
 			goto fail;
-		buf = nb;
-		if (pread_full(fd, buf, want, size - want) == -1) {
-			err_set(err, errlen, "cannot read the tail: %s",
-			    strerror(errno));
-			goto fail;
-		}
-		if (buf[want - 1] != '\n') {
-			*st = JOURNAL_TORN;
-			err_set(err, errlen, "journal ends with an unterminated "
-			    "record (torn tail); see journalchain recover");
-			errno = EBADMSG;
-			goto fail;
-		}
 		e1 = want - 1;
-		q = memrchr(buf, '\n', e1);
-		if (q == NULL && !atstart)
-			goto grow;
-		s1 = q == NULL ? 0 : (size_t)(q - buf) + 1;
-		if (s1 == 0)
-			break;	/* the only record: seq 1 on genesis */
-		e0 = s1 - 1;
-		q = memrchr(buf, '\n', e0);
-		if (q == NULL && !atstart)
-			goto grow;
-		s0 = q == NULL ? 0 : (size_t)(q - buf) + 1;
-		if (journal_record_parse(buf + s0, e0 - s0, &r0, &why) == -1)
-			goto broken;
-		if (r0.seq == UINT64_MAX) {
-			why = "seq overflows";
-			goto broken;
+		if (line_start(buf, e1, atstart, &s1) == 0) {
+			if (s1 == 0)	/* the only record: seq 1 on genesis */
+				break;
+			if (line_start(buf, s1 - 1, atstart, &s0) == 0) {
+				if (next_link(buf + s0, s1 - 1 - s0, &w, hex,
+				    &why) == -1)
+					goto broken;
+				break;
+			}
 		}
-		sha256_buf(buf + s0, e0 - s0 + 1, d0);
-		sha256_hex(d0, hex);
-		w.seq = r0.seq + 1;
-		w.prev_hex = hex;
-		break;
-grow:
 		if (want >= 2 * (size_t)JOURNAL_RECORD_MAX + 2) {
 			why = "last records are longer than the maximum";
 			goto broken;
@@ -516,18 +548,48 @@ journal_head_read(const char *path, struct journal_head *head,
 	return r;
 }
 
+/* The "recovered" event for the torn tail of fd past v->good_end (size
+ * bytes in all): its length, offset and SHA-256, in ev (evsz bytes).
+ * Its length, or -1 with errno and err. */
+static int
+recovered_event(int fd, const struct journal_verdict *v, uint64_t size,
+    char *ev, size_t evsz, char *err, size_t errlen)
+{
+	char hex[SHA256_HEX_LEN + 1], *tail;
+	uint8_t d[SHA256_LEN];
+	uint64_t n = size - v->good_end;
+	int e;
+
+	if ((tail = malloc(n ? n : 1)) == NULL)
+		return -1;
+	if (pread_full(fd, tail, n, v->good_end) == -1) {
+		err_set(err, errlen, "cannot read the torn tail: %s",
+		    strerror(errno));
+		e = errno;
+		free(tail);
+		errno = e;
+		return -1;
+	}
+	sha256_buf(tail, n, d);
+	free(tail);
+	sha256_hex(d, hex);
+	return snprintf(ev, evsz, "{\"dropped_bytes\":\"%llu\","
+	    "\"dropped_offset\":\"%llu\",\"dropped_sha256\":\"%s\","
+	    "\"type\":\"recovered\"}", (unsigned long long)n,
+	    (unsigned long long)v->good_end, hex);
+}
+
 int
 journal_recover(const char *path, uint64_t *dropped, char *err,
     size_t errlen)
 {
 	struct journal_verdict v;
 	struct journal_head h;
-	uint8_t d[SHA256_LEN];
-	char hex[SHA256_HEX_LEN + 1], ev[256], *buf = NULL, *tail = NULL;
+	char ev[256], *buf = NULL;
 	const char *evp = ev;
-	uint64_t size, n;
+	uint64_t size;
 	size_t evlen, len;
-	int fd, r = -1, e;
+	int fd, r = -1, n;
 
 	*dropped = 0;
 	fd = open_locked(path, O_RDWR | O_APPEND, err, errlen);
@@ -551,21 +613,10 @@ journal_recover(const char *path, uint64_t *dropped, char *err,
 		r = 0;
 		goto out;
 	}
-	n = size - v.good_end;
-	tail = malloc(n ? n : 1);
-	if (tail == NULL)
+	if ((n = recovered_event(fd, &v, size, ev, sizeof(ev), err,
+	    errlen)) == -1)
 		goto out;
-	if (pread_full(fd, tail, n, v.good_end) == -1) {
-		err_set(err, errlen, "cannot read the torn tail: %s",
-		    strerror(errno));
-		goto out;
-	}
-	sha256_buf(tail, n, d);
-	sha256_hex(d, hex);
-	evlen = (size_t)snprintf(ev, sizeof(ev), "{\"dropped_bytes\":\"%llu\","
-	    "\"dropped_offset\":\"%llu\",\"dropped_sha256\":\"%s\","
-	    "\"type\":\"recovered\"}", (unsigned long long)n,
-	    (unsigned long long)v.good_end, hex);
+	evlen = (size_t)n;
 	h = v.head;
 	buf = build(&evp, &evlen, 1, &h, &len, err, errlen);
 	if (buf == NULL)
@@ -577,13 +628,12 @@ journal_recover(const char *path, uint64_t *dropped, char *err,
 	}
 	if (commit(fd, path, v.good_end, buf, len, err, errlen) == -1)
 		goto out;
-	*dropped = n;
+	*dropped = size - v.good_end;
 	r = 0;
 out:
-	e = errno;
-	free(tail);
+	n = errno;
 	free(buf);
 	close(fd);
-	errno = e;
+	errno = n;
 	return r;
 }

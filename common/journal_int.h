@@ -7,7 +7,9 @@
  *                     canonical form, and the one record checker
  *   journal_verify.c  the verify drivers (buffer and file), which split
  *                     lines, hash them (two threads) and call the checker
- *   journal.c         the file: locking, the tail, append, recover */
+ *   journal.c         the file: locking, the tail, append, recover
+ *   journal_tree.c    the chain's records as Merkle leaves, checkpoint
+ *                     positions (journal_tree.h) */
 #ifndef BORNE_JOURNAL_INT_H
 #define BORNE_JOURNAL_INT_H
 
@@ -39,6 +41,11 @@ struct jrec_want {
  * JOURNAL_DEEP), --from hash.  Returns 0, or -1 with why[0..whylen) set. */
 int jrec_check(const struct jrec_want *w, const char *line, size_t n,
     const uint8_t d[SHA256_LEN], char *why, size_t whylen);
+
+/* fn(a) and fn(b), a on a second thread when threaded (both here when
+ * that thread cannot be made): the two halves of a batch of lines, which
+ * hash independently (journal_verify.c, journal_tree.c). */
+void journal_halves(void *(*fn)(void *), void *a, void *b, int threaded);
 
 /* journal_verify_fd without the lock: the first limit bytes of fd, read
  * with pread(2).  The caller holds the lock (recover) or took the size

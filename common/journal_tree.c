@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
+/* journal_tree: the records as Merkle leaves (journal_tree.h). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,16 +51,61 @@ static void
 hash_lines(const char *buf, struct tline *ln, size_t k)
 {
 	struct tjob job[2] = {{buf, ln, 0, k / 2}, {buf, ln, k / 2, k}};
-	pthread_t th;
-	int threaded;
 
-	threaded = k >= THREAD_MIN &&
-	    pthread_create(&th, NULL, twork, &job[0]) == 0;
-	if (!threaded)
-		twork(&job[0]);
-	twork(&job[1]);
-	if (threaded)
-		pthread_join(th, NULL);
+	journal_halves(twork, &job[0], &job[1], k >= THREAD_MIN);
+}
+
+/* A walk of journal_leaves_from: where it is, what is left to do. */
+struct leaves {
+	struct journal_pos *pos;
+	uint64_t max, done;
+	journal_leaf_fn *fn;
+	void *arg;
+	struct tline *ln;	/* BATCH lines */
+	char prev[SHA256_HEX_LEN + 1];	/* the last record's hash, hex */
+};
+
+/* The complete lines of buf from *at (have bytes in all), batch by batch
+ * and at most L->max in all: each checked against the chain (prev, seq),
+ * handed to L->fn, and L->pos moved past it; *at moved past the last
+ * one.  0, or -1 (EBADMSG, *bad its seq) at a record that fails. */
+static int
+leaves_check(struct leaves *L, const char *buf, size_t have, size_t *at,
+    uint64_t *bad, char *err, size_t errlen)
+{
+	struct journal_pos *pos = L->pos;
+	struct tline *ln = L->ln;
+	char why[200], *nl;
+	size_t k, j;
+
+	for (;;) {
+		for (k = 0; k < BATCH && L->done + k < L->max &&
+		    (nl = memchr(buf + *at, '\n', have - *at)) != NULL; k++) {
+			ln[k].start = *at;
+			ln[k].len = (size_t)(nl - (buf + *at)) + 1;
+			*at += ln[k].len;
+		}
+		if (k == 0)
+			return 0;
+		hash_lines(buf, ln, k);
+		for (j = 0; j < k; j++) {
+			struct jrec_want w = {0, pos->seq + 1, L->prev, NULL};
+
+			if (jrec_check(&w, buf + ln[j].start, ln[j].len,
+			    ln[j].d, why, sizeof(why)) == -1) {
+				*bad = pos->seq + 1;
+				errno = EBADMSG;
+				return err_set(err, errlen, "record %llu: %s",
+				    (unsigned long long)*bad, why);
+			}
+			L->fn(L->arg, pos->seq, ln[j].leaf);
+			sha256_hex(ln[j].d, L->prev);
+			memcpy(pos->head, ln[j].d, SHA256_LEN);
+			pos->seq++;
+			pos->off += ln[j].len;
+			L->done++;
+		}
+	}
 }
 
 int
@@ -68,28 +113,26 @@ journal_leaves_from(int fd, struct journal_pos *pos, uint64_t limit,
     uint64_t max, journal_leaf_fn *fn, void *arg, uint64_t *bad, char *err,
     size_t errlen)
 {
-	char prev[SHA256_HEX_LEN + 1], why[200];
-	size_t have = 0, at, k, j, want, bufsz = TBUF + JOURNAL_RECORD_MAX;
-	uint64_t done = 0;
-	struct tline *ln;
-	char *buf, *nl;
+	struct leaves L = {pos, max, 0, fn, arg, NULL, ""};
+	size_t have = 0, at, want, bufsz = TBUF + JOURNAL_RECORD_MAX;
+	char *buf;
 	ssize_t r;
-	int e;
+	int e, rc = 0;
 
 	*bad = 0;
 	if (max == 0 || pos->off >= limit)
 		return 0;
 	buf = malloc(bufsz);
-	ln = malloc(BATCH * sizeof(*ln));
-	if (buf == NULL || ln == NULL) {
+	L.ln = malloc(BATCH * sizeof(*L.ln));
+	if (buf == NULL || L.ln == NULL) {
 		free(buf);
-		free(ln);
+		free(L.ln);
 		return err_set_sys(err, errlen, "journal tree");
 	}
-	sha256_hex(pos->head, prev);
+	sha256_hex(pos->head, L.prev);
 	if (pos->seq == 0)
-		memcpy(prev, journal_zero_hex, sizeof(prev));
-	while (done < max) {
+		memcpy(L.prev, journal_zero_hex, sizeof(L.prev));
+	while (L.done < max) {
 		want = bufsz - have;
 		if ((uint64_t)want > limit - (pos->off + have))
 			want = (size_t)(limit - (pos->off + have));
@@ -98,49 +141,14 @@ journal_leaves_from(int fd, struct journal_pos *pos, uint64_t limit,
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
-			e = errno;
-			free(buf);
-			free(ln);
-			errno = e;
-			return err_set_sys(err, errlen, "reading the journal");
+			rc = err_set_sys(err, errlen, "reading the journal");
+			break;
 		}
 		have += (size_t)r;
 		at = 0;
-		for (;;) {
-			/* a batch of complete lines, at most max - done */
-			for (k = 0; k < BATCH && done + k < max &&
-			    (nl = memchr(buf + at, '\n', have - at)) != NULL;
-			    k++) {
-				ln[k].start = at;
-				ln[k].len = (size_t)(nl - (buf + at)) + 1;
-				at += ln[k].len;
-			}
-			if (k == 0)
-				break;
-			hash_lines(buf, ln, k);
-			for (j = 0; j < k; j++) {
-				struct jrec_want w = {0, pos->seq + 1, prev,
-				    NULL};
-
-				if (jrec_check(&w, buf + ln[j].start,
-				    ln[j].len, ln[j].d, why, sizeof(why)) ==
-				    -1) {
-					free(buf);
-					free(ln);
-					*bad = pos->seq + 1;
-					errno = EBADMSG;
-					return err_set(err, errlen, "record "
-					    "%llu: %s", (unsigned long long)
-					    *bad, why);
-				}
-				fn(arg, pos->seq, ln[j].leaf);
-				sha256_hex(ln[j].d, prev);
-				memcpy(pos->head, ln[j].d, SHA256_LEN);
-				pos->seq++;
-				pos->off += ln[j].len;
-				done++;
-			}
-		}
+		if ((rc = leaves_check(&L, buf, have, &at, bad, err, errlen)) ==
+		    -1)
+			break;
 		memmove(buf, buf + at, have - at);
 		have -= at;
 		/* The end, or an unterminated tail too long to be a record:
@@ -148,9 +156,11 @@ journal_leaves_from(int fd, struct journal_pos *pos, uint64_t limit,
 		if (r == 0 || have >= JOURNAL_RECORD_MAX)
 			break;
 	}
+	e = errno;
 	free(buf);
-	free(ln);
-	return 0;
+	free(L.ln);
+	errno = e;
+	return rc;
 }
 
 int
@@ -172,35 +182,31 @@ journal_leaves(int fd, uint64_t n, journal_leaf_fn *fn, void *arg,
 	return 0;
 }
 
-int
-journal_pos_check(int fd, const struct journal_pos *pos, char *err,
-    size_t errlen)
+/* The last line before pos->off, read (at most one longest record back)
+ * into *bufp (NUL-ended), *len bytes from its read's start, the line at
+ * *start.  0, or -1 with errno and err (EBADMSG: no record ends there). */
+static int
+last_line(int fd, const struct journal_pos *pos, char **bufp, size_t *len,
+    size_t *start, char *err, size_t errlen)
 {
-	struct journal_record rec;
-	uint8_t d[SHA256_LEN];
-	size_t len, start;
-	ssize_t r;
-	char *buf, *nl;
 	uint64_t from;
+	char *buf, *nl;
+	ssize_t r;
+	size_t n;
 
-	if (pos->seq == 0)
-		return pos->off == 0 ? 0 : (errno = EBADMSG, err_set(err,
-		    errlen, "no record before byte %llu",
-		    (unsigned long long)pos->off));
-	/* The last line before pos->off: at most one longest record. */
 	from = pos->off > JOURNAL_RECORD_MAX ? pos->off - JOURNAL_RECORD_MAX :
 	    0;
-	len = (size_t)(pos->off - from);
-	if ((buf = malloc(len + 1)) == NULL)
+	n = (size_t)(pos->off - from);
+	if ((buf = malloc(n + 1)) == NULL)
 		return err_set_sys(err, errlen, "journal tree");
 	do
-		r = pread(fd, buf, len, (off_t)from);
+		r = pread(fd, buf, n, (off_t)from);
 	while (r == -1 && errno == EINTR);
 	if (r == -1) {
 		free(buf);
 		return err_set_sys(err, errlen, "reading the journal");
 	}
-	if ((size_t)r != len || len == 0 || buf[len - 1] != '\n') {
+	if ((size_t)r != n || n == 0 || buf[n - 1] != '\n') {
 		free(buf);
 		errno = EBADMSG;
 		return err_set(err, errlen, "record %llu does not end at byte "
@@ -208,27 +214,48 @@ journal_pos_check(int fd, const struct journal_pos *pos, char *err,
 		    (unsigned long long)pos->seq,
 		    (unsigned long long)pos->off);
 	}
-	buf[len] = '\0';
-	nl = len >= 2 ? memrchr(buf, '\n', len - 1) : NULL;
-	start = nl != NULL ? (size_t)(nl + 1 - buf) : 0;
+	buf[n] = '\0';
+	nl = n >= 2 ? memrchr(buf, '\n', n - 1) : NULL;
 	if (nl == NULL && from != 0) {
 		free(buf);
 		errno = EBADMSG;
 		return err_set(err, errlen, "no record ends at byte %llu",
 		    (unsigned long long)pos->off);
 	}
+	*start = nl != NULL ? (size_t)(nl + 1 - buf) : 0;
+	*bufp = buf;
+	*len = n;
+	return 0;
+}
+
+int
+journal_pos_check(int fd, const struct journal_pos *pos, char *err,
+    size_t errlen)
+{
+	struct journal_record rec;
+	uint8_t d[SHA256_LEN];
+	size_t len = 0, start = 0;
+	char *buf = NULL;
+	int ok;
+
+	if (pos->seq == 0)
+		return pos->off == 0 ? 0 : (errno = EBADMSG, err_set(err,
+		    errlen, "no record before byte %llu",
+		    (unsigned long long)pos->off));
+	if (last_line(fd, pos, &buf, &len, &start, err, errlen) == -1)
+		return -1;
 	sha256_buf(buf + start, len - start, d);
-	if (memcmp(d, pos->head, SHA256_LEN) != 0 ||
+	ok = memcmp(d, pos->head, SHA256_LEN) == 0 &&
 	    journal_record_parse(buf + start, len - start - 1, &rec, NULL) ==
-	    -1 || rec.seq != pos->seq) {
-		free(buf);
+	    0 && rec.seq == pos->seq;
+	free(buf);
+	if (!ok) {
 		errno = EBADMSG;
 		return err_set(err, errlen, "record %llu, ending at byte %llu, "
 		    "is not the one checkpointed: the journal was rewritten",
 		    (unsigned long long)pos->seq,
 		    (unsigned long long)pos->off);
 	}
-	free(buf);
 	return 0;
 }
 

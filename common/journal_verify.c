@@ -116,21 +116,26 @@ hwork(void *arg)
 	return NULL;
 }
 
+void
+journal_halves(void *(*fn)(void *), void *a, void *b, int threaded)
+{
+	pthread_t th;
+
+	threaded = threaded && pthread_create(&th, NULL, fn, a) == 0;
+	if (!threaded)
+		fn(a);
+	fn(b);
+	if (threaded)
+		pthread_join(th, NULL);
+}
+
 /* Hash lines ln[0..k) of buf, half on a second thread if k is big. */
 static void
 hash_lines(const char *buf, struct vline *ln, size_t k)
 {
 	struct hjob job[2] = {{buf, ln, 0, k / 2}, {buf, ln, k / 2, k}};
-	pthread_t th;
-	int threaded;
 
-	threaded = k >= THREAD_MIN &&
-	    pthread_create(&th, NULL, hwork, &job[0]) == 0;
-	if (!threaded)
-		hwork(&job[0]);
-	hwork(&job[1]);
-	if (threaded)
-		pthread_join(th, NULL);
+	journal_halves(hwork, &job[0], &job[1], k >= THREAD_MIN);
 }
 
 /* Split the complete lines of buf[at..len) into st->ln, at most st->max.

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "io.h"
 #include "landlock.h"
 #include "uapi.h"
 
@@ -80,6 +81,51 @@ struct walk_cache {
 	char dir[PATH_MAX];	/* its path as the plan wrote it */
 };
 
+/* dfd, the directory a component was opened from: with keep, kept in wc
+ * as the directory of path's last component (its first plen bytes),
+ * for that component's siblings; else closed. */
+static void
+dir_done(struct walk_cache *wc, int dfd, const char *path, size_t plen,
+    int keep)
+{
+	if (!keep || plen >= sizeof(wc->dir)) {
+		close(dfd);
+		return;
+	}
+	if (wc->fd != -1)
+		close(wc->fd);
+	wc->fd = dfd;
+	memcpy(wc->dir, path, plen);
+	wc->dir[plen] = '\0';
+}
+
+/* fd, the symbolic link at the component c (len bytes) of path, closed.
+ * The first component of a walk from / (top) that is a system link
+ * (system_link) is followed: 0, the path it leads to in redo and *dfd /
+ * again.  Else -1, errno ELOOP, link naming the component and its
+ * target. */
+static int
+link_at(int rootfd, int fd, const char *path, const char *c, size_t len,
+    int top, int *dfd, char *redo, size_t redosz, char *link,
+    size_t linksz)
+{
+	char to[256];
+	ssize_t n;
+
+	n = readlinkat(fd, "", to, sizeof(to) - 1);
+	to[n < 0 ? 0 : n] = '\0';
+	if (top && c == path + 1 && system_link(rootfd, to, fd) &&
+	    (size_t)snprintf(redo, redosz, "/%s%s", to, c + len) < redosz &&
+	    (*dfd = dup(rootfd)) != -1) {
+		close(fd);
+		return 0;
+	}
+	snprintf(link, linksz, "%.*s -> %s", (int)(c - path + (ptrdiff_t)len),
+	    path, to);
+	close(fd);
+	return errno = ELOOP, -1;
+}
+
 /* Open path O_PATH one component at a time, none followed if it is a
  * symbolic link: a payload that wrote beneath a rule path in an earlier
  * run cannot point a later rule elsewhere (WORK/cache -> /root/.ssh).
@@ -92,9 +138,8 @@ open_nofollow(int rootfd, struct walk_cache *wc, const char *path,
     struct stat *st, char *link, size_t linksz, int *moved)
 {
 	const char *c = path + 1, *last = strrchr(path, '/');
-	char comp[NAME_MAX + 1], to[256], redo[PATH_MAX + 1];
+	char comp[NAME_MAX + 1], redo[PATH_MAX + 1];
 	int dfd, fd, top = 1, e;
-	ssize_t n;
 	size_t len, plen = (size_t)(last - path);
 
 	*moved = 0;
@@ -122,37 +167,20 @@ open_nofollow(int rootfd, struct walk_cache *wc, const char *path,
 		/* The last component's directory, kept for its siblings
 		 * (not after a system link: the plan's path is not where it
 		 * led). */
-		if (dfd == wc->fd)
-			;
-		else if (c[len] == '\0' && !*moved && plen > 0 && fd != -1 &&
-		    plen < sizeof(wc->dir)) {
-			if (wc->fd != -1)
-				close(wc->fd);
-			wc->fd = dfd;
-			memcpy(wc->dir, path, plen);
-			wc->dir[plen] = '\0';
-		} else
-			close(dfd);
+		if (dfd != wc->fd)
+			dir_done(wc, dfd, path, plen, c[len] == '\0' &&
+			    !*moved && plen > 0 && fd != -1);
 		if (fd == -1 || fstat(fd, st) == -1)
 			goto fail;
 		if (S_ISLNK(st->st_mode)) {
-			n = readlinkat(fd, "", to, sizeof(to) - 1);
-			to[n < 0 ? 0 : n] = '\0';
-			if (top && c == path + 1 && system_link(rootfd, to, fd) &&
-			    (size_t)snprintf(redo, sizeof(redo), "/%s%s", to,
-			    c + len) < sizeof(redo) &&
-			    (dfd = dup(rootfd)) != -1) {
-				close(fd);
-				top = 0;
-				*moved = 1;
-				path = redo;	/* from / again, once */
-				c = redo + 1;
-				continue;
-			}
-			snprintf(link, linksz, "%.*s -> %s",
-			    (int)(c - path + (ptrdiff_t)len), path, to);
-			close(fd);
-			return errno = ELOOP, -1;
+			if (link_at(rootfd, fd, path, c, len, top, &dfd, redo,
+			    sizeof(redo), link, linksz) == -1)
+				return -1;
+			top = 0;
+			*moved = 1;
+			path = redo;	/* from / again, once */
+			c = redo + 1;
+			continue;
 		}
 		c += len + (c[len] == '/');
 		dfd = fd;
@@ -335,6 +363,70 @@ ll_fds_free(int *fds, size_t n)
 	free(fds);
 }
 
+/* A ruleset handling every right of r, created with the struct size the
+ * ABI knows: older kernels reject a larger struct with non-zero unknown
+ * fields (E2BIG).  Its fd, or -1 with errno. */
+static int
+ruleset_new(const struct ll_abi_rights *r)
+{
+	struct borne_landlock_ruleset_attr attr;
+	size_t attrsz;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.handled_access_fs = r->fs;
+	attr.handled_access_net = r->net;
+	attr.scoped = r->scoped;
+	if (r->scoped)
+		attrsz = sizeof(attr);
+	else if (r->net)
+		attrsz = offsetof(struct borne_landlock_ruleset_attr, scoped);
+	else
+		attrsz = offsetof(struct borne_landlock_ruleset_attr,
+		    handled_access_net);
+	return (int)syscall(__NR_landlock_create_ruleset, &attr, attrsz, 0);
+}
+
+/* Each of the plan's file rules added to the ruleset fd (add_path), from
+ * / opened once.  0, or -1 with errno and err. */
+static int
+add_paths(int fd, const struct plan *p, int abi, char **real, int *fds,
+    char *err, size_t errlen)
+{
+	struct walk_cache wc;
+	int rootfd, r = 0;
+	size_t i;
+
+	if (p->nfs == 0)
+		return 0;
+	if ((rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return err_set_sys(err, errlen, "landlock: /");
+	wc.fd = -1;
+	for (i = 0; r == 0 && i < p->nfs; i++)
+		r = add_path(fd, rootfd, &wc, p, i, abi, real, fds, err,
+		    errlen);
+	close_errno(rootfd);
+	if (wc.fd != -1)
+		close_errno(wc.fd);
+	return r;
+}
+
+/* The plan's TCP ports, to connect to and to bind. */
+static int
+add_ports(int fd, const struct plan *p, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < p->nconnect; i++)
+		if (add_port(fd, p->connect_tcp[i],
+		    LANDLOCK_ACCESS_NET_CONNECT_TCP, err, errlen) == -1)
+			return -1;
+	for (i = 0; i < p->nbind; i++)
+		if (add_port(fd, p->bind_tcp[i], LANDLOCK_ACCESS_NET_BIND_TCP,
+		    err, errlen) == -1)
+			return -1;
+	return 0;
+}
+
 int
 ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
     int **fdsp, char *err, size_t errlen)
@@ -342,12 +434,8 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 	char **real;
 	int *fds = NULL;
 	const struct ll_abi_rights *r = ll_rights(abi);
-	struct borne_landlock_ruleset_attr attr;
-	struct walk_cache wc;
-	size_t attrsz, i;
-	int fd, rootfd = -1, e;
-
-	wc.fd = -1;
+	size_t i;
+	int fd;
 
 	*rfd = -1;
 	*realp = NULL;
@@ -366,62 +454,15 @@ ll_build_real(const struct plan *p, int abi, int *rfd, char ***realp,
 		errno = EOPNOTSUPP;
 		return err_set(err, errlen, "landlock: not available");
 	}
-	memset(&attr, 0, sizeof(attr));
-	attr.handled_access_fs = r->fs;
-	attr.handled_access_net = r->net;
-	attr.scoped = r->scoped;
-	/* Pass the struct size the ABI knows: older kernels reject a
-	 * larger struct with non-zero unknown fields (E2BIG). */
-	if (r->scoped)
-		attrsz = sizeof(attr);
-	else if (r->net)
-		attrsz = offsetof(struct borne_landlock_ruleset_attr, scoped);
-	else
-		attrsz = offsetof(struct borne_landlock_ruleset_attr,
-		    handled_access_net);
-	fd = (int)syscall(__NR_landlock_create_ruleset, &attr, attrsz, 0);
-	if (fd == -1)
+	if ((fd = ruleset_new(r)) == -1)
 		return err_set_sys(err, errlen, "landlock: create ruleset");
-	if (p->nfs > 0 &&
-	    (rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		err_set_sys(err, errlen, "landlock: /");
-		goto fail;
-	}
-	for (i = 0; i < p->nfs; i++)
-		if (add_path(fd, rootfd, &wc, p, i, abi, real, fds, err,
-		    errlen) == -1)
-			goto fail;
-	if (rootfd != -1)
-		close(rootfd);
-	rootfd = -1;
-	if (wc.fd != -1)
-		close(wc.fd);
-	wc.fd = -1;
-	if (check_wx(p, real, err, errlen) == -1)
-		goto fail;
-	if (r->net && (p->sock & PLAN_SOCK_TCP)) {
-		for (i = 0; i < p->nconnect; i++)
-			if (add_port(fd, p->connect_tcp[i],
-				LANDLOCK_ACCESS_NET_CONNECT_TCP, err,
-				errlen) == -1)
-				goto fail;
-		for (i = 0; i < p->nbind; i++)
-			if (add_port(fd, p->bind_tcp[i],
-				LANDLOCK_ACCESS_NET_BIND_TCP, err,
-				errlen) == -1)
-				goto fail;
-	}
+	if (add_paths(fd, p, abi, real, fds, err, errlen) == -1 ||
+	    check_wx(p, real, err, errlen) == -1 ||
+	    (r->net && (p->sock & PLAN_SOCK_TCP) &&
+	    add_ports(fd, p, err, errlen) == -1))
+		return close_errno(fd);
 	*rfd = fd;
 	return 0;
-fail:
-	e = errno;
-	close(fd);
-	if (rootfd != -1)
-		close(rootfd);
-	if (wc.fd != -1)
-		close(wc.fd);
-	errno = e;
-	return -1;
 }
 
 int

@@ -91,6 +91,34 @@ plain(char *dst, size_t dstlen, const char *f, size_t n)
 	return 0;
 }
 
+/* The next field as a number. */
+static int
+num_field(const char **p, const char *end, int *out)
+{
+	const char *f;
+	size_t n;
+
+	if (field(p, end, &f, &n) == -1 || num(f, n, out) == -1)
+		return errno = EINVAL, -1;
+	return 0;
+}
+
+/* The next field into dst, unescaped (esc) or as it is.  -1 with errno
+ * ENAMETOOLONG when it does not fit, EINVAL otherwise. */
+static int
+text_field(const char **p, const char *end, char *dst, size_t dstlen,
+    int esc)
+{
+	const char *f;
+	size_t n;
+
+	if (field(p, end, &f, &n) == -1 || (esc ?
+	    mountinfo_unescape(dst, dstlen, f, n) :
+	    plain(dst, dstlen, f, n)) == -1)
+		return errno == ENAMETOOLONG ? -1 : (errno = EINVAL, -1);
+	return 0;
+}
+
 int
 mountinfo_parse(const char *line, struct mountinfo *m)
 {
@@ -105,10 +133,9 @@ mountinfo_parse(const char *line, struct mountinfo *m)
 		return errno = EINVAL, -1;
 	memset(m, 0, sizeof(*m));
 	/* 1: mount id, 2: parent id */
-	if (field(&p, end, &f, &n) == -1 || num(f, n, &m->id) == -1)
-		return errno = EINVAL, -1;
-	if (field(&p, end, &f, &n) == -1 || num(f, n, &m->parent) == -1)
-		return errno = EINVAL, -1;
+	if (num_field(&p, end, &m->id) == -1 ||
+	    num_field(&p, end, &m->parent) == -1)
+		return -1;
 	/* 3: major:minor */
 	if (field(&p, end, &f, &n) == -1)
 		return errno = EINVAL, -1;
@@ -119,17 +146,11 @@ mountinfo_parse(const char *line, struct mountinfo *m)
 	if (num(colon + 1, n - (size_t)(colon + 1 - f), &v) == -1)
 		return errno = EINVAL, -1;
 	m->minor = (unsigned)v;
-	/* 4: root, 5: mount point */
-	if (field(&p, end, &f, &n) == -1 ||
-	    mountinfo_unescape(m->root, sizeof(m->root), f, n) == -1)
-		return errno == ENAMETOOLONG ? -1 : (errno = EINVAL, -1);
-	if (field(&p, end, &f, &n) == -1 ||
-	    mountinfo_unescape(m->mountpoint, sizeof(m->mountpoint), f, n) == -1)
-		return errno == ENAMETOOLONG ? -1 : (errno = EINVAL, -1);
-	/* 6: mount options */
-	if (field(&p, end, &f, &n) == -1 ||
-	    plain(m->options, sizeof(m->options), f, n) == -1)
-		return errno == ENAMETOOLONG ? -1 : (errno = EINVAL, -1);
+	/* 4: root, 5: mount point, 6: mount options */
+	if (text_field(&p, end, m->root, sizeof(m->root), 1) == -1 ||
+	    text_field(&p, end, m->mountpoint, sizeof(m->mountpoint), 1) ==
+	    -1 || text_field(&p, end, m->options, sizeof(m->options), 0) == -1)
+		return -1;
 	/* 7...: optional fields, ended by a lone "-" */
 	for (;;) {
 		if (field(&p, end, &f, &n) == -1)
@@ -138,16 +159,33 @@ mountinfo_parse(const char *line, struct mountinfo *m)
 			break;
 	}
 	/* fstype, source, super options */
-	if (field(&p, end, &f, &n) == -1 ||
-	    plain(m->fstype, sizeof(m->fstype), f, n) == -1)
-		return errno == ENAMETOOLONG ? -1 : (errno = EINVAL, -1);
-	if (field(&p, end, &f, &n) == -1 ||
-	    mountinfo_unescape(m->source, sizeof(m->source), f, n) == -1)
-		return errno == ENAMETOOLONG ? -1 : (errno = EINVAL, -1);
+	if (text_field(&p, end, m->fstype, sizeof(m->fstype), 0) == -1 ||
+	    text_field(&p, end, m->source, sizeof(m->source), 1) == -1)
+		return -1;
 	if (field(&p, end, &f, &n) == -1)
 		return errno = EINVAL, -1;
 	if (p != end)
 		return errno = EINVAL, -1;	/* trailing field */
+	return 0;
+}
+
+/* Each complete line of buf[*off..len) (NUL-ended) parsed and handed to
+ * fn until fn answers non-zero (*ret); *off past the last one.  0, or -1
+ * at a line that does not parse. */
+static int
+each_line(char *buf, size_t len, size_t *off, struct mountinfo *m,
+    int (*fn)(const struct mountinfo *m, void *arg), void *arg, int *ret)
+{
+	char *line, *nl;
+
+	while (*ret == 0 && (nl = memchr(buf + *off, '\n', len - *off))) {
+		*nl = '\0';
+		line = buf + *off;
+		*off = (size_t)(nl - buf) + 1;
+		if (mountinfo_parse(line, m) == -1)
+			return -1;
+		*ret = fn(m, arg);
+	}
 	return 0;
 }
 
@@ -157,25 +195,22 @@ mountinfo_each(const char *path,
 {
 	/* On the stack (26 KB): musl's malloc maps and unmaps blocks this
 	 * large at every call, ~60 us of a confexec launch (static). */
-	char buf[MOUNTINFO_LINE_MAX + 2], *line, *nl;
-	struct mountinfo mi, *m = &mi;
+	char buf[MOUNTINFO_LINE_MAX + 2];
+	struct mountinfo mi;
 	size_t cap = MOUNTINFO_LINE_MAX + 1, len = 0, off;
 	ssize_t r;
 	int fd, ret = 0, e = 0, eof = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1) {
-		e = errno;
-		goto out;
-	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
 	while (ret == 0) {
 		if (!eof && len < cap) {
 			r = read(fd, buf + len, cap - len);
+			if (r == -1 && errno == EINTR)
+				continue;
 			if (r == -1) {
-				if (errno == EINTR)
-					continue;
 				e = errno;
-				goto out;
+				break;
 			}
 			if (r == 0)
 				eof = 1;
@@ -183,15 +218,9 @@ mountinfo_each(const char *path,
 		}
 		buf[len] = '\0';
 		off = 0;
-		while (ret == 0 && (nl = memchr(buf + off, '\n', len - off))) {
-			*nl = '\0';
-			line = buf + off;
-			off = (size_t)(nl - buf) + 1;
-			if (mountinfo_parse(line, m) == -1) {
-				e = EBADMSG;
-				goto out;
-			}
-			ret = fn(m, arg);
+		if (each_line(buf, len, &off, &mi, fn, arg, &ret) == -1) {
+			e = EBADMSG;
+			break;
 		}
 		if (ret != 0)
 			break;
@@ -207,9 +236,7 @@ mountinfo_each(const char *path,
 			break;
 		}
 	}
-out:
-	if (fd != -1)
-		close(fd);
+	close(fd);
 	if (e != 0)
 		return errno = e, -1;
 	return ret;

@@ -6,7 +6,9 @@
  * mounts, the host's mount table.  Prepared in the parent (mv_prepare:
  * allocation, the clones), applied by the payload between its clone
  * (CLONE_NEWNS) and the capability drop (mv_apply: system calls only).
- * Nothing here prints.
+ * Nothing here prints.  mountview.c prepares and hands descriptors in,
+ * mv_place.c builds the view, mv_secrets.c withholds /etc's secrets,
+ * mv_tree.c holds the mount API calls they share.
  *
  * Every rule's path was opened once, by the Landlock walk that never
  * follows a symbolic link (landlock.h); that descriptor is what is
@@ -197,7 +199,7 @@ void mv_end(struct mountview *mv);
 void mv_spawned(struct mountview *mv);
 
 /* In the payload, inside its new mount namespace and still capable: build
- * the view.  0, or -1 with errno, mv->failed naming the step and
+ * the view (mv_place.c).  0, or -1 with errno, mv->failed naming the step and
  * mv->failed_path its path.  System calls only. */
 int mv_apply(struct mountview *mv);
 

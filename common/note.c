@@ -176,6 +176,28 @@ note_signer_text(const struct note_signer *s, char *buf, size_t bufsz)
 	    bufsz);
 }
 
+/* The 8 hex digits (either case) at p as a number in *h.  0 or -1. */
+static int
+hex8(const char *p, uint32_t *h)
+{
+	uint32_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		v <<= 4;
+		if (p[i] >= '0' && p[i] <= '9')
+			v |= (uint32_t)(p[i] - '0');
+		else if (p[i] >= 'a' && p[i] <= 'f')
+			v |= (uint32_t)(p[i] - 'a' + 10);
+		else if (p[i] >= 'A' && p[i] <= 'F')
+			v |= (uint32_t)(p[i] - 'A' + 10);
+		else
+			return -1;
+	}
+	*h = v;
+	return 0;
+}
+
 /* NAME+HASH8+KEY64 in text[0..len): name, hash and 32 key bytes. */
 static int
 key_parse(const char *text, size_t len, char name[NOTE_NAME_MAX + 1],
@@ -183,8 +205,8 @@ key_parse(const char *text, size_t len, char name[NOTE_NAME_MAX + 1],
 {
 	const char *p1, *p2;
 	uint8_t raw[1 + NOTE_KEY_LEN + 1];
-	size_t nlen, n, i;
-	uint32_t h = 0;
+	size_t nlen, n;
+	uint32_t h;
 
 	p1 = memchr(text, '+', len);
 	if (p1 == NULL)
@@ -198,20 +220,9 @@ key_parse(const char *text, size_t len, char name[NOTE_NAME_MAX + 1],
 	if (!note_name_ok(text, nlen))
 		return errno = EINVAL, err_set(err, errlen, "not a key: "
 		    "bad key name");
-	for (i = 1; i <= 8; i++) {
-		char c = p1[i];
-
-		h <<= 4;
-		if (c >= '0' && c <= '9')
-			h |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			h |= (uint32_t)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			h |= (uint32_t)(c - 'A' + 10);
-		else
-			return errno = EINVAL, err_set(err, errlen, "not a "
-			    "key: HASH is not 8 hex digits");
-	}
+	if (hex8(p1 + 1, &h) == -1)
+		return errno = EINVAL, err_set(err, errlen, "not a key: HASH "
+		    "is not 8 hex digits");
 	if (b64_decode(p2 + 1, len - (size_t)(p2 + 1 - text), raw,
 	    sizeof(raw), &n) == -1 || n == 0)
 		return errno = EINVAL, err_set(err, errlen, "not a key: KEY "
@@ -304,15 +315,14 @@ note_sign(const char *text, size_t len, const struct note_signer *s,
 	return 0;
 }
 
-int
-note_open(const char *msg, size_t len, const struct note_verifier *v,
-    size_t *textlen, char *err, size_t errlen)
+/* Where msg's text ends: at its last blank line (*split, just past it),
+ * signature lines after it, ending with a newline.  0, or -1 with errno
+ * EINVAL and err. */
+static int
+note_split(const char *msg, size_t len, size_t *split, char *err,
+    size_t errlen)
 {
-	const char *sigs, *end = msg + len, *line, *nl, *sp;
-	size_t split, n, count = 0, vl = strlen(v->name);
-	uint8_t *raw;
-	uint32_t h;
-	int found = 0, rc = -1;
+	size_t i;
 
 	if (len > NOTE_MAX)
 		return errno = EINVAL, err_set(err, errlen, "malformed note: "
@@ -320,23 +330,65 @@ note_open(const char *msg, size_t len, const struct note_verifier *v,
 	if (!note_text_ok(msg, len))
 		return errno = EINVAL, err_set(err, errlen, "malformed note: "
 		    "not UTF-8, or a control character");
-	/* The text ends at the last blank line. */
-	for (split = len; split >= 2; split--)
-		if (msg[split - 1] == '\n' && msg[split - 2] == '\n')
+	for (i = len; i >= 2; i--)
+		if (msg[i - 1] == '\n' && msg[i - 2] == '\n')
 			break;
-	if (split < 2)
+	if (i < 2)
 		return errno = EINVAL, err_set(err, errlen, "malformed note: "
 		    "no blank line before the signatures");
-	sigs = msg + split;
-	if (sigs == end || end[-1] != '\n')
+	if (i == len || msg[len - 1] != '\n')
 		return errno = EINVAL, err_set(err, errlen, "malformed note: "
 		    "no signature line, or no newline at its end");
+	*split = i;
+	return 0;
+}
+
+/* Signature line count, [line, nl): an em dash, a space, NAME, a space,
+ * BASE64; *name its name (*namelen bytes), its decoded bytes in raw
+ * (rawsz), *n of them, at least a key hash and one byte.  0, or -1 with
+ * errno EINVAL and err. */
+static int
+sig_line(const char *line, const char *nl, size_t count, const char **name,
+    size_t *namelen, uint8_t *raw, size_t rawsz, size_t *n, char *err,
+    size_t errlen)
+{
+	const char *sp;
+
+	if (nl - line < SIG_PREFIX_LEN ||
+	    memcmp(line, sig_prefix, SIG_PREFIX_LEN) != 0)
+		return errno = EINVAL, err_set(err, errlen, "malformed note: "
+		    "signature line %zu does not start with an em dash and a "
+		    "space", count);
+	line += SIG_PREFIX_LEN;
+	sp = memchr(line, ' ', (size_t)(nl - line));
+	if (sp == NULL || !note_name_ok(line, (size_t)(sp - line)) ||
+	    b64_decode(sp + 1, (size_t)(nl - sp - 1), raw, rawsz, n) == -1 ||
+	    *n < 5)
+		return errno = EINVAL, err_set(err, errlen, "malformed note: "
+		    "signature line %zu", count);
+	*name = line;
+	*namelen = (size_t)(sp - line);
+	return 0;
+}
+
+int
+note_open(const char *msg, size_t len, const struct note_verifier *v,
+    size_t *textlen, char *err, size_t errlen)
+{
+	const char *end = msg + len, *line, *nl, *name = NULL;
+	size_t split = 0, n, namelen = 0, count = 0, vl = strlen(v->name);
+	uint8_t *raw;
+	uint32_t h;
+	int found = 0, rc = -1;
+
+	if (note_split(msg, len, &split, err, errlen) == -1)
+		return -1;
 	/* A signature of another algorithm may be longer than Ed25519's:
 	 * room for the longest line. */
 	raw = malloc(len / 4 * 3 + 3);
 	if (raw == NULL)
 		return err_set_sys(err, errlen, "note");
-	for (line = sigs; line < end; line = nl + 1) {
+	for (line = msg + split; line < end; line = nl + 1) {
 		nl = memchr(line, '\n', (size_t)(end - line));
 		if (++count > NOTE_SIGS_MAX) {
 			errno = EINVAL;
@@ -344,28 +396,13 @@ note_open(const char *msg, size_t len, const struct note_verifier *v,
 			    "signatures", NOTE_SIGS_MAX);
 			goto out;
 		}
-		if (nl - line < SIG_PREFIX_LEN ||
-		    memcmp(line, sig_prefix, SIG_PREFIX_LEN) != 0) {
-			errno = EINVAL;
-			err_set(err, errlen, "malformed note: signature line "
-			    "%zu does not start with an em dash and a space",
-			    count);
+		if (sig_line(line, nl, count, &name, &namelen, raw,
+		    len / 4 * 3 + 3, &n, err, errlen) == -1)
 			goto out;
-		}
-		line += SIG_PREFIX_LEN;
-		sp = memchr(line, ' ', (size_t)(nl - line));
-		if (sp == NULL || !note_name_ok(line, (size_t)(sp - line)) ||
-		    b64_decode(sp + 1, (size_t)(nl - sp - 1), raw,
-		    len / 4 * 3 + 3, &n) == -1 || n < 5) {
-			errno = EINVAL;
-			err_set(err, errlen, "malformed note: signature line "
-			    "%zu", count);
-			goto out;
-		}
 		h = (uint32_t)raw[0] << 24 | (uint32_t)raw[1] << 16 |
 		    (uint32_t)raw[2] << 8 | raw[3];
-		if ((size_t)(sp - line) != vl || memcmp(line, v->name, vl) != 0
-		    || h != v->hash)
+		if (namelen != vl || memcmp(name, v->name, vl) != 0 ||
+		    h != v->hash)
 			continue;	/* another key's: a cosignature */
 		if (n != 4 + NOTE_SIG_LEN ||
 		    !ed25519_sha512_verify(v->pub, split - 1,

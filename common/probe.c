@@ -154,6 +154,18 @@ probe_host(struct probe *p)
 	return probe_host_mask(p, PROBE_ALL);
 }
 
+/* Whether the sysctls let the caller make a user namespace. */
+static void
+probe_userns(struct probe *p)
+{
+	long r;
+
+	p->userns_max = probe_read_long("/proc/sys/user/max_user_namespaces");
+	r = probe_read_long("/proc/sys/kernel/unprivileged_userns_clone");
+	p->userns_unpriv = r < 0 ? -1 : (int)r;
+	p->userns = p->userns_max > 0 && (p->root || p->userns_unpriv != 0);
+}
+
 int
 probe_host_mask(struct probe *p, unsigned what)
 {
@@ -174,12 +186,10 @@ probe_host_mask(struct probe *p, unsigned what)
 	if (what & PROBE_CGROUP)
 		probe_cgroup(p, (what & PROBE_EXACT) != 0,
 		    (what & PROBE_CONTROLLERS) != 0);
-
 	if (what & PROBE_LANDLOCK) {
 		p->landlock_abi = ll_abi();
 		p->landlock_errno = p->landlock_abi > 0 ? 0 : errno;
 	}
-
 	if (what & PROBE_SECCOMP)
 		probe_seccomp(p);
 	if (what & PROBE_NNP) {
@@ -187,17 +197,8 @@ probe_host_mask(struct probe *p, unsigned what)
 		p->no_new_privs = r >= 0;
 		p->no_new_privs_set = r == 1;
 	}
-
-	if (what & PROBE_USERNS) {
-		p->userns_max =
-		    probe_read_long("/proc/sys/user/max_user_namespaces");
-		r = probe_read_long(
-		    "/proc/sys/kernel/unprivileged_userns_clone");
-		p->userns_unpriv = r < 0 ? -1 : (int)r;
-		p->userns = p->userns_max > 0 &&
-		    (p->root || p->userns_unpriv != 0);
-	}
-
+	if (what & PROBE_USERNS)
+		probe_userns(p);
 	if (what & PROBE_MEMFD)
 		probe_memfd(p);
 	if (what & PROBE_SYSCALLS)
@@ -346,14 +347,75 @@ can_seccomp(const struct probe *p, const char *m, char *why, size_t whylen)
 	    (WHY("seccomp filter mode unavailable"), 0);
 }
 
-/* Namespaces (probens.c): the first call that failed, and what would
- * provide it.  An EPERM from clone or setns with arguments the kernel
- * rejects can only come from a seccomp filter. */
+/* The first namespace call of the probe that failed for mechanism m
+ * (*call names it), and its errno; 0 when none did. */
+static int
+ns_failed(const struct probe *p, const char *m, const char **call)
+{
+	int ipc = strcmp(m, "ipc-namespace") == 0, e;
+
+	if ((e = p->ns_userns_errno) != 0)
+		*call = "unshare(CLONE_NEWUSER)";
+	else if ((e = p->ns_clone_errno) != 0 && !ipc)
+		*call = "clone with namespace flags";
+	else if ((e = p->ns_setns_errno) != 0 &&
+	    strcmp(m, "pid-namespace") == 0)
+		*call = "setns(CLONE_NEWPID)";
+	else if ((e = p->ns_pid_errno) != 0)
+		*call = "unshare(CLONE_NEWPID)";
+	else if ((e = p->ns_ipc_errno) != 0 && ipc)
+		*call = "unshare(CLONE_NEWIPC)";
+	else
+		return 0;
+	return e;
+}
+
+/* What would provide a namespace call that failed with e: an EPERM from
+ * clone or setns with arguments the kernel rejects can only come from a
+ * seccomp filter.  "" when nothing is known to. */
+static const char *
+ns_fix(const struct probe *p, int e)
+{
+	int filt = p->ns_clone_errno == EPERM || p->ns_setns_errno == EPERM;
+
+	if (e != EPERM)
+		return "";
+	if (p->ns_userns_errno != 0 && filt)
+		return " (a seccomp filter refuses user namespaces to uid != "
+		    "0: docker run --security-opt seccomp=unconfined on a host "
+		    "that allows unprivileged user namespaces, or run as root "
+		    "with CAP_SYS_ADMIN: docker run --cap-add SYS_ADMIN; "
+		    "inside a confexec run, never: a nested confexec needs "
+		    "--degrade)";
+	if (p->ns_userns_errno != 0)
+		return " (the host refuses user namespaces to this uid: run as "
+		    "root, or allow them: sysctl user.max_user_namespaces, "
+		    "kernel.unprivileged_userns_clone=1, "
+		    "kernel.apparmor_restrict_unprivileged_userns=0)";
+	if (!p->cap_sys_admin && filt)
+		return " (needs CAP_SYS_ADMIN and a seccomp filter that allows "
+		    "clone, unshare and setns with namespace flags: docker "
+		    "run --cap-add SYS_ADMIN, whose default profile then "
+		    "allows them (podman run --cap-add SYS_ADMIN too), or "
+		    "--privileged; inside a confexec run, never: its payload "
+		    "has no capability and its filter refuses them, so a "
+		    "nested confexec needs --degrade)";
+	if (!p->cap_sys_admin)
+		return " (needs CAP_SYS_ADMIN: docker run --cap-add SYS_ADMIN)";
+	if (filt)
+		return " (a seccomp filter refuses it: docker run "
+		    "--security-opt seccomp=unconfined, or a profile that "
+		    "allows clone, unshare and setns with namespace flags)";
+	return "";
+}
+
+/* Namespaces (probens.c), clone3 and a seccomp listener: the first call
+ * that failed, and what would provide it. */
 static int
 can_ns(const struct probe *p, const char *m, char *why, size_t whylen)
 {
-	const char *call, *fix;
-	int ipc = strcmp(m, "ipc-namespace") == 0, e, filt;
+	const char *call = NULL;
+	int e;
 
 	if (strcmp(m, "clone3") == 0) {
 		if (p->clone3)
@@ -380,51 +442,9 @@ can_ns(const struct probe *p, const char *m, char *why, size_t whylen)
 		    "trying clone, setns or unshare with namespace flags "
 		    "(docker run --security-opt seccomp=unconfined, or a "
 		    "profile that allows them)", p->ns_killed), 0;
-	filt = p->ns_clone_errno == EPERM || p->ns_setns_errno == EPERM;
-	if ((e = p->ns_userns_errno) != 0)
-		call = "unshare(CLONE_NEWUSER)";
-	else if ((e = p->ns_clone_errno) != 0 && !ipc)
-		call = "clone with namespace flags";
-	else if ((e = p->ns_setns_errno) != 0 &&
-	    strcmp(m, "pid-namespace") == 0)
-		call = "setns(CLONE_NEWPID)";
-	else if ((e = p->ns_pid_errno) != 0)
-		call = "unshare(CLONE_NEWPID)";
-	else if ((e = p->ns_ipc_errno) != 0 && ipc)
-		call = "unshare(CLONE_NEWIPC)";
-	else
+	if ((e = ns_failed(p, m, &call)) == 0)
 		return 1;
-	if (e != EPERM)
-		fix = "";
-	else if (p->ns_userns_errno != 0 && filt)
-		fix = " (a seccomp filter refuses user namespaces to uid != 0: "
-		    "docker run --security-opt seccomp=unconfined on a host "
-		    "that allows unprivileged user namespaces, or run as root "
-		    "with CAP_SYS_ADMIN: docker run --cap-add SYS_ADMIN; "
-		    "inside a confexec run, never: a nested confexec needs "
-		    "--degrade)";
-	else if (p->ns_userns_errno != 0)
-		fix = " (the host refuses user namespaces to this uid: run as "
-		    "root, or allow them: sysctl user.max_user_namespaces, "
-		    "kernel.unprivileged_userns_clone=1, "
-		    "kernel.apparmor_restrict_unprivileged_userns=0)";
-	else if (!p->cap_sys_admin && filt)
-		fix = " (needs CAP_SYS_ADMIN and a seccomp filter that allows "
-		    "clone, unshare and setns with namespace flags: docker "
-		    "run --cap-add SYS_ADMIN, whose default profile then "
-		    "allows them (podman run --cap-add SYS_ADMIN too), or "
-		    "--privileged; inside a confexec run, never: its payload "
-		    "has no capability and its filter refuses them, so a "
-		    "nested confexec needs --degrade)";
-	else if (!p->cap_sys_admin)
-		fix = " (needs CAP_SYS_ADMIN: docker run --cap-add SYS_ADMIN)";
-	else if (filt)
-		fix = " (a seccomp filter refuses it: docker run "
-		    "--security-opt seccomp=unconfined, or a profile that "
-		    "allows clone, unshare and setns with namespace flags)";
-	else
-		fix = "";
-	return WHY("%s: %s%s", call, strerror(e), fix), 0;
+	return WHY("%s: %s%s", call, strerror(e), ns_fix(p, e)), 0;
 }
 
 static int

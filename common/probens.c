@@ -103,13 +103,50 @@ has_sys_admin(void)
 	return v == CAP_SET;
 }
 
+/* The child's answers in *n (it gets n as it is): 0; -1 with errno when
+ * it could not be run or said nothing.  Killed by a signal (a filter
+ * that kills): *killed the signal, every call refused. */
+static int
+ns_fork(struct nsres *n, int root, int exact, int *killed)
+{
+	int fd[2], st;
+	ssize_t k;
+	pid_t pid;
+
+	if (pipe2(fd, O_CLOEXEC) == -1)
+		return -1;
+	pid = fork();
+	if (pid == -1) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		ns_child(fd[1], root, exact, *n);
+	}
+	close(fd[1]);
+	do
+		k = read(fd[0], n, sizeof(*n));
+	while (k == -1 && errno == EINTR);
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(st)) {
+		*killed = WTERMSIG(st);
+		n->clone3 = n->clone_flags = n->setns = n->pid = n->ipc = EPERM;
+		n->listener = EPERM;
+		n->userns_any = EPERM;
+	} else if (k != (ssize_t)sizeof(*n))
+		return -1;
+	return 0;
+}
+
 void
 probe_ns(struct probe *p, int exact)
 {
 	struct nsres n;
-	int fd[2], st;
-	ssize_t k;
-	pid_t pid;
 
 	p->ns_probed = 1;
 	p->cap_sys_admin = has_sys_admin();
@@ -122,38 +159,14 @@ probe_ns(struct probe *p, int exact)
 	 * calls still fail closed. */
 	if (!exact)
 		ns_filter(&n);
-	if (!exact && p->ns_root) {
+	if (!exact && p->ns_root)
 		n.pid = n.ipc = p->cap_sys_admin ? 0 : EPERM;
-		goto done;
+	else if (ns_fork(&n, p->ns_root, exact, &p->ns_killed) == -1) {
+		p->ns_probed = 0;
+		p->ns_pid_errno = p->ns_ipc_errno = errno ? errno : EPROTO;
+		p->seccomp_listener_errno = p->ns_pid_errno;
+		return;
 	}
-	if (pipe2(fd, O_CLOEXEC) == -1)
-		goto fail;
-	pid = fork();
-	if (pid == -1) {
-		close(fd[0]);
-		close(fd[1]);
-		goto fail;
-	}
-	if (pid == 0) {
-		close(fd[0]);
-		ns_child(fd[1], p->ns_root, exact, n);
-	}
-	close(fd[1]);
-	do
-		k = read(fd[0], &n, sizeof(n));
-	while (k == -1 && errno == EINTR);
-	close(fd[0]);
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			goto fail;
-	if (WIFSIGNALED(st)) {
-		p->ns_killed = WTERMSIG(st);
-		n.clone3 = n.clone_flags = n.setns = n.pid = n.ipc = EPERM;
-		n.listener = EPERM;
-		n.userns_any = EPERM;
-	} else if (k != (ssize_t)sizeof(n))
-		goto fail;
-done:
 	p->clone3 = n.clone3 == 0;
 	p->clone3_errno = n.clone3;
 	p->ns_clone_errno = n.clone_flags;
@@ -163,9 +176,4 @@ done:
 	p->ns_ipc_errno = n.ipc;
 	p->seccomp_listener_errno = n.listener;
 	p->userns_errno = n.userns_any;
-	return;
-fail:
-	p->ns_probed = 0;
-	p->ns_pid_errno = p->ns_ipc_errno = errno ? errno : EPROTO;
-	p->seccomp_listener_errno = p->ns_pid_errno;
 }

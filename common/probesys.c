@@ -20,7 +20,6 @@
 #include "scan.h"
 #include "uapi.h"
 
-/* A number in the small file at path, or -1. */
 long
 probe_read_long(const char *path)
 {

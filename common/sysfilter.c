@@ -369,6 +369,23 @@ add_open_rules(scmp_filter_ctx ctx, int nr, unsigned arg, int trunc)
 	return r;
 }
 
+/* setpriority and ioprio_set allowed on the caller's own process or
+ * process group only (who 0).  PRIO_PROCESS == IOPRIO_WHO_PROCESS - 1,
+ * and so on: the two calls number "which" differently. */
+static int
+add_who0(scmp_filter_ctx ctx, int nr)
+{
+	int proc = nr == __NR_setpriority ? PRIO_PROCESS : IOPRIO_WHO_PROCESS;
+	int pgrp = nr == __NR_setpriority ? PRIO_PGRP : IOPRIO_WHO_PGRP;
+	int r;
+
+	r = seccomp_rule_add(ctx, ALLOW, nr, 2, EQ32(0, proc), EQ32(1, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, ALLOW, nr, 2, EQ32(0, pgrp),
+		    EQ32(1, 0));
+	return r;
+}
+
 /* The base program's rule for one table entry. */
 static int
 add_base(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
@@ -389,22 +406,7 @@ add_base(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 			    SCMP_CMP(2, SCMP_CMP_EQ, 0, 0));
 		return r;
 	case R_WHO0:
-		/* PRIO_PROCESS == IOPRIO_WHO_PROCESS - 1, and so on: the
-		 * two calls number "which" differently. */
-		if (e->nr == __NR_setpriority) {
-			r = seccomp_rule_add(ctx, ALLOW, e->nr, 2,
-			    EQ32(0, PRIO_PROCESS), EQ32(1, 0));
-			if (r == 0)
-				r = seccomp_rule_add(ctx, ALLOW, e->nr, 2,
-				    EQ32(0, PRIO_PGRP), EQ32(1, 0));
-		} else {
-			r = seccomp_rule_add(ctx, ALLOW, e->nr, 2,
-			    EQ32(0, IOPRIO_WHO_PROCESS), EQ32(1, 0));
-			if (r == 0)
-				r = seccomp_rule_add(ctx, ALLOW, e->nr, 2,
-				    EQ32(0, IOPRIO_WHO_PGRP), EQ32(1, 0));
-		}
-		return r;
+		return add_who0(ctx, e->nr);
 	case R_CLONE:
 		return seccomp_rule_add(ctx, ALLOW, e->nr, 1,
 		    SCMP_CMP(0, SCMP_CMP_MASKED_EQ, CLONE_NEW_MASK, 0));
@@ -422,6 +424,40 @@ add_base(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 		/* Decided in the args program. */
 		return seccomp_rule_add(ctx, ALLOW, e->nr, 0);
 	}
+}
+
+/* The args program's setsockopt rules: each of sockopt_rules[]. */
+static int
+add_sockopt(scmp_filter_ctx ctx, int nr)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < sizeof(sockopt_rules) /
+	    sizeof(sockopt_rules[0]); i++)
+		r = seccomp_rule_add(ctx, EPERM_, nr, 2,
+		    EQ32(1, sockopt_rules[i].level),
+		    EQ32(2, sockopt_rules[i].name));
+	return r;
+}
+
+/* The args program's ioctl rules: each of ioctl_rules[], and TCSBRK 0
+ * (it sends a break; any other value is tcdrain(3)). */
+static int
+add_ioctl(scmp_filter_ctx ctx, int nr)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < sizeof(ioctl_rules) /
+	    sizeof(ioctl_rules[0]); i++)
+		r = seccomp_rule_add(ctx, ioctl_rules[i].what == I_NOTSUP ?
+		    SCMP_ACT_ERRNO(EOPNOTSUPP) : EPERM_, nr, 1,
+		    BITS32(1, ioctl_rules[i].mask, ioctl_rules[i].req));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, EPERM_, nr, 2, EQ32(1, TCSBRK),
+		    SCMP_CMP(2, SCMP_CMP_EQ, 0, 0));
+	return r;
 }
 
 /* The args program's rules for one entry (default ALLOW). */
@@ -445,27 +481,12 @@ add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
 		return seccomp_rule_add(ctx, EPERM_, e->nr, 1,
 		    BITS32(e->a, e->v, e->v));
 	case R_SOCKOPT:
-		for (i = 0; r == 0 && i < sizeof(sockopt_rules) /
-		    sizeof(sockopt_rules[0]); i++)
-			r = seccomp_rule_add(ctx, EPERM_, e->nr, 2,
-			    EQ32(1, sockopt_rules[i].level),
-			    EQ32(2, sockopt_rules[i].name));
-		return r;
+		return add_sockopt(ctx, e->nr);
 	case R_FCNTL:
 		return seccomp_rule_add(ctx, EPERM_, e->nr, 1,
 		    EQ32(1, F_SETLEASE));
 	case R_IOCTL:
-		for (i = 0; r == 0 && i < sizeof(ioctl_rules) /
-		    sizeof(ioctl_rules[0]); i++)
-			r = seccomp_rule_add(ctx,
-			    ioctl_rules[i].what == I_NOTSUP ?
-			    SCMP_ACT_ERRNO(EOPNOTSUPP) : EPERM_, e->nr, 1,
-			    BITS32(1, ioctl_rules[i].mask, ioctl_rules[i].req));
-		/* TCSBRK 0 sends a break; any other value is tcdrain(3). */
-		if (r == 0)
-			r = seccomp_rule_add(ctx, EPERM_, e->nr, 2,
-			    EQ32(1, TCSBRK), SCMP_CMP(2, SCMP_CMP_EQ, 0, 0));
-		return r;
+		return add_ioctl(ctx, e->nr);
 	case R_OPEN:
 		/* flags at .a, the mode after them; the mode counts only
 		 * with O_CREAT or O_TMPFILE. */
@@ -585,16 +606,38 @@ join_programs(const struct sock_fprog *args, const struct sock_fprog *base,
 	return 0;
 }
 
+/* The rules of both programs: every number up to SF_NR_KNOWN outside the
+ * table allowed in the base, then each table entry's.  *what names the
+ * step. */
+static int
+add_rules(scmp_filter_ctx bctx, scmp_filter_ctx actx, unsigned variant,
+    const char **what)
+{
+	size_t i;
+	int r = 0, nr;
+
+	for (nr = 0; r == 0 && nr <= SF_NR_KNOWN; nr++) {
+		*what = "allow rules";
+		if (lookup(nr) == NULL)
+			r = seccomp_rule_add(bctx, ALLOW, nr, 0);
+	}
+	for (i = 0; r == 0 && i < sizeof(table) / sizeof(table[0]); i++) {
+		*what = "table rules";
+		r = add_base(bctx, &table[i], variant);
+		if (r == 0)
+			r = add_args(actx, &table[i], variant);
+	}
+	return r;
+}
+
 int
 sf_compile(unsigned variant, struct sock_fprog *prog, char *err,
     size_t errlen)
 {
 	struct sock_fprog base = {0, NULL}, args = {0, NULL};
 	scmp_filter_ctx bctx = NULL, actx = NULL;
-	const struct sf_entry *e;
 	const char *what = "init";
-	int r = 0, nr;
-	size_t i;
+	int r = 0;
 
 	prog->filter = NULL;
 	prog->len = 0;
@@ -605,23 +648,12 @@ sf_compile(unsigned variant, struct sock_fprog *prog, char *err,
 		return -1;
 	}
 	/* Base: default EPERM so that rules can allow conditionally
-	 * (libseccomp refuses an ALLOW rule under an ALLOW default);
-	 * every number up to SF_NR_KNOWN outside the table is allowed. */
+	 * (libseccomp refuses an ALLOW rule under an ALLOW default). */
 	bctx = new_ctx(SCMP_ACT_ERRNO(EPERM), &r);
 	if (r == 0)
 		actx = new_ctx(SCMP_ACT_ALLOW, &r);
-	for (nr = 0; r == 0 && nr <= SF_NR_KNOWN; nr++) {
-		what = "allow rules";
-		if (lookup(nr) == NULL)
-			r = seccomp_rule_add(bctx, ALLOW, nr, 0);
-	}
-	for (i = 0; r == 0 && i < sizeof(table) / sizeof(table[0]); i++) {
-		e = &table[i];
-		what = "table rules";
-		r = add_base(bctx, e, variant);
-		if (r == 0)
-			r = add_args(actx, e, variant);
-	}
+	if (r == 0)
+		r = add_rules(bctx, actx, variant, &what);
 	if (r == 0) {
 		what = "export";
 		r = export(bctx, &base);

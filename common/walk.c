@@ -273,15 +273,65 @@ join(const char *dpath, const char *name)
 	return p;
 }
 
+/* nm, a subdirectory of n, queued for a worker (an error said when it
+ * cannot be). */
+static void
+queue(struct walk *w, struct dnode *n, const char *nm)
+{
+	if (push(w, n, nm, strlen(nm)) == -1)
+		w->ops->error(w->ctx, n->path, nm, errno, "queue");
+}
+
+/* The entry nm of directory n, of getdents type t: a directory queued,
+ * another mount reported, a file of a wanted type handed to ops->ent
+ * with its statx. */
+static void
+entry(struct walk *w, struct dnode *n, const char *nm, unsigned t)
+{
+	const struct walk_ops *ops = w->ops;
+	struct walk_ent e = { .dirfd = n->fd, .fd = -1, .dpath = n->path };
+	struct statx st;
+
+	if (t == DT_DIR) {
+		queue(w, n, nm);
+		return;
+	}
+	if (t != DT_UNKNOWN && !(ops->want & WALK_DT(t)))
+		return;
+	if (walk_statx(n->fd, nm, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+	    STX_BASE | ops->stx_mask, &st) == -1) {
+		ops->error(w->ctx, n->path, nm, errno, "stat");
+		return;
+	}
+	/* A file bind-mounted on a file: another mount, whatever its type
+	 * (a socket on a regular file's name). */
+	if ((st.stx_mask & STATX_MNT_ID) && st.stx_mnt_id != n->mnt) {
+		ops->mount(w->ctx, n->path, nm);
+		return;
+	}
+	if (t == DT_UNKNOWN) {
+		t = IFTODT(st.stx_mode);
+		if (t == DT_DIR) {
+			queue(w, n, nm);
+			return;
+		}
+		if (!(ops->want & WALK_DT(t)))
+			return;
+	} else if (IFTODT(st.stx_mode) != t) {
+		/* Replaced between getdents and statx. */
+		ops->error(w->ctx, n->path, nm, ESTALE, "stat");
+		return;
+	}
+	e.name = nm;
+	e.stx = &st;
+	ops->ent(w->ctx, &e);
+}
+
 /* Read directory n, handing its entries to the callbacks and pushing its
  * subdirectories. */
 static void
 read_dir(struct walk *w, struct dnode *n, char *buf, size_t bufsz)
 {
-	const struct walk_ops *ops = w->ops;
-	unsigned mask = STX_BASE | ops->stx_mask;
-	struct walk_ent e = { .dirfd = n->fd, .fd = -1, .dpath = n->path };
-	struct statx st;
 	unsigned since = 0;
 	long got;
 
@@ -291,7 +341,6 @@ read_dir(struct walk *w, struct dnode *n, char *buf, size_t bufsz)
 		while (off < got) {
 			struct ldirent64 *d = (struct ldirent64 *)(buf + off);
 			const char *nm = d->d_name;
-			unsigned t = d->d_type;
 
 			off += d->d_reclen;
 			if (nm[0] == '.' && (nm[1] == '\0' ||
@@ -306,48 +355,47 @@ read_dir(struct walk *w, struct dnode *n, char *buf, size_t bufsz)
 				if (atomic_load(&w->stop))
 					return;	/* counted above */
 			}
-			if (t == DT_DIR) {
-				if (push(w, n, nm, strlen(nm)) == -1)
-					ops->error(w->ctx, n->path, nm, errno,
-					    "queue");
-				continue;
-			}
-			if (t != DT_UNKNOWN && !(ops->want & WALK_DT(t)))
-				continue;
-			if (walk_statx(n->fd, nm, AT_SYMLINK_NOFOLLOW |
-			    AT_NO_AUTOMOUNT, mask, &st) == -1) {
-				ops->error(w->ctx, n->path, nm, errno, "stat");
-				continue;
-			}
-			/* A file bind-mounted on a file: another mount, whatever
-			 * its type (a socket on a regular file's name). */
-			if ((st.stx_mask & STATX_MNT_ID) && st.stx_mnt_id != n->mnt) {
-				ops->mount(w->ctx, n->path, nm);
-				continue;
-			}
-			if (t == DT_UNKNOWN) {
-				t = IFTODT(st.stx_mode);
-				if (t == DT_DIR) {
-					if (push(w, n, nm, strlen(nm)) == -1)
-						ops->error(w->ctx, n->path, nm,
-						    errno, "queue");
-					continue;
-				}
-				if (!(ops->want & WALK_DT(t)))
-					continue;
-			} else if (IFTODT(st.stx_mode) != t) {
-				/* Replaced between getdents and statx. */
-				ops->error(w->ctx, n->path, nm, ESTALE, "stat");
-				continue;
-			}
-			e.name = nm;
-			e.stx = &st;
-			ops->ent(w->ctx, &e);
+			entry(w, n, nm, d->d_type);
 		}
 	}
 	atomic_fetch_add_explicit(&w->scanned, since, memory_order_relaxed);
 	if (got == -1)
-		ops->error(w->ctx, n->path, "", errno, "read");
+		w->ops->error(w->ctx, n->path, "", errno, "read");
+}
+
+/* The subdirectory name of p opened (never following a link, never
+ * crossing a mount: another mount is reported, not walked), *st its
+ * statx.  The fd, or -1 once reported. */
+static int
+dir_open(struct walk *w, struct dnode *p, const char *name,
+    struct statx *st)
+{
+	const struct walk_ops *ops = w->ops;
+	int fd;
+
+	fd = sys_openat2(p->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC, RESOLVE_WALK);
+	if (fd == -1) {
+		if (errno == EXDEV)
+			ops->mount(w->ctx, p->path, name);
+		else
+			ops->error(w->ctx, p->path, name,
+			    errno == ELOOP || errno == ENOTDIR ? ESTALE : errno,
+			    "open");
+		return -1;
+	}
+	if (walk_statx(fd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask, st) ==
+	    -1) {
+		ops->error(w->ctx, p->path, name, errno, "stat");
+		close(fd);
+		return -1;
+	}
+	if ((st->stx_mask & STATX_MNT_ID) && st->stx_mnt_id != p->mnt) {
+		ops->mount(w->ctx, p->path, name);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static void
@@ -362,27 +410,8 @@ visit(struct walk *w, struct item *it, char *buf, size_t bufsz)
 	if (atomic_load(&w->stop))
 		goto out;
 	over_budget(w);
-	fd = sys_openat2(p->fd, it->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC, RESOLVE_WALK);
-	if (fd == -1) {
-		if (errno == EXDEV)
-			ops->mount(w->ctx, p->path, it->name);
-		else
-			ops->error(w->ctx, p->path, it->name,
-			    errno == ELOOP || errno == ENOTDIR ? ESTALE : errno,
-			    "open");
+	if ((fd = dir_open(w, p, it->name, &st)) == -1)
 		goto out;
-	}
-	if (walk_statx(fd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask, &st) == -1) {
-		ops->error(w->ctx, p->path, it->name, errno, "stat");
-		close(fd);
-		goto out;
-	}
-	if ((st.stx_mask & STATX_MNT_ID) && st.stx_mnt_id != p->mnt) {
-		ops->mount(w->ctx, p->path, it->name);
-		close(fd);
-		goto out;
-	}
 	if ((n = calloc(1, sizeof *n)) == NULL ||
 	    (n->path = join(p->path, it->name)) == NULL) {
 		ops->error(w->ctx, p->path, it->name, ENOMEM, "open");
@@ -449,6 +478,102 @@ worker(void *arg)
 	return NULL;
 }
 
+#define WALK_BUF 32768	/* the root's getdents buffer */
+
+/* The root's node: rootfd (not owned: the caller closes it), its mount
+ * st's; *buf the buffer it is read with.  NULL when out of memory. */
+static struct dnode *
+root_node(int rootfd, const struct statx *st, char **buf)
+{
+	struct dnode *root;
+
+	if ((root = calloc(1, sizeof *root)) == NULL ||
+	    (root->path = strdup("")) == NULL ||
+	    (*buf = malloc(WALK_BUF)) == NULL) {
+		if (root != NULL)
+			free(root->path);
+		free(root);
+		return NULL;
+	}
+	root->fd = rootfd;
+	root->mnt = st->stx_mnt_id;
+	atomic_init(&root->ref, 1);
+	return root;
+}
+
+/* The root read by the caller (its subdirectories go to the workers),
+ * then released. */
+static void
+root_read(struct walk *w, struct dnode *root, char *buf)
+{
+	read_dir(w, root, buf, WALK_BUF);
+	node_put(root);
+	free(buf);
+	pthread_mutex_lock(&w->mu);
+	w->active--;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* The controller, until the workers are done: every 250 ms the budget
+ * checked and the progress told. */
+static void
+watch(struct walk *w, uint64_t start)
+{
+	const struct walk_ops *ops = w->ops;
+	struct timespec ts;
+	uint64_t t, last = start;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->done) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 250000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&w->done_cv, &w->mu, &ts);
+		if (w->done)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		over_budget(w);
+		t = now_ns(CLOCK_MONOTONIC);
+		if (ops->progress != NULL && t - last >= 250000000u) {
+			last = t;
+			ops->progress(w->ctx, atomic_load(&w->scanned),
+			    (double)(t - start) / 1e9);
+		}
+		pthread_mutex_lock(&w->mu);
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* The walk's state before its start: deadline CLOCK_MONOTONIC ns (0:
+ * none). */
+static void
+walk_init(struct walk *w, uint64_t deadline)
+{
+	w->deadline = deadline;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	pthread_cond_init(&w->done_cv, NULL);
+	atomic_init(&w->stop, 0);
+	atomic_init(&w->budget_hit, 0);
+	atomic_init(&w->scanned, 0);
+}
+
+/* The walk's end: its locks destroyed, *scanned told; the result. */
+static int
+walk_end(struct walk *w, uint64_t *scanned)
+{
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	pthread_cond_destroy(&w->done_cv);
+	if (scanned != NULL)
+		*scanned = atomic_load(&w->scanned);
+	return atomic_load(&w->budget_hit) ? WALK_BUDGET : WALK_DONE;
+}
+
 int
 walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
     uint64_t budget_ns, uint64_t *scanned)
@@ -456,67 +581,36 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 	pthread_t tid[16];
 	struct walk w = { .ops = ops, .ctx = ctx };
 	struct dnode *root;
-	struct walk_ent e;
 	struct statx st;
-	struct timespec ts;
-	uint64_t start, last;
+	uint64_t start;
 	char *buf;
 	int i, started = 0;
 
 	if (nthreads < 0 || nthreads > 16)
 		return errno = EINVAL, -1;
-	if (walk_statx(rootfd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask, &st) == -1)
+	if (walk_statx(rootfd, "", AT_EMPTY_PATH, STX_BASE | ops->stx_mask,
+	    &st) == -1)
 		return -1;
 	if (!S_ISDIR(st.stx_mode))
 		return errno = ENOTDIR, -1;
 	/* The same fd may be walked twice (restore, then strip). */
 	if (lseek(rootfd, 0, SEEK_SET) == -1)
 		return -1;
-	start = last = now_ns(CLOCK_MONOTONIC);
-	w.deadline = budget_ns ? start + budget_ns : 0;
-	pthread_mutex_init(&w.mu, NULL);
-	pthread_cond_init(&w.cv, NULL);
-	pthread_cond_init(&w.done_cv, NULL);
-	atomic_init(&w.stop, 0);
-	atomic_init(&w.budget_hit, 0);
-	atomic_init(&w.scanned, 0);
-	if ((root = calloc(1, sizeof *root)) == NULL ||
-	    (root->path = strdup("")) == NULL ||
-	    (buf = malloc(32768)) == NULL) {
-		if (root != NULL)
-			free(root->path);
-		free(root);
+	start = now_ns(CLOCK_MONOTONIC);
+	walk_init(&w, budget_ns ? start + budget_ns : 0);
+	if ((root = root_node(rootfd, &st, &buf)) == NULL)
 		return -1;
-	}
-	root->fd = rootfd;
-	root->mnt = st.stx_mnt_id;
-	atomic_init(&root->ref, 1);
-	e.dirfd = -1;
-	e.fd = rootfd;
-	e.dpath = "";
-	e.name = "";
-	e.stx = &st;
-	ops->ent(ctx, &e);
-	/* The root is read here; its subdirectories go to the workers. */
+	ops->ent(ctx, &(struct walk_ent){ .dirfd = -1, .fd = rootfd,
+	    .dpath = "", .name = "", .stx = &st });
 	w.active = 1;
 	/* No thread: the caller walks, the budget checked between
 	 * directories (a process that must not make threads: confexec's
 	 * supervisor before its clones). */
 	if (nthreads == 0) {
 		w.inline_ = 1;
-		read_dir(&w, root, buf, 32768);
-		node_put(root);
-		free(buf);
-		pthread_mutex_lock(&w.mu);
-		w.active--;
-		pthread_mutex_unlock(&w.mu);
+		root_read(&w, root, buf);
 		worker(&w);
-		pthread_mutex_destroy(&w.mu);
-		pthread_cond_destroy(&w.cv);
-		pthread_cond_destroy(&w.done_cv);
-		if (scanned != NULL)
-			*scanned = atomic_load(&w.scanned);
-		return atomic_load(&w.budget_hit) ? WALK_BUDGET : WALK_DONE;
+		return walk_end(&w, scanned);
 	}
 	for (i = 0; i < nthreads; i++)
 		if (pthread_create(&tid[started], NULL, worker, &w) == 0)
@@ -526,41 +620,9 @@ walk_run(int rootfd, const struct walk_ops *ops, void *ctx, int nthreads,
 		free(buf);
 		return errno = EAGAIN, -1;
 	}
-	read_dir(&w, root, buf, 32768);
-	node_put(root);
-	free(buf);
-	pthread_mutex_lock(&w.mu);
-	w.active--;
-	pthread_cond_broadcast(&w.cv);
-	while (!w.done) {
-		uint64_t t;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 250000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&w.done_cv, &w.mu, &ts);
-		if (w.done)
-			break;
-		pthread_mutex_unlock(&w.mu);
-		over_budget(&w);
-		t = now_ns(CLOCK_MONOTONIC);
-		if (ops->progress != NULL && t - last >= 250000000u) {
-			last = t;
-			ops->progress(ctx, atomic_load(&w.scanned),
-			    (double)(t - start) / 1e9);
-		}
-		pthread_mutex_lock(&w.mu);
-	}
-	pthread_mutex_unlock(&w.mu);
+	root_read(&w, root, buf);
+	watch(&w, start);
 	for (i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	pthread_mutex_destroy(&w.mu);
-	pthread_cond_destroy(&w.cv);
-	pthread_cond_destroy(&w.done_cv);
-	if (scanned != NULL)
-		*scanned = atomic_load(&w.scanned);
-	return atomic_load(&w.budget_hit) ? WALK_BUDGET : WALK_DONE;
+	return walk_end(&w, scanned);
 }

@@ -4,6 +4,7 @@
  * Read-only: it writes nothing but its report. */
 #include <errno.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,26 +89,80 @@ ranges(char *buf, size_t size, int n, const uint64_t *start,
 		    (unsigned long long)count[i]);
 }
 
+/* A run of the probe's fields, each printed under its key: an int as a
+ * boolean or an integer, a char array as a string. */
+struct field {
+	const char *key;
+	enum kv_type type;
+	size_t off;		/* in struct probe */
+};
+
+#define F_BOOL(k, m) { k, KV_BOOL, offsetof(struct probe, m) }
+#define F_INT(k, m) { k, KV_INT, offsetof(struct probe, m) }
+#define F_STR(k, m) { k, KV_STR, offsetof(struct probe, m) }
+
+static const struct field cgroup_fields[] = {
+	F_INT("cgroup2.v1_hierarchies", cg2_v1),
+	F_STR("cgroup2.self", cg2_self),
+	F_STR("cgroup2.dir", cg2_dir),
+	F_BOOL("cgroup2.writable", cg2_writable),
+	F_STR("cgroup2.controllers.available", cg2_available),
+	F_STR("cgroup2.controllers.enabled", cg2_enabled),
+	F_BOOL("cgroup2.kill", cg2_kill),
+	F_STR("cgroup2.kill_evidence", cg2_kill_how),
+	F_BOOL("cgroup2.clone_into_cgroup", cg2_clone_into),
+};
+
+static const struct field seccomp_fields[] = {
+	F_BOOL("seccomp.filter", seccomp_filter),
+	F_INT("seccomp.mode", seccomp_mode),
+	F_BOOL("seccomp.action.kill_process", seccomp_kill_process),
+	F_BOOL("seccomp.action.kill_thread", seccomp_kill_thread),
+	F_BOOL("seccomp.action.trap", seccomp_trap),
+	F_BOOL("seccomp.action.errno", seccomp_errno),
+	F_BOOL("seccomp.action.user_notif", seccomp_user_notif),
+	F_BOOL("seccomp.action.trace", seccomp_trace),
+	F_BOOL("seccomp.action.log", seccomp_log),
+};
+
+static const struct field call_fields[] = {
+	F_BOOL("memfd.seal", memfd_seal),
+	F_BOOL("memfd.exec_flag", memfd_exec_flag),
+	F_INT("memfd.noexec", memfd_noexec),
+	F_BOOL("syscall.execveat", execveat),
+	F_BOOL("syscall.close_range", close_range),
+	F_BOOL("syscall.pidfd", pidfd),
+	F_BOOL("syscall.openat2", openat2),
+	F_BOOL("syscall.fchmodat2", fchmodat2),
+	F_BOOL("syscall.xattrat", xattrat),
+	F_BOOL("syscall.clone3", clone3),
+};
+
 static void
-report(const struct probe *p)
+kv_fields(const struct probe *p, const struct field *f, size_t n)
+{
+	size_t i;
+	int v;
+
+	for (i = 0; i < n; i++) {
+		if (f[i].type == KV_STR) {
+			kv_str(f[i].key, (const char *)p + f[i].off);
+			continue;
+		}
+		memcpy(&v, (const char *)p + f[i].off, sizeof(v));
+		if (f[i].type == KV_BOOL)
+			kv_bool(f[i].key, v);
+		else
+			kv_int(f[i].key, v);
+	}
+}
+
+/* The ABI, each feature of the ABI table, and the rights of the ABI. */
+static void
+report_landlock(const struct probe *p)
 {
 	const struct ll_abi_rights *l;
-	struct daemon_hit hits[32];
-	char key[64], buf[PATH_MAX + 64], why[1024];
-	size_t n = 0, i, j;
-
-	kv_str("cgroup2.mount", p->cg2_mount);
-	kv_str("cgroup2.mode", !p->cg2 ? "none" :
-	    p->cg2_pure ? "pure" : "hybrid");
-	kv_int("cgroup2.v1_hierarchies", p->cg2_v1);
-	kv_str("cgroup2.self", p->cg2_self);
-	kv_str("cgroup2.dir", p->cg2_dir);
-	kv_bool("cgroup2.writable", p->cg2_writable);
-	kv_str("cgroup2.controllers.available", p->cg2_available);
-	kv_str("cgroup2.controllers.enabled", p->cg2_enabled);
-	kv_bool("cgroup2.kill", p->cg2_kill);
-	kv_str("cgroup2.kill_evidence", p->cg2_kill_how);
-	kv_bool("cgroup2.clone_into_cgroup", p->cg2_clone_into);
+	char key[64], buf[64];
 
 	kv_int("landlock.abi", p->landlock_abi);
 	for (l = ll_abi_table; l->abi != 0; l++) {
@@ -126,18 +181,13 @@ report(const struct probe *p)
 	kv_str("landlock.scopes", buf);
 	snprintf(buf, sizeof(buf), "0x%x", l ? l->restrict_flags : 0U);
 	kv_str("landlock.restrict_flags", buf);
+}
 
-	kv_bool("seccomp.filter", p->seccomp_filter);
-	kv_int("seccomp.mode", p->seccomp_mode);
-	kv_bool("seccomp.action.kill_process", p->seccomp_kill_process);
-	kv_bool("seccomp.action.kill_thread", p->seccomp_kill_thread);
-	kv_bool("seccomp.action.trap", p->seccomp_trap);
-	kv_bool("seccomp.action.errno", p->seccomp_errno);
-	kv_bool("seccomp.action.user_notif", p->seccomp_user_notif);
-	kv_bool("seccomp.action.trace", p->seccomp_trace);
-	kv_bool("seccomp.action.log", p->seccomp_log);
-	kv_str("seccomp.arch", p->arch);
-	kv_bool("seccomp.arch_supported", p->arch_x86_64);
+/* no_new_privs, user namespaces and the caller's subordinate ids. */
+static void
+report_ids(const struct probe *p)
+{
+	char buf[PATH_MAX + 64];
 
 	kv_bool("no_new_privs.available", p->no_new_privs);
 	kv_bool("no_new_privs.set", p->no_new_privs_set);
@@ -152,20 +202,15 @@ report(const struct probe *p)
 	    p->subgid_count);
 	kv_str("subgid.ranges", buf);
 	kv_bool("subid.truncated", p->subid_truncated);
+}
 
-	kv_bool("memfd.seal", p->memfd_seal);
-	kv_bool("memfd.exec_flag", p->memfd_exec_flag);
-	kv_int("memfd.noexec", p->memfd_noexec);
-	kv_bool("syscall.execveat", p->execveat);
-	kv_bool("syscall.close_range", p->close_range);
-	kv_bool("syscall.pidfd", p->pidfd);
-	kv_bool("syscall.openat2", p->openat2);
-	kv_bool("syscall.fchmodat2", p->fchmodat2);
-	kv_bool("syscall.xattrat", p->xattrat);
-	kv_bool("syscall.clone3", p->clone3);
+/* The run's namespaces, as confexec would make them (probens.c);
+ * namespace.why: why the pid namespace cannot be made, or "". */
+static void
+report_namespaces(const struct probe *p)
+{
+	char why[1024];
 
-	/* The run's namespaces, as confexec would make them (probens.c);
-	 * namespace.why: why the pid namespace cannot be made, or "". */
 	kv_bool("namespace.pid", probe_can(p, "pid-namespace", why,
 	    sizeof(why)) == 1);
 	kv_str("namespace.why", why);
@@ -175,7 +220,11 @@ report(const struct probe *p)
 	    1);
 	kv_bool("namespace.net", probe_can(p, "net-namespace", NULL, 0) ==
 	    1);
+}
 
+static void
+report_caller(const struct probe *p)
+{
 	kv_int("caller.uid", p->uid);
 	kv_int("caller.euid", p->euid);
 	kv_int("caller.gid", p->gid);
@@ -183,10 +232,19 @@ report(const struct probe *p)
 	kv_bool("caller.root", p->root);
 	kv_str("caller.caps", p->caps);
 	kv_bool("caller.cap_sys_admin", p->cap_sys_admin);
+}
 
-	/* For the caller's effective ids without supplementary groups:
-	 * what a confexec payload started by this caller would hold.  Only
-	 * E2BIG can come back (more than 32 sockets): the first 32 shown. */
+/* For the caller's effective ids without supplementary groups: what a
+ * confexec payload started by this caller would hold.  Only E2BIG can
+ * come back (more than 32 sockets): the first 32 shown.  A name seen
+ * before gets its rank as a suffix (daemon.NAME.2). */
+static void
+report_daemons(const struct probe *p)
+{
+	struct daemon_hit hits[32];
+	char key[64], buf[PATH_MAX + 64];
+	size_t n = 0, i, j;
+
 	if (probe_daemons(p->euid, p->egid, hits, 32, &n) == -1 &&
 	    errno != E2BIG)
 		die_sys(EXIT_FAIL, "unable to list daemon sockets");
@@ -205,6 +263,28 @@ report(const struct probe *p)
 		    hits[i].connectable ? "connectable" : "not-connectable");
 		kv_str(key, buf);
 	}
+}
+
+/* The report's keys, group by group, in the order they are printed. */
+static void
+report(const struct probe *p)
+{
+	kv_str("cgroup2.mount", p->cg2_mount);
+	kv_str("cgroup2.mode", !p->cg2 ? "none" :
+	    p->cg2_pure ? "pure" : "hybrid");
+	kv_fields(p, cgroup_fields, sizeof(cgroup_fields) /
+	    sizeof(cgroup_fields[0]));
+	report_landlock(p);
+	kv_fields(p, seccomp_fields, sizeof(seccomp_fields) /
+	    sizeof(seccomp_fields[0]));
+	kv_str("seccomp.arch", p->arch);
+	kv_bool("seccomp.arch_supported", p->arch_x86_64);
+	report_ids(p);
+	kv_fields(p, call_fields, sizeof(call_fields) /
+	    sizeof(call_fields[0]));
+	report_namespaces(p);
+	report_caller(p);
+	report_daemons(p);
 }
 
 static void

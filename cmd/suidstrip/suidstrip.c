@@ -195,6 +195,26 @@ parse(struct cmdline *cl, int argc, char *argv[])
 		cl->operands[cl->nops++] = argv[optind++];
 }
 
+/* One validation block, before any side effect. */
+static void
+validate(const struct cmdline *cl)
+{
+	if (cl->dry && cl->check)
+		die_usage_hint(EXIT_USAGE, "--dry-run and --check exclude each "
+		    "other");
+	if (cl->check && opt.chown)
+		die_usage_hint(EXIT_USAGE, "--check changes nothing: --chown "
+		    "makes no sense");
+	/* Without a root, docker inspect JSON (which the container's owner
+	 * partly controls) could name any host directory: fail closed. */
+	if (cl->inspect != NULL && cl->within.n == 0)
+		die_usage_hint(EXIT_USAGE, "--inspect needs at least one "
+		    "--within ROOT");
+	if (cl->nops == 0 && cl->inspect == NULL && cl->guard.n == 0)
+		die_usage_hint(EXIT_USAGE, "nothing to do: no DIR, --inspect "
+		    "or --guard");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -212,21 +232,7 @@ main(int argc, char *argv[])
 	np = sysconf(_SC_NPROCESSORS_ONLN);
 	opt.jobs = np < 1 ? 2 : np >= 2 ? 4 : 2;
 	parse(&cl, argc, argv);
-	/* One validation block, before any side effect. */
-	if (cl.dry && cl.check)
-		die_usage_hint(EXIT_USAGE, "--dry-run and --check exclude each "
-		    "other");
-	if (cl.check && opt.chown)
-		die_usage_hint(EXIT_USAGE, "--check changes nothing: --chown "
-		    "makes no sense");
-	/* Without a root, docker inspect JSON (which the container's owner
-	 * partly controls) could name any host directory: fail closed. */
-	if (cl.inspect != NULL && cl.within.n == 0)
-		die_usage_hint(EXIT_USAGE, "--inspect needs at least one "
-		    "--within ROOT");
-	if (cl.nops == 0 && cl.inspect == NULL && cl.guard.n == 0)
-		die_usage_hint(EXIT_USAGE, "nothing to do: no DIR, --inspect "
-		    "or --guard");
+	validate(&cl);
 	opt.mode = cl.check ? MODE_CHECK : cl.dry ? MODE_DRYRUN : MODE_STRIP;
 	opt.tty = isatty(2);
 

@@ -116,6 +116,25 @@ target_file(struct target *t, const char *real, const char *root)
 	return t->fd == -1 ? -1 : 0;
 }
 
+/* src, whose realpath(3) failed (errno): skipped (1) when it is missing
+ * and --missing-ok, else failed (-1, t->cause and t->path set). */
+static int
+target_unresolved(struct target *t, const char *src)
+{
+	int missing = errno == ENOENT || errno == ENOTDIR;
+
+	if (missing && opt.missing_ok) {
+		skip_target(src, "missing (not recreated)");
+		return 1;
+	}
+	snprintf(t->cause[STEP_STRIP], CAUSE_MAX, "%s%s", missing ?
+	    "missing (not recreated; --missing-ok if expected)" :
+	    "resolve: ", missing ? "" : strerror(errno));
+	if ((t->path = strdup(src)) == NULL)
+		die_sys(EXIT_NO, "unable to allocate");
+	return -1;
+}
+
 /* Resolve src and open it as a target.  Returns 0 (t filled), 1 when the
  * target is skipped (reported), -1 when it failed (t->cause[STEP_STRIP]
  * says why, t->path is set).  A missing target is a
@@ -129,20 +148,8 @@ target_open(struct target *t, const char *src, const struct roots *roots)
 
 	memset(t, 0, sizeof *t);
 	t->fd = -1;
-	if ((t->path = realpath(src, NULL)) == NULL) {
-		int missing = errno == ENOENT || errno == ENOTDIR;
-
-		if (missing && opt.missing_ok) {
-			skip_target(src, "missing (not recreated)");
-			return 1;
-		}
-		snprintf(t->cause[STEP_STRIP], CAUSE_MAX, "%s%s", missing ?
-		    "missing (not recreated; --missing-ok if expected)" :
-		    "resolve: ", missing ? "" : strerror(errno));
-		if ((t->path = strdup(src)) == NULL)
-			die_sys(EXIT_NO, "unable to allocate");
-		return -1;
-	}
+	if ((t->path = realpath(src, NULL)) == NULL)
+		return target_unresolved(t, src);
 	root = roots_match(roots, t->path);
 	if (roots->n > 0 && root == NULL) {
 		skip_target(t->path, "outside every --within root");
