@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: ISC */
-/* planint: what the three parts of the plan module share, and nothing
- * outside them may use (plan.h is the contract):
- *   plan.c       the codec, encoding side: keys, wire escaping, encoder
- *   plandec.c    the codec, decoding side: the strict decoder
+/* planint: what the parts of the plan module share, and nothing outside
+ * them may use (plan.h is the contract):
+ *   plankeys.c   the keys of launchplan(5), one row each: everything the
+ *                other parts know of a key is in its row
+ *   plan.c       the encoder: wire escaping, each key's lines
+ *   plandec.c    the strict decoder: each key's lines
  *   planrules.c  the rules of launchplan(5), written once, run by
  *                plan_validate() and by the decoder line by line
  *   planhost.c   the host forms of an egress line, for planrules.c
- *   planjson.c   the JSON view (plan_to_json) */
+ *   planjson.c   the JSON view (plan_to_json): each key's member */
 #ifndef BORNE_PLANINT_H
 #define BORNE_PLANINT_H
 
@@ -23,14 +25,85 @@ enum plan_key {
 	K_PROMPT, K_NKEYS
 };
 
+struct plan_dec;	/* plandec.c: the line being decoded */
+struct plan_out;	/* plan.c: the text being encoded */
+struct json_t;
+
+/* One key: every fact the codec, the rules and the JSON view use.  A row
+ * leaves no field empty (tests/unit/plankeys walks every key). */
 struct plan_keydef {
-	const char *name;
-	int repeat;	/* may appear on several lines */
+	const char *name;	/* on the wire, launchplan(5) */
+	const char *json;	/* its member in plan_to_json's object */
+	int list;		/* may appear on several lines, one entry
+				 * each; else at most once */
+	int empty;		/* the value may be empty (the key alone) */
+	/* A list: its bound ("<group>: more than <max> <what>") and where
+	 * plan_validate_at() reports a fault; a single key: 0, NULL,
+	 * PLAN_AT_NONE. */
+	int max;
+	const char *group, *what;
+	enum plan_at at;
+	/* The entries the rules check: a list's length, 1 for a single key
+	 * (ro, rw, rox and rwx share one list, counted once under ro). */
+	size_t (*count)(const struct plan *p);
+	/* Decode the current line into p, its rules run: 0, or -1. */
+	int (*dec)(struct plan_dec *d, int k, struct plan *p);
+	/* Write the key's lines for p, whose lists are sorted. */
+	void (*enc)(struct plan_out *o, const struct plan *p, int k);
+	/* The rules of entry i (a list's entry, checked against those
+	 * before it; i ignored for a single key): 0, or -1 with msg. */
+	int (*rule)(const struct plan *p, int k, size_t i, char *msg,
+	    size_t len);
+	/* The member's value (sorted lists), a new reference or NULL. */
+	struct json_t *(*tojson)(const struct plan *p, int k);
 };
 extern const struct plan_keydef plan_keys[K_NKEYS];
 
-/* "ro", "rw", "rox", "rwx" by enum plan_intent. */
-extern const char *const plan_intent_key[4];
+/* ro, rw, rox and rwx are K_RO + their enum plan_intent. */
+#define PLAN_FS_KEY(in) (K_RO + (int)(in))
+
+/* ---- the rows' functions, by part ---- */
+
+/* plan.c */
+#define PLAN_ENC(x) void plan_enc_##x(struct plan_out *, const struct plan *, int);
+PLAN_ENC(program) PLAN_ENC(arg) PLAN_ENC(sha256) PLAN_ENC(script) PLAN_ENC(fs)
+PLAN_ENC(follow) PLAN_ENC(preset) PLAN_ENC(tmp) PLAN_ENC(socket)
+PLAN_ENC(connect) PLAN_ENC(bind) PLAN_ENC(egress) PLAN_ENC(env)
+PLAN_ENC(rlimit) PLAN_ENC(memory) PLAN_ENC(pids) PLAN_ENC(cpu)
+PLAN_ENC(timeout) PLAN_ENC(uid) PLAN_ENC(gid) PLAN_ENC(ack) PLAN_ENC(keep)
+PLAN_ENC(mode) PLAN_ENC(prompt)
+#undef PLAN_ENC
+
+/* plandec.c */
+#define PLAN_DEC(x) int plan_dec_##x(struct plan_dec *, int, struct plan *);
+PLAN_DEC(program) PLAN_DEC(arg) PLAN_DEC(sha256) PLAN_DEC(script) PLAN_DEC(fs)
+PLAN_DEC(follow) PLAN_DEC(preset) PLAN_DEC(tmp) PLAN_DEC(socket)
+PLAN_DEC(connect) PLAN_DEC(bind) PLAN_DEC(egress) PLAN_DEC(env)
+PLAN_DEC(rlimit) PLAN_DEC(memory) PLAN_DEC(pids) PLAN_DEC(cpu)
+PLAN_DEC(timeout) PLAN_DEC(uid) PLAN_DEC(gid) PLAN_DEC(ack) PLAN_DEC(keep)
+PLAN_DEC(mode) PLAN_DEC(prompt)
+#undef PLAN_DEC
+
+/* planrules.c */
+#define PLAN_RULE(x) int plan_rule_##x(const struct plan *, int, size_t, \
+	char *, size_t);
+PLAN_RULE(program) PLAN_RULE(arg) PLAN_RULE(none) PLAN_RULE(script)
+PLAN_RULE(fs) PLAN_RULE(follow) PLAN_RULE(preset) PLAN_RULE(tmp)
+PLAN_RULE(socket) PLAN_RULE(port) PLAN_RULE(egress) PLAN_RULE(env)
+PLAN_RULE(rlimit) PLAN_RULE(memory) PLAN_RULE(pids) PLAN_RULE(cpu)
+PLAN_RULE(timeout) PLAN_RULE(uid) PLAN_RULE(gid) PLAN_RULE(ack)
+PLAN_RULE(keep) PLAN_RULE(mode) PLAN_RULE(prompt)
+#undef PLAN_RULE
+
+/* planjson.c */
+#define PLAN_JSON(x) struct json_t *plan_json_##x(const struct plan *, int);
+PLAN_JSON(program) PLAN_JSON(arg) PLAN_JSON(sha256) PLAN_JSON(script)
+PLAN_JSON(fs) PLAN_JSON(follow) PLAN_JSON(preset) PLAN_JSON(tmp)
+PLAN_JSON(socket) PLAN_JSON(connect) PLAN_JSON(bind) PLAN_JSON(egress)
+PLAN_JSON(env) PLAN_JSON(rlimit) PLAN_JSON(memory) PLAN_JSON(pids)
+PLAN_JSON(cpu) PLAN_JSON(timeout) PLAN_JSON(uid) PLAN_JSON(gid)
+PLAN_JSON(ack) PLAN_JSON(keep) PLAN_JSON(mode) PLAN_JSON(prompt)
+#undef PLAN_JSON
 
 /* ---- planrules.c ---- */
 
@@ -42,14 +115,13 @@ int plan_rlim_index(int resource);
 size_t plan_envname_len(const char *nv);
 int plan_envcmp(const char *a, const char *b);
 
-/* The bound on the number of entries of list key k (K_ARG, K_RO, ...):
- * 0, or -1 with msg "<key>: more than N <things>" when n exceeds it. */
+/* The bound on the number of entries of list key k: 0, or -1 with msg
+ * "<group>: more than N <what>" when n exceeds it (a single key: 0). */
 int plan_rule_count(int k, size_t n, char *msg, size_t len);
 
-/* The rules of key k on p: for a list key, on element i, against the
- * elements before it (duplicates); for a single key, on its field (i is
- * ignored).  0, or -1 with the one-line reason in msg, naming the key
- * and the value ("connect-tcp 443: without the tcp socket right"). */
+/* plan_keys[k].rule: 0, or -1 with the one-line reason in msg, naming
+ * the key and the value ("connect-tcp 443: without the tcp socket
+ * right"). */
 int plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len);
 
 /* The rules that need the whole plan (argv[0], uid with gid, prompt

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: ISC */
+/* plankeys: the keys of launchplan(5), in canonical order, one row each
+ * (planint.h says what a row holds).  A new key is its row here and the
+ * functions the row names: its decoder (plandec.c), its lines (plan.c),
+ * its rules (planrules.c) and its JSON member (planjson.c). */
+#include "planint.h"
+
+static size_t one(const struct plan *p) { return 1; }
+static size_t n_arg(const struct plan *p) { return p->argv ? p->argc : 0; }
+static size_t n_fs(const struct plan *p) { return p->nfs; }
+static size_t n_fs_once(const struct plan *p) { return 0; }
+static size_t n_follow(const struct plan *p) { return p->nfollow; }
+static size_t n_connect(const struct plan *p) { return p->nconnect; }
+static size_t n_bind(const struct plan *p) { return p->nbind; }
+static size_t n_egress(const struct plan *p) { return p->negress; }
+static size_t n_env(const struct plan *p) { return p->nenv; }
+static size_t n_rlim(const struct plan *p) { return p->nrlim; }
+static size_t n_ack(const struct plan *p) { return p->nack; }
+static size_t n_keep(const struct plan *p) { return p->nkeep; }
+
+/* A key given at most once, x its functions' suffix. */
+#define SINGLE(n, j, x, r) { .name = n, .json = j, .at = PLAN_AT_NONE, \
+	.count = one, .dec = plan_dec_##x, .enc = plan_enc_##x, \
+	.rule = plan_rule_##r, .tojson = plan_json_##x }
+/* A list key: its bound (max, group, what), where faults are reported
+ * (at) and its length (c). */
+#define LIST(n, j, x, r, m, g, w, a, c) { .name = n, .json = j, .list = 1, \
+	.max = m, .group = g, .what = w, .at = a, .count = c, \
+	.dec = plan_dec_##x, .enc = plan_enc_##x, .rule = plan_rule_##r, \
+	.tojson = plan_json_##x }
+#define FS "ro/rw/rox/rwx"
+
+const struct plan_keydef plan_keys[K_NKEYS] = {
+	[K_PROGRAM] = SINGLE("program", "program", program, program),
+	/* "arg" alone: an empty argument. */
+	[K_ARG] = { .name = "arg", .json = "argv", .list = 1, .empty = 1,
+	    .max = PLAN_MAX_ARGS, .group = "arg", .what = "arguments",
+	    .at = PLAN_AT_ARG, .count = n_arg, .dec = plan_dec_arg,
+	    .enc = plan_enc_arg, .rule = plan_rule_arg,
+	    .tojson = plan_json_arg },
+	[K_SHA256] = SINGLE("sha256", "sha256", sha256, none),
+	[K_SCRIPT] = SINGLE("script", "script", script, script),
+	[K_RO] = LIST("ro", "ro", fs, fs, PLAN_MAX_PATHS, FS, "paths",
+	    PLAN_AT_FS, n_fs),
+	[K_RW] = LIST("rw", "rw", fs, fs, PLAN_MAX_PATHS, FS, "paths",
+	    PLAN_AT_FS, n_fs_once),
+	[K_ROX] = LIST("rox", "rox", fs, fs, PLAN_MAX_PATHS, FS, "paths",
+	    PLAN_AT_FS, n_fs_once),
+	[K_RWX] = LIST("rwx", "rwx", fs, fs, PLAN_MAX_PATHS, FS, "paths",
+	    PLAN_AT_FS, n_fs_once),
+	[K_FOLLOW] = LIST("follow", "follow_symlinks", follow, follow,
+	    PLAN_MAX_PATHS, "follow", "paths", PLAN_AT_FOLLOW, n_follow),
+	[K_PRESET] = SINGLE("preset", "preset", preset, preset),
+	[K_TMP] = SINGLE("tmp", "tmp", tmp, tmp),
+	/* "socket unix", "socket tcp": two lines, one field (a bit set). */
+	[K_SOCKET] = { .name = "socket", .json = "socket", .list = 1,
+	    .at = PLAN_AT_NONE, .count = one, .dec = plan_dec_socket,
+	    .enc = plan_enc_socket, .rule = plan_rule_socket,
+	    .tojson = plan_json_socket },
+	[K_CONNECT] = LIST("connect-tcp", "connect_tcp", connect, port,
+	    PLAN_MAX_PORTS, "connect-tcp", "ports", PLAN_AT_CONNECT,
+	    n_connect),
+	[K_BIND] = LIST("bind-tcp", "bind_tcp", bind, port, PLAN_MAX_PORTS,
+	    "bind-tcp", "ports", PLAN_AT_BIND, n_bind),
+	[K_EGRESS] = LIST("egress", "egress", egress, egress,
+	    PLAN_MAX_EGRESS, "egress", "destinations", PLAN_AT_EGRESS,
+	    n_egress),
+	[K_ENV] = LIST("env", "env", env, env, PLAN_MAX_ENV, "env", "entries",
+	    PLAN_AT_ENV, n_env),
+	[K_RLIMIT] = LIST("rlimit", "rlimit", rlimit, rlimit,
+	    PLAN_MAX_RLIMITS, "rlimit", "entries", PLAN_AT_RLIMIT, n_rlim),
+	[K_MEMORY] = SINGLE("memory-max", "memory_max", memory, memory),
+	[K_PIDS] = SINGLE("pids-max", "pids_max", pids, pids),
+	[K_CPU] = SINGLE("cpu-max", "cpu_max", cpu, cpu),
+	[K_TIMEOUT] = SINGLE("timeout-ms", "timeout_ms", timeout, timeout),
+	[K_UID] = SINGLE("uid", "uid", uid, uid),
+	[K_GID] = SINGLE("gid", "gid", gid, gid),
+	[K_ACK] = LIST("ack-daemon", "ack_daemon", ack, ack, PLAN_MAX_ACK,
+	    "ack-daemon", "names", PLAN_AT_ACK, n_ack),
+	[K_KEEP] = LIST("keep-fd", "keep_fd", keep, keep, PLAN_MAX_KEEP,
+	    "keep-fd", "descriptors", PLAN_AT_KEEP, n_keep),
+	[K_MODE] = SINGLE("mode", "mode", mode, mode),
+	[K_PROMPT] = SINGLE("prompt", "prompt", prompt, prompt),
+};
