@@ -12,42 +12,6 @@
 #include "hash.h"
 #include "planint.h"
 
-/* ---- wire escaping ---- */
-
-int
-plan_wire_must_escape(unsigned char b, size_t i, size_t n)
-{
-	if (b == '\\' || b < 0x20 || b >= 0x7f)
-		return 1;
-	return b == ' ' && (i == 0 || i + 1 == n);
-}
-
-size_t
-plan_wire_escape(const char *s, size_t n, char *out)
-{
-	static const char oct[] = "01234567";
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned char b = (unsigned char)s[i];
-
-		if (plan_wire_must_escape(b, i, n)) {
-			if (out) {
-				out[k] = '\\';
-				out[k + 1] = oct[b >> 6];
-				out[k + 2] = oct[(b >> 3) & 7];
-				out[k + 3] = oct[b & 7];
-			}
-			k += 4;
-		} else {
-			if (out)
-				out[k] = (char)b;
-			k++;
-		}
-	}
-	return k;
-}
-
 /* ---- encoder ---- */
 
 struct plan_out {

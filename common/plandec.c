@@ -14,78 +14,9 @@
 #include "err.h"
 #include "esc.h"
 #include "hash.h"
+#include "io.h"
 #include "planint.h"
 #include "scan.h"
-
-/* ---- wire unescaping ---- */
-
-/* Check the escaped value v[0..n): canonical escapes only, no NUL.
- * Return the decoded length, or -1 with *why set. */
-static long
-unescape_len(const unsigned char *v, size_t n, const char **why)
-{
-	size_t i = 0, k = 0;
-
-	while (i < n) {
-		unsigned char b = v[i];
-
-		if (b == '\\') {
-			unsigned d;
-
-			if (n - i < 4 || v[i + 1] < '0' || v[i + 1] > '3' ||
-			    v[i + 2] < '0' || v[i + 2] > '7' ||
-			    v[i + 3] < '0' || v[i + 3] > '7') {
-				*why = "bad escape (want \\ooo, 000 to 377)";
-				return -1;
-			}
-			d = (unsigned)(v[i + 1] - '0') << 6 |
-			    (unsigned)(v[i + 2] - '0') << 3 |
-			    (unsigned)(v[i + 3] - '0');
-			if (d == 0) {
-				*why = "NUL byte (\\000) not allowed";
-				return -1;
-			}
-			if (!plan_wire_must_escape((unsigned char)d, k,
-			    i + 4 == n ? k + 1 : k + 2)) {
-				*why = "escape of a byte written literally "
-				    "(not canonical)";
-				return -1;
-			}
-			i += 4;
-		} else {
-			if (b < 0x20 || b >= 0x7f) {
-				*why = "raw byte outside printable ASCII "
-				    "(must be \\ooo)";
-				return -1;
-			}
-			if (b == ' ' && (i == 0 || i + 1 == n)) {
-				*why = "leading or trailing space must be "
-				    "\\040";
-				return -1;
-			}
-			i++;
-		}
-		k++;
-	}
-	return (long)k;
-}
-
-/* Decode a value already checked by unescape_len() into out (k bytes). */
-static void
-unescape(const unsigned char *v, size_t n, char *out)
-{
-	size_t i = 0, k = 0;
-
-	while (i < n) {
-		if (v[i] == '\\') {
-			out[k++] = (char)((v[i + 1] - '0') << 6 |
-			    (v[i + 2] - '0') << 3 | (v[i + 3] - '0'));
-			i += 4;
-		} else
-			out[k++] = (char)v[i++];
-	}
-	out[k] = '\0';
-}
 
 /* ---- decoder ---- */
 
@@ -149,7 +80,7 @@ static int
 dec_str(struct plan_dec *d, size_t max, char **out)
 {
 	const char *why = NULL;
-	long n = unescape_len(d->v, d->vn, &why);
+	long n = plan_wire_unescape_len(d->v, d->vn, &why);
 	char *s;
 
 	if (n < 0)
@@ -158,7 +89,7 @@ dec_str(struct plan_dec *d, size_t max, char **out)
 		return derr(d, "longer than %zu bytes", max);
 	if ((s = malloc((size_t)n + 1)) == NULL)
 		return derr(d, "out of memory");
-	unescape(d->v, d->vn, s);
+	plan_wire_unescape(d->v, d->vn, s);
 	*out = s;
 	return 0;
 }
@@ -791,54 +722,21 @@ int
 plan_read_fd(int fd, struct plan *p, char *err, size_t errlen)
 {
 	const size_t max = (size_t)PLAN_MAX_TEXT + PLAN_MAX_PROMPT;
-	unsigned char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
+	unsigned char *buf;
+	size_t len;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			if (cap > max) {
-				err_set(err, errlen, "plan longer than %zu "
-				    "bytes", max);
-				free(buf);
-				return errno = EFBIG, -1;
-			}
-			cap = cap ? cap * 2 : 65536;
-			if (cap > max + 1)
-				cap = max + 1;
-			if ((nb = realloc(buf, cap)) == NULL) {
-				err_set(err, errlen, "reading plan: out of "
-				    "memory");
-				free(buf);
-				return errno = ENOMEM, -1;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			int e = errno;
-
-			err_set_sys(err, errlen, "reading plan");
-			free(buf);
-			return errno = e, -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max) {
+	if (read_bounded(fd, max, &buf, &len) == -1) {
+		if (errno == EFBIG)
 			err_set(err, errlen, "plan longer than %zu bytes", max);
-			free(buf);
-			return errno = EFBIG, -1;
-		}
+		else if (errno == ENOMEM)
+			err_set(err, errlen, "reading plan: out of memory");
+		else
+			err_set_sys(err, errlen, "reading plan");
+		return -1;
 	}
-	r = plan_decode(buf ? buf : (const unsigned char *)"", len, p, err,
-	    errlen);
+	r = plan_decode(buf, len, p, err, errlen);
 	free(buf);
 	return r;
 }
-

@@ -3,7 +3,8 @@
  * them may use (plan.h is the contract):
  *   plankeys.c   the keys of launchplan(5), one row each: everything the
  *                other parts know of a key is in its row
- *   plan.c       the encoder: wire escaping, each key's lines
+ *   plan.c       the encoder: each key's lines
+ *   planwire.c   a value's escaping on the wire, both ways
  *   plandec.c    the strict decoder: each key's lines
  *   planrules.c  the rules of launchplan(5), written once, run by
  *                plan_validate() and by the decoder line by line
@@ -128,6 +129,23 @@ int plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len);
  * bytes, the text bound).  0, or -1 with msg. */
 int plan_rules_end(const struct plan *p, char *msg, size_t len);
 
+/* ---- planwire.c ---- */
+
+/* Whether byte b at index i of an n-byte string is written as \ooo. */
+int plan_wire_must_escape(unsigned char b, size_t i, size_t n);
+
+/* Append the launchplan(5) escaped form of s[0..n) at out (when out is
+ * not NULL); return its length. */
+size_t plan_wire_escape(const char *s, size_t n, char *out);
+
+/* Check the escaped value v[0..n): canonical escapes only, no NUL.  The
+ * decoded length, or -1 with *why set (a static reason). */
+long plan_wire_unescape_len(const unsigned char *v, size_t n,
+    const char **why);
+/* Decode a value checked by plan_wire_unescape_len() into out (its
+ * length and a NUL). */
+void plan_wire_unescape(const unsigned char *v, size_t n, char *out);
+
 /* ---- planhost.c ---- */
 
 /* Check the host of an egress line: NULL when it is a lower-case DNS
@@ -136,13 +154,6 @@ int plan_rules_end(const struct plan *p, char *msg, size_t len);
 const char *plan_host_why(const char *host);
 
 /* ---- plan.c ---- */
-
-/* Whether byte b at index i of an n-byte string is written as \ooo. */
-int plan_wire_must_escape(unsigned char b, size_t i, size_t n);
-
-/* Append the launchplan(5) escaped form of s[0..n) at out (when out is
- * not NULL); return its length. */
-size_t plan_wire_escape(const char *s, size_t n, char *out);
 
 /* Length of the canonical text part of p (magic to "end\n"). */
 size_t plan_text_len(const struct plan *p);
