@@ -88,6 +88,14 @@ push(void *arr, size_t *n, size_t sz)
 	return na;
 }
 
+static void *
+xrealloc(void *a, size_t n)
+{
+	if ((a = realloc(a, n)) == NULL)
+		die_sys(EXIT_USAGE, "out of memory");
+	return a;
+}
+
 char *
 xstrdup(const char *s)
 {
@@ -109,6 +117,32 @@ port_arg(const char *opt, const char *s, unsigned min)
 	return (uint16_t)v;
 }
 
+/* The host h of --egress arg as the plan holds it: an address (af
+ * AF_INET6 when it was in brackets, AF_INET when all digits and dots) in
+ * RFC 5952's form, written into canon; a name as it is, for the rules to
+ * judge. */
+static const char *
+egress_addr(const char *arg, const char *h, int af,
+    char canon[INET6_ADDRSTRLEN])
+{
+	unsigned char a[16];
+
+	if (af == 0 && strspn(h, "0123456789.") == strlen(h))
+		af = AF_INET;
+	if (af == 0)
+		return h;
+	if (inet_pton(af, h, a) != 1 ||
+	    plan_ip_text(af, a, canon, INET6_ADDRSTRLEN) == NULL)
+		die(EXIT_USAGE, "--egress %s: not an %s address", arg,
+		    af == AF_INET ? "IPv4" : "IPv6");
+	/* However it is spelt (the rules see only the canonical form). */
+	if (plan_ip_unspecified(af, a))
+		die(EXIT_USAGE, "--egress %s: %s is an unspecified address, "
+		    "not a destination (a connection to it reaches this "
+		    "host's own listeners)", arg, canon);
+	return canon;
+}
+
 /* --egress HOST:PORT, [ADDRESS]:PORT for IPv6: a name written in lower
  * case, an address in RFC 5952's form (plan_ip_text); the rest is the plan's rules
  * (launchplan(5)).  A run with egress needs the tcp socket right to reach
@@ -119,7 +153,6 @@ opt_egress(struct opts *o, const char *arg)
 	char h[PLAN_MAX_HOST_LEN + 1], canon[INET6_ADDRSTRLEN];
 	const char *host = arg, *end;
 	struct plan *p = &o->p;
-	unsigned char a[16];
 	size_t hl, i;
 	uint64_t port;
 	int af = 0;
@@ -149,19 +182,9 @@ opt_egress(struct opts *o, const char *arg)
 	if (af == 0 && h[hl - 1] == '.')
 		die(EXIT_USAGE, "--egress %s: trailing dot (write the name "
 		    "without it)", arg);
-	if (af == 0 && strspn(h, "0123456789.") == hl)
-		af = AF_INET;	/* else a name, which the rules judge */
-	if (af != 0 && (inet_pton(af, h, a) != 1 ||
-	    plan_ip_text(af, a, canon, sizeof(canon)) == NULL))
-		die(EXIT_USAGE, "--egress %s: not an %s address", arg,
-		    af == AF_INET ? "IPv4" : "IPv6");
-	/* However it is spelt (the rules see only the canonical form). */
-	if (af != 0 && plan_ip_unspecified(af, a))
-		die(EXIT_USAGE, "--egress %s: %s is an unspecified address, "
-		    "not a destination (a connection to it reaches this "
-		    "host's own listeners)", arg, canon);
 	p->egress = push(p->egress, &p->negress, sizeof(*p->egress));
-	p->egress[p->negress - 1].host = xstrdup(af != 0 ? canon : h);
+	p->egress[p->negress - 1].host = xstrdup(egress_addr(arg, h, af,
+	    canon));
 	p->egress[p->negress - 1].port = (uint16_t)port;
 	origin_note(o, PLAN_AT_EGRESS);
 	p->sock |= PLAN_SOCK_TCP;
@@ -298,6 +321,17 @@ add_port(struct opts *o, uint16_t **arr, size_t *n, enum plan_at at,
 	origin_note(o, at);
 }
 
+static void
+add_fs(struct opts *o, enum plan_intent in, const char *arg)
+{
+	struct plan *p = &o->p;
+
+	p->fs = push(p->fs, &p->nfs, sizeof(*p->fs));
+	p->fs[p->nfs - 1].intent = in;
+	p->fs[p->nfs - 1].path = xstrdup(arg);
+	origin_note(o, PLAN_AT_FS);
+}
+
 /* The options that add to a list of the plan. */
 static void
 opt_list(struct opts *o, int c, const char *arg)
@@ -305,16 +339,10 @@ opt_list(struct opts *o, int c, const char *arg)
 	struct plan *p = &o->p;
 
 	switch (c) {
-	case O_RO:
-	case O_RW:
-	case O_ROX:
-	case O_RWX:
-		p->fs = push(p->fs, &p->nfs, sizeof(*p->fs));
-		p->fs[p->nfs - 1].intent = c == O_RO ? PLAN_RO :
-		    c == O_RW ? PLAN_RW : c == O_ROX ? PLAN_ROX : PLAN_RWX;
-		p->fs[p->nfs - 1].path = xstrdup(arg);
-		origin_note(o, PLAN_AT_FS);
-		break;
+	case O_RO: add_fs(o, PLAN_RO, arg); break;
+	case O_RW: add_fs(o, PLAN_RW, arg); break;
+	case O_ROX: add_fs(o, PLAN_ROX, arg); break;
+	case O_RWX: add_fs(o, PLAN_RWX, arg); break;
 	case O_FOLLOW:
 		add_str(o, &p->follow, &p->nfollow, PLAN_AT_FOLLOW, arg);
 		break;
@@ -332,10 +360,8 @@ opt_list(struct opts *o, int c, const char *arg)
 	case O_ENV:
 		o->envnames = push(o->envnames, &o->nenvnames, sizeof(char *));
 		o->envnames[o->nenvnames - 1] = (char *)arg;
-		o->envfrom = realloc(o->envfrom, o->nenvnames *
+		o->envfrom = xrealloc(o->envfrom, o->nenvnames *
 		    sizeof(*o->envfrom));
-		if (o->envfrom == NULL)
-			die_sys(EXIT_USAGE, "out of memory");
 		o->envfrom[o->nenvnames - 1] = o->where;
 		break;
 	case O_SETENV:
