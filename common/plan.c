@@ -82,11 +82,15 @@ cmp_fs(const void *a, const void *b)
 }
 
 static int
+cmp_num(long long x, long long y)
+{
+	return (x > y) - (x < y);
+}
+
+static int
 cmp_u16(const void *a, const void *b)
 {
-	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
-
-	return (x > y) - (x < y);
+	return cmp_num(*(const uint16_t *)a, *(const uint16_t *)b);
 }
 
 /* Egress destinations: by host bytes, then port. */
@@ -96,17 +100,13 @@ cmp_egress(const void *a, const void *b)
 	const struct plan_egress *x = a, *y = b;
 	int c = strcmp(x->host, y->host);
 
-	if (c != 0)
-		return c;
-	return (x->port > y->port) - (x->port < y->port);
+	return c != 0 ? c : cmp_num(x->port, y->port);
 }
 
 static int
 cmp_int(const void *a, const void *b)
 {
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
+	return cmp_num(*(const int *)a, *(const int *)b);
 }
 
 static int
@@ -124,10 +124,8 @@ cmp_str(const void *a, const void *b)
 static int
 cmp_rlim(const void *a, const void *b)
 {
-	int x = plan_rlim_index(((const struct plan_rlimit *)a)->resource);
-	int y = plan_rlim_index(((const struct plan_rlimit *)b)->resource);
-
-	return (x > y) - (x < y);
+	return cmp_num(plan_rlim_index(((const struct plan_rlimit *)a)->resource),
+	    plan_rlim_index(((const struct plan_rlimit *)b)->resource));
 }
 
 /* ---- each key's lines, for p's lists sorted ---- */

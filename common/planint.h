@@ -63,48 +63,21 @@ extern const struct plan_keydef plan_keys[K_NKEYS];
 /* ro, rw, rox and rwx are K_RO + their enum plan_intent. */
 #define PLAN_FS_KEY(in) (K_RO + (int)(in))
 
-/* ---- the rows' functions, by part ---- */
+/* ---- the rows' functions ---- */
 
-/* plan.c */
-#define PLAN_ENC(x) void plan_enc_##x(struct plan_out *, const struct plan *, int);
-PLAN_ENC(program) PLAN_ENC(arg) PLAN_ENC(sha256) PLAN_ENC(script) PLAN_ENC(fs)
-PLAN_ENC(follow) PLAN_ENC(preset) PLAN_ENC(tmp) PLAN_ENC(socket)
-PLAN_ENC(connect) PLAN_ENC(bind) PLAN_ENC(egress) PLAN_ENC(env)
-PLAN_ENC(rlimit) PLAN_ENC(memory) PLAN_ENC(pids) PLAN_ENC(cpu)
-PLAN_ENC(timeout) PLAN_ENC(uid) PLAN_ENC(gid) PLAN_ENC(ack) PLAN_ENC(keep)
-PLAN_ENC(mode) PLAN_ENC(prompt)
-#undef PLAN_ENC
-
-/* plandec.c */
-#define PLAN_DEC(x) int plan_dec_##x(struct plan_dec *, int, struct plan *);
-PLAN_DEC(program) PLAN_DEC(arg) PLAN_DEC(sha256) PLAN_DEC(script) PLAN_DEC(fs)
-PLAN_DEC(follow) PLAN_DEC(preset) PLAN_DEC(tmp) PLAN_DEC(socket)
-PLAN_DEC(connect) PLAN_DEC(bind) PLAN_DEC(egress) PLAN_DEC(env)
-PLAN_DEC(rlimit) PLAN_DEC(memory) PLAN_DEC(pids) PLAN_DEC(cpu)
-PLAN_DEC(timeout) PLAN_DEC(uid) PLAN_DEC(gid) PLAN_DEC(ack) PLAN_DEC(keep)
-PLAN_DEC(mode) PLAN_DEC(prompt)
-#undef PLAN_DEC
-
-/* planrules.c */
-#define PLAN_RULE(x) int plan_rule_##x(const struct plan *, int, size_t, \
-	char *, size_t);
-PLAN_RULE(program) PLAN_RULE(arg) PLAN_RULE(none) PLAN_RULE(script)
-PLAN_RULE(fs) PLAN_RULE(follow) PLAN_RULE(preset) PLAN_RULE(tmp)
-PLAN_RULE(socket) PLAN_RULE(port) PLAN_RULE(egress) PLAN_RULE(env)
-PLAN_RULE(rlimit) PLAN_RULE(memory) PLAN_RULE(pids) PLAN_RULE(cpu)
-PLAN_RULE(timeout) PLAN_RULE(uid) PLAN_RULE(gid) PLAN_RULE(ack)
-PLAN_RULE(keep) PLAN_RULE(mode) PLAN_RULE(prompt)
-#undef PLAN_RULE
-
-/* planjson.c */
-#define PLAN_JSON(x) struct json_t *plan_json_##x(const struct plan *, int);
-PLAN_JSON(program) PLAN_JSON(arg) PLAN_JSON(sha256) PLAN_JSON(script)
-PLAN_JSON(fs) PLAN_JSON(follow) PLAN_JSON(preset) PLAN_JSON(tmp)
-PLAN_JSON(socket) PLAN_JSON(connect) PLAN_JSON(bind) PLAN_JSON(egress)
-PLAN_JSON(env) PLAN_JSON(rlimit) PLAN_JSON(memory) PLAN_JSON(pids)
-PLAN_JSON(cpu) PLAN_JSON(timeout) PLAN_JSON(uid) PLAN_JSON(gid)
-PLAN_JSON(ack) PLAN_JSON(keep) PLAN_JSON(mode) PLAN_JSON(prompt)
-#undef PLAN_JSON
+/* Each key's four functions are named by one suffix: plan_dec_<x>
+ * (plandec.c), plan_enc_<x> (plan.c), plan_rule_<x> (planrules.c) and
+ * plan_json_<x> (planjson.c); ro, rw, rox and rwx share "fs". */
+#define PLAN_KEY_FUNCTIONS(X) X(program) X(arg) X(sha256) X(script) X(fs) \
+	X(follow) X(preset) X(tmp) X(socket) X(connect) X(bind) X(egress) \
+	X(env) X(rlimit) X(memory) X(pids) X(cpu) X(timeout) X(uid) X(gid) \
+	X(ack) X(keep) X(mode) X(prompt)
+#define PLAN_KEY_PROTOTYPES(x) \
+	int plan_dec_##x(struct plan_dec *, int, struct plan *); \
+	void plan_enc_##x(struct plan_out *, const struct plan *, int); \
+	int plan_rule_##x(const struct plan *, int, size_t, char *, size_t); \
+	struct json_t *plan_json_##x(const struct plan *, int);
+PLAN_KEY_FUNCTIONS(PLAN_KEY_PROTOTYPES)
 
 /* ---- planrules.c ---- */
 

@@ -51,6 +51,16 @@ add(json_t *a, json_t *v)
 	return json_array_append_new(a, v) == -1;
 }
 
+/* v when it was made whole (!bad), else NULL (v released). */
+static json_t *
+jend(json_t *v, int bad)
+{
+	if (!bad)
+		return v;
+	json_decref(v);
+	return NULL;
+}
+
 /* An array of v's n strings, NULL when that failed. */
 static json_t *
 jstrs(char *const *v, size_t n)
@@ -61,9 +71,7 @@ jstrs(char *const *v, size_t n)
 
 	for (i = 0; !bad && i < n; i++)
 		bad |= add(a, jstr(v[i]));
-	if (bad)
-		json_decref(a);
-	return bad ? NULL : a;
+	return jend(a, bad);
 }
 
 static json_t *
@@ -76,9 +84,7 @@ jints(const void *v, size_t n, int u16)
 	for (i = 0; !bad && i < n; i++)
 		bad |= add(a, json_integer(u16 ? ((const uint16_t *)v)[i] :
 		    ((const int *)v)[i]));
-	if (bad)
-		json_decref(a);
-	return bad ? NULL : a;
+	return jend(a, bad);
 }
 
 static json_t *
@@ -141,9 +147,7 @@ plan_json_fs(const struct plan *q, int k)
 	for (i = 0; !bad && i < q->nfs; i++)
 		if (PLAN_FS_KEY(q->fs[i].intent) == k)
 			bad |= add(a, jstr(q->fs[i].path));
-	if (bad)
-		json_decref(a);
-	return bad ? NULL : a;
+	return jend(a, bad);
 }
 
 json_t *
@@ -175,9 +179,7 @@ plan_json_socket(const struct plan *q, int k)
 		bad |= add(a, json_string("unix"));
 	if (!bad && (q->sock & PLAN_SOCK_TCP))
 		bad |= add(a, json_string("tcp"));
-	if (bad)
-		json_decref(a);
-	return bad ? NULL : a;
+	return jend(a, bad);
 }
 
 json_t *
@@ -202,9 +204,7 @@ plan_json_egress(const struct plan *q, int k)
 	for (i = 0; !bad && i < q->negress; i++)
 		bad |= add(a, json_pack("{s:o,s:i}", "host",
 		    jstr(q->egress[i].host), "port", (int)q->egress[i].port));
-	if (bad)
-		json_decref(a);
-	return bad ? NULL : a;
+	return jend(a, bad);
 }
 
 json_t *
@@ -221,9 +221,7 @@ plan_json_env(const struct plan *q, int k)
 		bad |= n == NULL || set(o, n, jstr(q->env[i] + nl + 1));
 		free(n);
 	}
-	if (bad)
-		json_decref(o);
-	return bad ? NULL : o;
+	return jend(o, bad);
 }
 
 json_t *
@@ -240,9 +238,7 @@ plan_json_rlimit(const struct plan *q, int k)
 		    "soft", jlim(q->rlim[i].soft), "hard",
 		    jlim(q->rlim[i].hard)));
 	}
-	if (bad)
-		json_decref(o);
-	return bad ? NULL : o;
+	return jend(o, bad);
 }
 
 json_t *

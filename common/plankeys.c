@@ -18,67 +18,63 @@ static size_t n_rlim(const struct plan *p) { return p->nrlim; }
 static size_t n_ack(const struct plan *p) { return p->nack; }
 static size_t n_keep(const struct plan *p) { return p->nkeep; }
 
-/* A key given at most once, x its functions' suffix. */
-#define SINGLE(n, j, x, r) { .name = n, .json = j, .at = PLAN_AT_NONE, \
-	.count = one, .dec = plan_dec_##x, .enc = plan_enc_##x, \
-	.rule = plan_rule_##r, .tojson = plan_json_##x }
+/* A key's functions by their suffix x (planint.h). */
+#define FNS(x) .dec = plan_dec_##x, .enc = plan_enc_##x, \
+	.rule = plan_rule_##x, .tojson = plan_json_##x
+/* A key given at most once. */
+#define SINGLE(n, j, x) { .name = n, .json = j, .at = PLAN_AT_NONE, \
+	.count = one, FNS(x) }
 /* A list key: its bound (max, group, what), where faults are reported
  * (at) and its length (c). */
-#define LIST(n, j, x, r, m, g, w, a, c) { .name = n, .json = j, .list = 1, \
-	.max = m, .group = g, .what = w, .at = a, .count = c, \
-	.dec = plan_dec_##x, .enc = plan_enc_##x, .rule = plan_rule_##r, \
-	.tojson = plan_json_##x }
+#define LIST(n, j, x, m, g, w, a, c) { .name = n, .json = j, .list = 1, \
+	.max = m, .group = g, .what = w, .at = a, .count = c, FNS(x) }
 #define FS "ro/rw/rox/rwx"
 
 const struct plan_keydef plan_keys[K_NKEYS] = {
-	[K_PROGRAM] = SINGLE("program", "program", program, program),
+	[K_PROGRAM] = SINGLE("program", "program", program),
 	/* "arg" alone: an empty argument. */
 	[K_ARG] = { .name = "arg", .json = "argv", .list = 1, .empty = 1,
 	    .max = PLAN_MAX_ARGS, .group = "arg", .what = "arguments",
-	    .at = PLAN_AT_ARG, .count = n_arg, .dec = plan_dec_arg,
-	    .enc = plan_enc_arg, .rule = plan_rule_arg,
-	    .tojson = plan_json_arg },
-	[K_SHA256] = SINGLE("sha256", "sha256", sha256, none),
-	[K_SCRIPT] = SINGLE("script", "script", script, script),
-	[K_RO] = LIST("ro", "ro", fs, fs, PLAN_MAX_PATHS, FS, "paths",
+	    .at = PLAN_AT_ARG, .count = n_arg, FNS(arg) },
+	[K_SHA256] = SINGLE("sha256", "sha256", sha256),
+	[K_SCRIPT] = SINGLE("script", "script", script),
+	[K_RO] = LIST("ro", "ro", fs, PLAN_MAX_PATHS, FS, "paths",
 	    PLAN_AT_FS, n_fs),
-	[K_RW] = LIST("rw", "rw", fs, fs, PLAN_MAX_PATHS, FS, "paths",
+	[K_RW] = LIST("rw", "rw", fs, PLAN_MAX_PATHS, FS, "paths",
 	    PLAN_AT_FS, n_fs_once),
-	[K_ROX] = LIST("rox", "rox", fs, fs, PLAN_MAX_PATHS, FS, "paths",
+	[K_ROX] = LIST("rox", "rox", fs, PLAN_MAX_PATHS, FS, "paths",
 	    PLAN_AT_FS, n_fs_once),
-	[K_RWX] = LIST("rwx", "rwx", fs, fs, PLAN_MAX_PATHS, FS, "paths",
+	[K_RWX] = LIST("rwx", "rwx", fs, PLAN_MAX_PATHS, FS, "paths",
 	    PLAN_AT_FS, n_fs_once),
-	[K_FOLLOW] = LIST("follow", "follow_symlinks", follow, follow,
+	[K_FOLLOW] = LIST("follow", "follow_symlinks", follow,
 	    PLAN_MAX_PATHS, "follow", "paths", PLAN_AT_FOLLOW, n_follow),
-	[K_PRESET] = SINGLE("preset", "preset", preset, preset),
-	[K_TMP] = SINGLE("tmp", "tmp", tmp, tmp),
+	[K_PRESET] = SINGLE("preset", "preset", preset),
+	[K_TMP] = SINGLE("tmp", "tmp", tmp),
 	/* "socket unix", "socket tcp": two lines, one field (a bit set). */
 	[K_SOCKET] = { .name = "socket", .json = "socket", .list = 1,
-	    .at = PLAN_AT_NONE, .count = one, .dec = plan_dec_socket,
-	    .enc = plan_enc_socket, .rule = plan_rule_socket,
-	    .tojson = plan_json_socket },
-	[K_CONNECT] = LIST("connect-tcp", "connect_tcp", connect, port,
+	    .at = PLAN_AT_NONE, .count = one, FNS(socket) },
+	[K_CONNECT] = LIST("connect-tcp", "connect_tcp", connect,
 	    PLAN_MAX_PORTS, "connect-tcp", "ports", PLAN_AT_CONNECT,
 	    n_connect),
-	[K_BIND] = LIST("bind-tcp", "bind_tcp", bind, port, PLAN_MAX_PORTS,
+	[K_BIND] = LIST("bind-tcp", "bind_tcp", bind, PLAN_MAX_PORTS,
 	    "bind-tcp", "ports", PLAN_AT_BIND, n_bind),
-	[K_EGRESS] = LIST("egress", "egress", egress, egress,
+	[K_EGRESS] = LIST("egress", "egress", egress,
 	    PLAN_MAX_EGRESS, "egress", "destinations", PLAN_AT_EGRESS,
 	    n_egress),
-	[K_ENV] = LIST("env", "env", env, env, PLAN_MAX_ENV, "env", "entries",
+	[K_ENV] = LIST("env", "env", env, PLAN_MAX_ENV, "env", "entries",
 	    PLAN_AT_ENV, n_env),
-	[K_RLIMIT] = LIST("rlimit", "rlimit", rlimit, rlimit,
+	[K_RLIMIT] = LIST("rlimit", "rlimit", rlimit,
 	    PLAN_MAX_RLIMITS, "rlimit", "entries", PLAN_AT_RLIMIT, n_rlim),
-	[K_MEMORY] = SINGLE("memory-max", "memory_max", memory, memory),
-	[K_PIDS] = SINGLE("pids-max", "pids_max", pids, pids),
-	[K_CPU] = SINGLE("cpu-max", "cpu_max", cpu, cpu),
-	[K_TIMEOUT] = SINGLE("timeout-ms", "timeout_ms", timeout, timeout),
-	[K_UID] = SINGLE("uid", "uid", uid, uid),
-	[K_GID] = SINGLE("gid", "gid", gid, gid),
-	[K_ACK] = LIST("ack-daemon", "ack_daemon", ack, ack, PLAN_MAX_ACK,
+	[K_MEMORY] = SINGLE("memory-max", "memory_max", memory),
+	[K_PIDS] = SINGLE("pids-max", "pids_max", pids),
+	[K_CPU] = SINGLE("cpu-max", "cpu_max", cpu),
+	[K_TIMEOUT] = SINGLE("timeout-ms", "timeout_ms", timeout),
+	[K_UID] = SINGLE("uid", "uid", uid),
+	[K_GID] = SINGLE("gid", "gid", gid),
+	[K_ACK] = LIST("ack-daemon", "ack_daemon", ack, PLAN_MAX_ACK,
 	    "ack-daemon", "names", PLAN_AT_ACK, n_ack),
-	[K_KEEP] = LIST("keep-fd", "keep_fd", keep, keep, PLAN_MAX_KEEP,
+	[K_KEEP] = LIST("keep-fd", "keep_fd", keep, PLAN_MAX_KEEP,
 	    "keep-fd", "descriptors", PLAN_AT_KEEP, n_keep),
-	[K_MODE] = SINGLE("mode", "mode", mode, mode),
-	[K_PROMPT] = SINGLE("prompt", "prompt", prompt, prompt),
+	[K_MODE] = SINGLE("mode", "mode", mode),
+	[K_PROMPT] = SINGLE("prompt", "prompt", prompt),
 };

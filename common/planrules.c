@@ -191,6 +191,18 @@ shown(const char *s, char out[96])
 	return out;
 }
 
+/* A path of key name: 0, or -1 with "<name> <path>: <why>". */
+static int
+path_rule(const char *name, const char *path, char *msg, size_t len)
+{
+	const char *why = plan_path_why(path);
+	char e[96];
+
+	if (why == NULL)
+		return 0;
+	return err_set(msg, len, "%s %s: %s", name, shown(path, e), why);
+}
+
 /* ---- the rules of each key ---- */
 
 int
@@ -208,15 +220,9 @@ int
 plan_rule_program(const struct plan *p, int k, size_t i, char *msg,
     size_t len)
 {
-	const char *why;
-	char e[96];
-
 	if (p->program == NULL)
 		return err_set(msg, len, "program: missing");
-	if ((why = plan_path_why(p->program)) != NULL)
-		return err_set(msg, len, "program %s: %s",
-		    shown(p->program, e), why);
-	return 0;
+	return path_rule("program", p->program, msg, len);
 }
 
 /* The script argument: a path after argv[0], absolute and normalised
@@ -325,7 +331,7 @@ int
 plan_rule_fs(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
 	const struct plan_fsrule *f = &p->fs[i];
-	const char *why, *name;
+	const char *name;
 	char e[96];
 	size_t j;
 
@@ -333,9 +339,8 @@ plan_rule_fs(const struct plan *p, int k, size_t i, char *msg, size_t len)
 	    f->intent != PLAN_ROX && f->intent != PLAN_RWX)
 		return err_set(msg, len, "fs rule %zu: unknown intent", i);
 	name = plan_intent_name(f->intent);
-	if ((why = plan_path_why(f->path)) != NULL)
-		return err_set(msg, len, "%s %s: %s", name, shown(f->path, e),
-		    why);
+	if (path_rule(name, f->path, msg, len) == -1)
+		return -1;
 	/* The kernel's controls: /proc/sys, sysrq-trigger, /sys act on the
 	 * host whatever namespace the run is in. */
 	if ((f->intent == PLAN_RW || f->intent == PLAN_RWX) &&
@@ -365,12 +370,12 @@ int
 plan_rule_follow(const struct plan *p, int k, size_t i, char *msg,
     size_t len)
 {
-	const char *f = p->follow[i], *why;
+	const char *f = p->follow[i];
 	char e[96];
 	size_t j;
 
-	if ((why = plan_path_why(f)) != NULL)
-		return err_set(msg, len, "follow %s: %s", shown(f, e), why);
+	if (path_rule("follow", f, msg, len) == -1)
+		return -1;
 	for (j = 0; j < i; j++)
 		if (strcmp(p->follow[j], f) == 0)
 			return err_set(msg, len, "follow %s: same path given "
@@ -382,16 +387,15 @@ plan_rule_follow(const struct plan *p, int k, size_t i, char *msg,
 	    "this path", shown(f, e));
 }
 
-int
-plan_rule_port(const struct plan *p, int k, size_t i, char *msg, size_t len)
+/* Port i of v, the list of key k: a port from min, 1-65535. */
+static int
+rule_port(const struct plan *p, int k, const uint16_t *v, size_t i,
+    unsigned min, char *msg, size_t len)
 {
-	const uint16_t *v = k == K_BIND ? p->bind_tcp : p->connect_tcp;
 	const char *name = plan_keys[k].name;
 	size_t j;
 
-	/* bind-tcp 0: bind(2) to port 0 picks an ephemeral port, which
-	 * Landlock allows by a rule for port 0 (ABI 4). */
-	if (v[i] == 0 && k != K_BIND)
+	if (v[i] < min)
 		return err_set(msg, len, "%s 0: port outside 1-65535", name);
 	if (!(p->sock & PLAN_SOCK_TCP))
 		return err_set(msg, len, "%s %u: without the tcp socket right",
@@ -404,6 +408,21 @@ plan_rule_port(const struct plan *p, int k, size_t i, char *msg, size_t len)
 }
 
 /* The names confexec sets to the broker in a run with egress. */
+int
+plan_rule_connect(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
+{
+	return rule_port(p, k, p->connect_tcp, i, 1, msg, len);
+}
+
+/* bind-tcp 0: bind(2) to port 0 picks an ephemeral port, which Landlock
+ * allows by a rule for port 0 (ABI 4). */
+int
+plan_rule_bind(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	return rule_port(p, k, p->bind_tcp, i, 0, msg, len);
+}
+
 static int
 proxy_var(const char *nv)
 {
@@ -532,9 +551,10 @@ plan_rule_keep(const struct plan *p, int k, size_t i, char *msg, size_t len)
  * and the fields whose decoder admits only valid values (the rule guards
  * a plan built in memory). */
 int
-plan_rule_none(const struct plan *p, int k, size_t i, char *msg, size_t len)
+plan_rule_sha256(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
 {
-	return 0;
+	return 0;	/* any 32 bytes: its decoder admits only a digest */
 }
 
 int

@@ -321,8 +321,8 @@ add_port(struct opts *o, uint16_t **arr, size_t *n, enum plan_at at,
 	origin_note(o, at);
 }
 
-static void
-add_fs(struct opts *o, enum plan_intent in, const char *arg)
+void
+opt_add_fs(struct opts *o, enum plan_intent in, const char *arg)
 {
 	struct plan *p = &o->p;
 
@@ -339,10 +339,10 @@ opt_list(struct opts *o, int c, const char *arg)
 	struct plan *p = &o->p;
 
 	switch (c) {
-	case O_RO: add_fs(o, PLAN_RO, arg); break;
-	case O_RW: add_fs(o, PLAN_RW, arg); break;
-	case O_ROX: add_fs(o, PLAN_ROX, arg); break;
-	case O_RWX: add_fs(o, PLAN_RWX, arg); break;
+	case O_RO: opt_add_fs(o, PLAN_RO, arg); break;
+	case O_RW: opt_add_fs(o, PLAN_RW, arg); break;
+	case O_ROX: opt_add_fs(o, PLAN_ROX, arg); break;
+	case O_RWX: opt_add_fs(o, PLAN_RWX, arg); break;
 	case O_FOLLOW:
 		add_str(o, &p->follow, &p->nfollow, PLAN_AT_FOLLOW, arg);
 		break;

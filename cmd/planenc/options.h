@@ -56,6 +56,8 @@ struct opts {
 /* Apply option c (its argument arg, kept) to o; --profile is the
  * caller's (profile_load), refused here: a profile names no other. */
 void opt_apply(struct opts *o, int c, const char *arg);
+/* Add the rule "in path" to the plan, from o->where. */
+void opt_add_fs(struct opts *o, enum plan_intent in, const char *path);
 /* Record that the last entry of list `at` came from o->where. */
 void origin_note(struct opts *o, enum plan_at at);
 /* Append one element to a malloc'd array, dying on ENOMEM. */
