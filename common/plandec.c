@@ -488,26 +488,28 @@ plan_dec_cpu(struct plan_dec *d, int k, struct plan *p)
 	return dec_rule(d, p, k, 0);
 }
 
-int
-plan_dec_uid(struct plan_dec *d, int k, struct plan *p)
+/* uid, gid: any 32-bit number here, the rules say which. */
+static int
+dec_id(struct plan_dec *d, int k, struct plan *p, uint32_t *id, int *has)
 {
 	uint64_t v;
 
 	if (dec_u64(d, 0, UINT32_MAX, &v) == -1)
 		return -1;
-	p->uid = (uid_t)v, p->has_uid = 1;
+	*id = (uint32_t)v, *has = 1;
 	return dec_rule(d, p, k, 0);
+}
+
+int
+plan_dec_uid(struct plan_dec *d, int k, struct plan *p)
+{
+	return dec_id(d, k, p, &p->uid, &p->has_uid);
 }
 
 int
 plan_dec_gid(struct plan_dec *d, int k, struct plan *p)
 {
-	uint64_t v;
-
-	if (dec_u64(d, 0, UINT32_MAX, &v) == -1)
-		return -1;
-	p->gid = (gid_t)v, p->has_gid = 1;
-	return dec_rule(d, p, k, 0);
+	return dec_id(d, k, p, &p->gid, &p->has_gid);
 }
 
 int

@@ -191,16 +191,23 @@ shown(const char *s, char out[96])
 	return out;
 }
 
-/* A path of key name: 0, or -1 with "<name> <path>: <why>". */
+/* Value v of key name, why it is refused (NULL: it is not): 0, or -1
+ * with "<name> <v>: <why>". */
 static int
-path_rule(const char *name, const char *path, char *msg, size_t len)
+why_rule(const char *name, const char *v, const char *why, char *msg,
+    size_t len)
 {
-	const char *why = plan_path_why(path);
 	char e[96];
 
 	if (why == NULL)
 		return 0;
-	return err_set(msg, len, "%s %s: %s", name, shown(path, e), why);
+	return err_set(msg, len, "%s %s: %s", name, shown(v, e), why);
+}
+
+static int
+path_rule(const char *name, const char *path, char *msg, size_t len)
+{
+	return why_rule(name, path, plan_path_why(path), msg, len);
 }
 
 /* ---- the rules of each key ---- */
@@ -472,13 +479,11 @@ plan_rule_egress(const struct plan *p, int k, size_t i, char *msg,
 int
 plan_rule_env(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	const char *why;
-	char e[96];
 	size_t j;
 
-	if ((why = plan_env_why(p->env[i])) != NULL)
-		return err_set(msg, len, "env %s: %s", shown(p->env[i], e),
-		    why);
+	if (why_rule("env", p->env[i], plan_env_why(p->env[i]), msg, len) ==
+	    -1)
+		return -1;
 	/* From here on the name is [A-Za-z_][A-Za-z0-9_]*. */
 	if (p->tmp && plan_envname_len(p->env[i]) == 6 &&
 	    memcmp(p->env[i], "TMPDIR", 6) == 0)
@@ -516,15 +521,13 @@ plan_rule_rlimit(const struct plan *p, int k, size_t i, char *msg,
 int
 plan_rule_ack(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	const char *why;
-	char e[96];
 	size_t j;
 
 	if (p->ack_daemons[i] == NULL)
 		return err_set(msg, len, "ack-daemon: missing name");
-	if ((why = ack_why(p->ack_daemons[i])) != NULL)
-		return err_set(msg, len, "ack-daemon %s: %s",
-		    shown(p->ack_daemons[i], e), why);
+	if (why_rule("ack-daemon", p->ack_daemons[i],
+	    ack_why(p->ack_daemons[i]), msg, len) == -1)
+		return -1;
 	for (j = 0; j < i; j++)
 		if (strcmp(p->ack_daemons[i], p->ack_daemons[j]) == 0)
 			return err_set(msg, len, "ack-daemon %s: same name "
