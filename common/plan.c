@@ -379,47 +379,84 @@ plan_text_len(const struct plan *p)
 	return emit(p, NULL);
 }
 
+static void
+drop_str(void *e)
+{
+	free(*(char **)e);
+}
+
+static void
+drop_fs(void *e)
+{
+	free(((struct plan_fsrule *)e)->path);
+}
+
+static void
+drop_egress(void *e)
+{
+	free(((struct plan_egress *)e)->host);
+}
+
+/* Each kind of list entry: its size, its canonical order (NULL: the
+ * order given is the meaning), what an entry owns (NULL: nothing). */
+static const struct {
+	size_t size;
+	int (*cmp)(const void *, const void *);
+	void (*drop)(void *);
+} elems[PLAN_ELEM_NKINDS] = {
+	[PLAN_ELEM_ARGV] = { sizeof(char *), NULL, drop_str },
+	[PLAN_ELEM_STR] = { sizeof(char *), cmp_str, drop_str },
+	[PLAN_ELEM_ENV] = { sizeof(char *), cmp_env, drop_str },
+	[PLAN_ELEM_FS] = { sizeof(struct plan_fsrule), cmp_fs, drop_fs },
+	[PLAN_ELEM_U16] = { sizeof(uint16_t), cmp_u16, NULL },
+	[PLAN_ELEM_INT] = { sizeof(int), cmp_int, NULL },
+	[PLAN_ELEM_EGRESS] = { sizeof(struct plan_egress), cmp_egress,
+	    drop_egress },
+	[PLAN_ELEM_RLIM] = { sizeof(struct plan_rlimit), cmp_rlim, NULL },
+};
+
+/* The array of key k's list in p, and its length. */
+#define ARR(p, k) ((void **)((char *)(p) + plan_keys[k].arr))
+#define LEN(p, k) (*(const size_t *)((const char *)(p) + plan_keys[k].len))
+
+/* Whether key k has a list of its own that plan_sorted_copy sorts. */
+static int
+sorted(int k)
+{
+	return plan_keys[k].elem != PLAN_ELEM_NONE &&
+	    elems[plan_keys[k].elem].cmp != NULL;
+}
+
 int
 plan_sorted_copy(const struct plan *p, struct plan *q)
 {
+	size_t n, sz;
+	int k;
+
 	*q = *p;
-	q->fs = NULL, q->connect_tcp = NULL, q->bind_tcp = NULL;
-	q->follow = NULL, q->egress = NULL;
-	q->env = NULL, q->rlim = NULL, q->ack_daemons = NULL;
-	q->keep_fds = NULL;
-#define DUP(f, n, cmp) do {						\
-		if ((n) > 0) {						\
-			if ((q->f = calloc((n), sizeof(*p->f))) == NULL)\
-				return -1;				\
-			memcpy(q->f, p->f, (n) * sizeof(*p->f));	\
-			qsort(q->f, (n), sizeof(*p->f), cmp);		\
-		}							\
-	} while (0)
-	DUP(fs, p->nfs, cmp_fs);
-	DUP(follow, p->nfollow, cmp_str);
-	DUP(connect_tcp, p->nconnect, cmp_u16);
-	DUP(bind_tcp, p->nbind, cmp_u16);
-	DUP(egress, p->negress, cmp_egress);
-	DUP(env, p->nenv, cmp_env);
-	DUP(rlim, p->nrlim, cmp_rlim);
-	DUP(ack_daemons, p->nack, cmp_str);
-	DUP(keep_fds, p->nkeep, cmp_int);
-#undef DUP
+	for (k = 0; k < K_NKEYS; k++)
+		if (sorted(k))
+			*ARR(q, k) = NULL;
+	for (k = 0; k < K_NKEYS; k++) {
+		if (!sorted(k) || (n = LEN(p, k)) == 0)
+			continue;
+		sz = elems[plan_keys[k].elem].size;
+		if ((*ARR(q, k) = calloc(n, sz)) == NULL)
+			return -1;
+		memcpy(*ARR(q, k), *ARR(p, k), n * sz);
+		qsort(*ARR(q, k), n, sz, elems[plan_keys[k].elem].cmp);
+	}
 	return 0;
 }
 
 void
 plan_sorted_free(struct plan *q)
 {
-	free(q->fs);
-	free(q->follow);
-	free(q->connect_tcp);
-	free(q->bind_tcp);
-	free(q->egress);
-	free(q->env);
-	free(q->rlim);
-	free(q->ack_daemons);
-	free(q->keep_fds);
+	int k;
+
+	for (k = 0; k < K_NKEYS; k++)
+		if (sorted(k))
+			free(*ARR(q, k));
 }
 
 int
@@ -452,33 +489,21 @@ plan_encode(const struct plan *p, unsigned char **out, size_t *outlen)
 void
 plan_free(struct plan *p)
 {
-	size_t i;
+	size_t i, n;
+	char *a;
+	int k;
 
+	for (k = 0; k < K_NKEYS; k++) {
+		if (plan_keys[k].elem == PLAN_ELEM_NONE)
+			continue;
+		a = *ARR(p, k);
+		n = a != NULL ? LEN(p, k) : 0;
+		for (i = 0; i < n && elems[plan_keys[k].elem].drop; i++)
+			elems[plan_keys[k].elem].drop(a +
+			    i * elems[plan_keys[k].elem].size);
+		free(a);
+	}
 	free(p->program);
-	if (p->argv)
-		for (i = 0; i < p->argc; i++)
-			free(p->argv[i]);
-	free(p->argv);
-	for (i = 0; i < p->nfs; i++)
-		free(p->fs[i].path);
-	free(p->fs);
-	for (i = 0; i < p->nfollow; i++)
-		free(p->follow[i]);
-	free(p->follow);
-	free(p->connect_tcp);
-	free(p->bind_tcp);
-	for (i = 0; i < p->negress; i++)
-		free(p->egress[i].host);
-	free(p->egress);
-	for (i = 0; i < p->nenv; i++)
-		free(p->env[i]);
-	free(p->env);
-	free(p->rlim);
-	for (i = 0; i < p->nack; i++)
-		free(p->ack_daemons[i]);
-	free(p->ack_daemons);
-	free(p->keep_fds);
 	free(p->prompt);
 	memset(p, 0, sizeof(*p));
 }
-

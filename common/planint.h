@@ -26,6 +26,21 @@ enum plan_key {
 	K_PROMPT, K_NKEYS
 };
 
+/* What a list's entries are (plan.c knows each kind's size, its
+ * canonical order and what an entry owns). */
+enum plan_elem {
+	PLAN_ELEM_NONE,		/* a single key, or a list kept elsewhere */
+	PLAN_ELEM_ARGV,		/* char *, in the order given */
+	PLAN_ELEM_STR,		/* char *, by bytes */
+	PLAN_ELEM_ENV,		/* char * "NAME=VALUE", by name */
+	PLAN_ELEM_FS,		/* struct plan_fsrule */
+	PLAN_ELEM_U16,		/* uint16_t, ascending */
+	PLAN_ELEM_INT,		/* int, ascending */
+	PLAN_ELEM_EGRESS,	/* struct plan_egress */
+	PLAN_ELEM_RLIM,		/* struct plan_rlimit */
+	PLAN_ELEM_NKINDS
+};
+
 struct plan_dec;	/* plandec.c: the line being decoded */
 struct plan_out;	/* plan.c: the text being encoded */
 struct json_t;
@@ -44,6 +59,10 @@ struct plan_keydef {
 	int max;
 	const char *group, *what;
 	enum plan_at at;
+	/* A list's array in struct plan: its kind, where the array and its
+	 * length are (offsetof); PLAN_ELEM_NONE for a single key. */
+	enum plan_elem elem;
+	size_t arr, len;
 	/* The entries the rules check: a list's length, 1 for a single key
 	 * (ro, rw, rox and rwx share one list, counted once under ro). */
 	size_t (*count)(const struct plan *p);

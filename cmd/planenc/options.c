@@ -144,8 +144,8 @@ egress_addr(const char *arg, const char *h, int af,
 }
 
 /* --egress HOST:PORT, [ADDRESS]:PORT for IPv6: a name written in lower
- * case, an address in RFC 5952's form (plan_ip_text); the rest is the plan's rules
- * (launchplan(5)).  A run with egress needs the tcp socket right to reach
+ * case, an address in RFC 5952's form (plan_ip_text); the rest is the
+ * plan's rules (launchplan(5)).  A run with egress needs the tcp socket right to reach
  * its broker: --egress implies --tcp. */
 static void
 opt_egress(struct opts *o, const char *arg)

@@ -109,6 +109,10 @@ walk(const char *name, const char *text, size_t len)
 		else if (d->max == 0)
 			ok(c == 1, "%s: %s a set of lines, one field", name,
 			    d->name);
+		if (d->elem != PLAN_ELEM_NONE)
+			is_int(*(const size_t *)((const char *)&p + d->len), c,
+			    "%s: %s's array as long as its count", name,
+			    d->name);
 		at_lines[d->at] += lines[k];
 		at_count[d->at] += c;
 		ok(j && json_object_get(j, d->json) != NULL &&
