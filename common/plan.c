@@ -481,6 +481,7 @@ plan_encode(const struct plan *p, unsigned char **out, size_t *outlen)
 	plan_sorted_free(&q);
 	if (p->prompt_len)
 		memcpy(buf + n, p->prompt, p->prompt_len);
+	buf[n + p->prompt_len] = '\0';	/* a text-only plan is a string */
 	*out = (unsigned char *)buf;
 	*outlen = n + p->prompt_len;
 	return 0;
