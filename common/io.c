@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* io: write_all, read_small and write_small. */
+/* io: write_all, read_small, write_small and read_bounded. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -84,5 +85,39 @@ close_errno(int fd)
 
 	close(fd);
 	errno = e;
+	return -1;
+}
+
+int
+read_bounded(int fd, size_t max, unsigned char **buf, size_t *len)
+{
+	unsigned char *b = NULL, *nb;
+	size_t n = 0, cap = 0;
+	ssize_t r;
+
+	for (;;) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > max + 1)
+				cap = max + 1;
+			if ((nb = realloc(b, cap)) == NULL)
+				goto fail;
+			b = nb;
+		}
+		if ((r = read(fd, b + n, cap - n)) == -1 && errno == EINTR)
+			continue;
+		if (r == -1)
+			goto fail;
+		if (r == 0)
+			break;
+		if ((n += (size_t)r) > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+	*buf = b, *len = n;
+	return 0;
+fail:
+	free(b);
 	return -1;
 }

@@ -20,6 +20,11 @@ int read_small(const char *path, char *buf, size_t size);
  * errno (EIO on a short write). */
 int write_small(int dirfd, const char *path, const char *val);
 
+/* Read fd to its end into a malloc'd *buf of *len bytes, refusing more
+ * than max: 0, or -1 with errno (EFBIG: more than max bytes; ENOMEM;
+ * read(2)'s), nothing allocated. */
+int read_bounded(int fd, size_t max, unsigned char **buf, size_t *len);
+
 /* Close fd, errno kept as it was: a failure's last step.  Returns -1. */
 int close_errno(int fd);
 

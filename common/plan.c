@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* plan: the LaunchPlan codec (launchplan(5)), encoding side: the keys, the
- * wire escaping and the canonical encoder.  The decoder is plandec.c, the
- * rules a plan must obey planrules.c, the JSON view planjson.c. */
+/* plan: the LaunchPlan codec (launchplan(5)), encoding side: the wire
+ * escaping, each key's lines (plankeys.c names them) and the canonical
+ * encoder. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -12,84 +12,15 @@
 #include "hash.h"
 #include "planint.h"
 
-const struct plan_keydef plan_keys[K_NKEYS] = {
-	[K_PROGRAM] = { "program", 0 },
-	[K_ARG] = { "arg", 1 },
-	[K_SHA256] = { "sha256", 0 },
-	[K_SCRIPT] = { "script", 0 },
-	[K_RO] = { "ro", 1 },
-	[K_RW] = { "rw", 1 },
-	[K_ROX] = { "rox", 1 },
-	[K_RWX] = { "rwx", 1 },
-	[K_FOLLOW] = { "follow", 1 },
-	[K_PRESET] = { "preset", 0 },
-	[K_TMP] = { "tmp", 0 },
-	[K_SOCKET] = { "socket", 1 },
-	[K_CONNECT] = { "connect-tcp", 1 },
-	[K_BIND] = { "bind-tcp", 1 },
-	[K_EGRESS] = { "egress", 1 },
-	[K_ENV] = { "env", 1 },
-	[K_RLIMIT] = { "rlimit", 1 },
-	[K_MEMORY] = { "memory-max", 0 },
-	[K_PIDS] = { "pids-max", 0 },
-	[K_CPU] = { "cpu-max", 0 },
-	[K_TIMEOUT] = { "timeout-ms", 0 },
-	[K_UID] = { "uid", 0 },
-	[K_GID] = { "gid", 0 },
-	[K_ACK] = { "ack-daemon", 1 },
-	[K_KEEP] = { "keep-fd", 1 },
-	[K_MODE] = { "mode", 0 },
-	[K_PROMPT] = { "prompt", 0 },
-};
-
-const char *const plan_intent_key[4] = { "ro", "rw", "rox", "rwx" };
-
-/* ---- wire escaping ---- */
-
-int
-plan_wire_must_escape(unsigned char b, size_t i, size_t n)
-{
-	if (b == '\\' || b < 0x20 || b >= 0x7f)
-		return 1;
-	return b == ' ' && (i == 0 || i + 1 == n);
-}
-
-size_t
-plan_wire_escape(const char *s, size_t n, char *out)
-{
-	static const char oct[] = "01234567";
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned char b = (unsigned char)s[i];
-
-		if (plan_wire_must_escape(b, i, n)) {
-			if (out) {
-				out[k] = '\\';
-				out[k + 1] = oct[b >> 6];
-				out[k + 2] = oct[(b >> 3) & 7];
-				out[k + 3] = oct[b & 7];
-			}
-			k += 4;
-		} else {
-			if (out)
-				out[k] = (char)b;
-			k++;
-		}
-	}
-	return k;
-}
-
 /* ---- encoder ---- */
 
-
-struct out {
+struct plan_out {
 	char *b;	/* NULL: count only */
 	size_t n;
 };
 
 static void
-put(struct out *o, const char *s, size_t n)
+put(struct plan_out *o, const char *s, size_t n)
 {
 	if (o->b)
 		memcpy(o->b + o->n, s, n);
@@ -97,14 +28,14 @@ put(struct out *o, const char *s, size_t n)
 }
 
 static void
-puts_(struct out *o, const char *s)
+puts_(struct plan_out *o, const char *s)
 {
 	put(o, s, strlen(s));
 }
 
 /* "key[ escaped-value]\n"; an empty value is the key alone. */
 static void
-put_str(struct out *o, const char *key, const char *v)
+put_str(struct plan_out *o, const char *key, const char *v)
 {
 	size_t n = strlen(v);
 
@@ -117,7 +48,7 @@ put_str(struct out *o, const char *key, const char *v)
 }
 
 static void
-put_fmt(struct out *o, const char *fmt, ...)
+put_fmt(struct plan_out *o, const char *fmt, ...)
 {
 	char line[128];
 	va_list ap;
@@ -151,11 +82,15 @@ cmp_fs(const void *a, const void *b)
 }
 
 static int
+cmp_num(long long x, long long y)
+{
+	return (x > y) - (x < y);
+}
+
+static int
 cmp_u16(const void *a, const void *b)
 {
-	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
-
-	return (x > y) - (x < y);
+	return cmp_num(*(const uint16_t *)a, *(const uint16_t *)b);
 }
 
 /* Egress destinations: by host bytes, then port. */
@@ -165,17 +100,13 @@ cmp_egress(const void *a, const void *b)
 	const struct plan_egress *x = a, *y = b;
 	int c = strcmp(x->host, y->host);
 
-	if (c != 0)
-		return c;
-	return (x->port > y->port) - (x->port < y->port);
+	return c != 0 ? c : cmp_num(x->port, y->port);
 }
 
 static int
 cmp_int(const void *a, const void *b)
 {
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
+	return cmp_num(*(const int *)a, *(const int *)b);
 }
 
 static int
@@ -193,92 +124,251 @@ cmp_str(const void *a, const void *b)
 static int
 cmp_rlim(const void *a, const void *b)
 {
-	int x = plan_rlim_index(((const struct plan_rlimit *)a)->resource);
-	int y = plan_rlim_index(((const struct plan_rlimit *)b)->resource);
-
-	return (x > y) - (x < y);
+	return cmp_num(plan_rlim_index(((const struct plan_rlimit *)a)->resource),
+	    plan_rlim_index(((const struct plan_rlimit *)b)->resource));
 }
 
-/* Emit the text part of a plan whose lists are already sorted (or count
- * it when out is NULL: the order does not change the length). */
-static size_t
-emit(const struct plan *p, char *buf)
+/* ---- each key's lines, for p's lists sorted ---- */
+
+void
+plan_enc_program(struct plan_out *o, const struct plan *p, int k)
 {
-	struct out o = { buf, 0 };
-	char hex[SHA256_HEX_LEN + 1], s1[24], s2[24];
+	put_str(o, "program", p->program ? p->program : "");
+}
+
+void
+plan_enc_arg(struct plan_out *o, const struct plan *p, int k)
+{
 	size_t i;
 
-	puts_(&o, PLAN_MAGIC "\n");
-	put_str(&o, "program", p->program ? p->program : "");
 	for (i = 0; i < p->argc; i++)
-		put_str(&o, "arg", p->argv[i] ? p->argv[i] : "");
-	if (p->has_sha256) {
-		sha256_hex(p->sha256, hex);
-		put_fmt(&o, "sha256 %s\n", hex);
-	}
-	if (p->script_arg != 0) {
-		sha256_hex(p->script_sha256, hex);
-		put_fmt(&o, "script %zu %s\n", p->script_arg, hex);
-	}
+		put_str(o, "arg", p->argv[i] ? p->argv[i] : "");
+}
+
+static void
+put_hex(struct plan_out *o, const char *key, size_t index,
+    const uint8_t d[32])
+{
+	char hex[SHA256_HEX_LEN + 1];
+
+	sha256_hex(d, hex);
+	if (index != 0)
+		put_fmt(o, "%s %zu %s\n", key, index, hex);
+	else
+		put_fmt(o, "%s %s\n", key, hex);
+}
+
+void
+plan_enc_sha256(struct plan_out *o, const struct plan *p, int k)
+{
+	if (p->has_sha256)
+		put_hex(o, "sha256", 0, p->sha256);
+}
+
+void
+plan_enc_script(struct plan_out *o, const struct plan *p, int k)
+{
+	if (p->script_arg != 0)
+		put_hex(o, "script", p->script_arg, p->script_sha256);
+}
+
+/* The rules of k's intent (the list is sorted by intent first). */
+void
+plan_enc_fs(struct plan_out *o, const struct plan *p, int k)
+{
+	size_t i;
+
 	for (i = 0; i < p->nfs; i++)
-		put_str(&o, plan_intent_key[p->fs[i].intent % 4],
-		    p->fs[i].path ? p->fs[i].path : "");
-	for (i = 0; i < p->nfollow; i++)
-		put_str(&o, "follow", p->follow[i] ? p->follow[i] : "");
+		if (PLAN_FS_KEY(p->fs[i].intent) == k)
+			put_str(o, plan_keys[k].name,
+			    p->fs[i].path ? p->fs[i].path : "");
+}
+
+static void
+put_strs(struct plan_out *o, const char *key, char *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		put_str(o, key, v[i] ? v[i] : "");
+}
+
+void
+plan_enc_follow(struct plan_out *o, const struct plan *p, int k)
+{
+	put_strs(o, "follow", p->follow, p->nfollow);
+}
+
+void
+plan_enc_preset(struct plan_out *o, const struct plan *p, int k)
+{
 	if (p->preset == PLAN_PRESET_SYS)
-		puts_(&o, "preset sys\n");
+		puts_(o, "preset sys\n");
+}
+
+void
+plan_enc_tmp(struct plan_out *o, const struct plan *p, int k)
+{
 	if (p->tmp)
-		puts_(&o, "tmp private\n");
+		puts_(o, "tmp private\n");
+}
+
+void
+plan_enc_socket(struct plan_out *o, const struct plan *p, int k)
+{
 	if (p->sock & PLAN_SOCK_UNIX)
-		puts_(&o, "socket unix\n");
+		puts_(o, "socket unix\n");
 	if (p->sock & PLAN_SOCK_TCP)
-		puts_(&o, "socket tcp\n");
-	for (i = 0; i < p->nconnect; i++)
-		put_fmt(&o, "connect-tcp %u\n", p->connect_tcp[i]);
-	for (i = 0; i < p->nbind; i++)
-		put_fmt(&o, "bind-tcp %u\n", p->bind_tcp[i]);
+		puts_(o, "socket tcp\n");
+}
+
+static void
+put_ports(struct plan_out *o, const char *key, const uint16_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		put_fmt(o, "%s %u\n", key, v[i]);
+}
+
+void
+plan_enc_connect(struct plan_out *o, const struct plan *p, int k)
+{
+	put_ports(o, "connect-tcp", p->connect_tcp, p->nconnect);
+}
+
+void
+plan_enc_bind(struct plan_out *o, const struct plan *p, int k)
+{
+	put_ports(o, "bind-tcp", p->bind_tcp, p->nbind);
+}
+
+void
+plan_enc_egress(struct plan_out *o, const struct plan *p, int k)
+{
+	size_t i;
+
 	for (i = 0; i < p->negress; i++) {
 		const char *h = p->egress[i].host ? p->egress[i].host : "";
 
 		/* A valid host needs no escape: this is put_str's form. */
-		puts_(&o, "egress ");
-		o.n += plan_wire_escape(h, strlen(h), o.b ? o.b + o.n : NULL);
-		put_fmt(&o, " %u\n", p->egress[i].port);
+		puts_(o, "egress ");
+		o->n += plan_wire_escape(h, strlen(h), o->b ? o->b + o->n :
+		    NULL);
+		put_fmt(o, " %u\n", p->egress[i].port);
 	}
-	for (i = 0; i < p->nenv; i++)
-		put_str(&o, "env", p->env[i] ? p->env[i] : "");
+}
+
+void
+plan_enc_env(struct plan_out *o, const struct plan *p, int k)
+{
+	put_strs(o, "env", p->env, p->nenv);
+}
+
+void
+plan_enc_rlimit(struct plan_out *o, const struct plan *p, int k)
+{
+	char s1[24], s2[24];
+	size_t i;
+
 	for (i = 0; i < p->nrlim; i++) {
 		const char *name = plan_rlimit_name(p->rlim[i].resource);
 
 		put_lim(s1, sizeof(s1), p->rlim[i].soft);
 		put_lim(s2, sizeof(s2), p->rlim[i].hard);
-		put_fmt(&o, "rlimit %s %s %s\n", name ? name : "?", s1, s2);
+		put_fmt(o, "rlimit %s %s %s\n", name ? name : "?", s1, s2);
 	}
-	if (p->mem_max)
-		put_fmt(&o, "memory-max %llu\n",
-		    (unsigned long long)p->mem_max);
-	if (p->pids_max)
-		put_fmt(&o, "pids-max %llu\n",
-		    (unsigned long long)p->pids_max);
+}
+
+/* A number written only when it is not 0 (0: none). */
+static void
+put_u64(struct plan_out *o, const char *key, uint64_t v)
+{
+	if (v != 0)
+		put_fmt(o, "%s %llu\n", key, (unsigned long long)v);
+}
+
+void
+plan_enc_memory(struct plan_out *o, const struct plan *p, int k)
+{
+	put_u64(o, "memory-max", p->mem_max);
+}
+
+void
+plan_enc_pids(struct plan_out *o, const struct plan *p, int k)
+{
+	put_u64(o, "pids-max", p->pids_max);
+}
+
+void
+plan_enc_cpu(struct plan_out *o, const struct plan *p, int k)
+{
 	if (p->cpu_quota_us)
-		put_fmt(&o, "cpu-max %llu %llu\n",
+		put_fmt(o, "cpu-max %llu %llu\n",
 		    (unsigned long long)p->cpu_quota_us,
 		    (unsigned long long)p->cpu_period_us);
-	if (p->timeout_ms)
-		put_fmt(&o, "timeout-ms %llu\n",
-		    (unsigned long long)p->timeout_ms);
+}
+
+void
+plan_enc_timeout(struct plan_out *o, const struct plan *p, int k)
+{
+	put_u64(o, "timeout-ms", p->timeout_ms);
+}
+
+void
+plan_enc_uid(struct plan_out *o, const struct plan *p, int k)
+{
 	if (p->has_uid)
-		put_fmt(&o, "uid %lu\n", (unsigned long)p->uid);
+		put_fmt(o, "uid %lu\n", (unsigned long)p->uid);
+}
+
+void
+plan_enc_gid(struct plan_out *o, const struct plan *p, int k)
+{
 	if (p->has_gid)
-		put_fmt(&o, "gid %lu\n", (unsigned long)p->gid);
-	for (i = 0; i < p->nack; i++)
-		put_str(&o, "ack-daemon", p->ack_daemons[i]);
+		put_fmt(o, "gid %lu\n", (unsigned long)p->gid);
+}
+
+void
+plan_enc_ack(struct plan_out *o, const struct plan *p, int k)
+{
+	put_strs(o, "ack-daemon", p->ack_daemons, p->nack);
+}
+
+void
+plan_enc_keep(struct plan_out *o, const struct plan *p, int k)
+{
+	size_t i;
+
 	for (i = 0; i < p->nkeep; i++)
-		put_fmt(&o, "keep-fd %d\n", p->keep_fds[i]);
-	puts_(&o, p->mode == PLAN_DEGRADE ? "mode degrade\n" :
+		put_fmt(o, "keep-fd %d\n", p->keep_fds[i]);
+}
+
+void
+plan_enc_mode(struct plan_out *o, const struct plan *p, int k)
+{
+	puts_(o, p->mode == PLAN_DEGRADE ? "mode degrade\n" :
 	    "mode strict\n");
+}
+
+void
+plan_enc_prompt(struct plan_out *o, const struct plan *p, int k)
+{
 	if (p->has_prompt)
-		put_fmt(&o, "prompt %zu\n", p->prompt_len);
+		put_fmt(o, "prompt %zu\n", p->prompt_len);
+}
+
+/* The text part of a plan whose lists are already sorted (or its length
+ * when buf is NULL: the order does not change the length). */
+static size_t
+emit(const struct plan *p, char *buf)
+{
+	struct plan_out o = { buf, 0 };
+	int k;
+
+	puts_(&o, PLAN_MAGIC "\n");
+	for (k = 0; k < K_NKEYS; k++)
+		plan_keys[k].enc(&o, p, k);
 	puts_(&o, "end\n");
 	return o.n;
 }
@@ -289,47 +379,84 @@ plan_text_len(const struct plan *p)
 	return emit(p, NULL);
 }
 
+static void
+drop_str(void *e)
+{
+	free(*(char **)e);
+}
+
+static void
+drop_fs(void *e)
+{
+	free(((struct plan_fsrule *)e)->path);
+}
+
+static void
+drop_egress(void *e)
+{
+	free(((struct plan_egress *)e)->host);
+}
+
+/* Each kind of list entry: its size, its canonical order (NULL: the
+ * order given is the meaning), what an entry owns (NULL: nothing). */
+static const struct {
+	size_t size;
+	int (*cmp)(const void *, const void *);
+	void (*drop)(void *);
+} elems[PLAN_ELEM_NKINDS] = {
+	[PLAN_ELEM_ARGV] = { sizeof(char *), NULL, drop_str },
+	[PLAN_ELEM_STR] = { sizeof(char *), cmp_str, drop_str },
+	[PLAN_ELEM_ENV] = { sizeof(char *), cmp_env, drop_str },
+	[PLAN_ELEM_FS] = { sizeof(struct plan_fsrule), cmp_fs, drop_fs },
+	[PLAN_ELEM_U16] = { sizeof(uint16_t), cmp_u16, NULL },
+	[PLAN_ELEM_INT] = { sizeof(int), cmp_int, NULL },
+	[PLAN_ELEM_EGRESS] = { sizeof(struct plan_egress), cmp_egress,
+	    drop_egress },
+	[PLAN_ELEM_RLIM] = { sizeof(struct plan_rlimit), cmp_rlim, NULL },
+};
+
+/* The array of key k's list in p, and its length. */
+#define ARR(p, k) ((void **)((char *)(p) + plan_keys[k].arr))
+#define LEN(p, k) (*(const size_t *)((const char *)(p) + plan_keys[k].len))
+
+/* Whether key k has a list of its own that plan_sorted_copy sorts. */
+static int
+sorted(int k)
+{
+	return plan_keys[k].elem != PLAN_ELEM_NONE &&
+	    elems[plan_keys[k].elem].cmp != NULL;
+}
+
 int
 plan_sorted_copy(const struct plan *p, struct plan *q)
 {
+	size_t n, sz;
+	int k;
+
 	*q = *p;
-	q->fs = NULL, q->connect_tcp = NULL, q->bind_tcp = NULL;
-	q->follow = NULL, q->egress = NULL;
-	q->env = NULL, q->rlim = NULL, q->ack_daemons = NULL;
-	q->keep_fds = NULL;
-#define DUP(f, n, cmp) do {						\
-		if ((n) > 0) {						\
-			if ((q->f = calloc((n), sizeof(*p->f))) == NULL)\
-				return -1;				\
-			memcpy(q->f, p->f, (n) * sizeof(*p->f));	\
-			qsort(q->f, (n), sizeof(*p->f), cmp);		\
-		}							\
-	} while (0)
-	DUP(fs, p->nfs, cmp_fs);
-	DUP(follow, p->nfollow, cmp_str);
-	DUP(connect_tcp, p->nconnect, cmp_u16);
-	DUP(bind_tcp, p->nbind, cmp_u16);
-	DUP(egress, p->negress, cmp_egress);
-	DUP(env, p->nenv, cmp_env);
-	DUP(rlim, p->nrlim, cmp_rlim);
-	DUP(ack_daemons, p->nack, cmp_str);
-	DUP(keep_fds, p->nkeep, cmp_int);
-#undef DUP
+	for (k = 0; k < K_NKEYS; k++)
+		if (sorted(k))
+			*ARR(q, k) = NULL;
+	for (k = 0; k < K_NKEYS; k++) {
+		if (!sorted(k) || (n = LEN(p, k)) == 0)
+			continue;
+		sz = elems[plan_keys[k].elem].size;
+		if ((*ARR(q, k) = calloc(n, sz)) == NULL)
+			return -1;
+		memcpy(*ARR(q, k), *ARR(p, k), n * sz);
+		qsort(*ARR(q, k), n, sz, elems[plan_keys[k].elem].cmp);
+	}
 	return 0;
 }
 
 void
 plan_sorted_free(struct plan *q)
 {
-	free(q->fs);
-	free(q->follow);
-	free(q->connect_tcp);
-	free(q->bind_tcp);
-	free(q->egress);
-	free(q->env);
-	free(q->rlim);
-	free(q->ack_daemons);
-	free(q->keep_fds);
+	int k;
+
+	for (k = 0; k < K_NKEYS; k++)
+		if (sorted(k))
+			free(*ARR(q, k));
 }
 
 int
@@ -354,6 +481,7 @@ plan_encode(const struct plan *p, unsigned char **out, size_t *outlen)
 	plan_sorted_free(&q);
 	if (p->prompt_len)
 		memcpy(buf + n, p->prompt, p->prompt_len);
+	buf[n + p->prompt_len] = '\0';	/* a text-only plan is a string */
 	*out = (unsigned char *)buf;
 	*outlen = n + p->prompt_len;
 	return 0;
@@ -362,33 +490,21 @@ plan_encode(const struct plan *p, unsigned char **out, size_t *outlen)
 void
 plan_free(struct plan *p)
 {
-	size_t i;
+	size_t i, n;
+	char *a;
+	int k;
 
+	for (k = 0; k < K_NKEYS; k++) {
+		if (plan_keys[k].elem == PLAN_ELEM_NONE)
+			continue;
+		a = *ARR(p, k);
+		n = a != NULL ? LEN(p, k) : 0;
+		for (i = 0; i < n && elems[plan_keys[k].elem].drop; i++)
+			elems[plan_keys[k].elem].drop(a +
+			    i * elems[plan_keys[k].elem].size);
+		free(a);
+	}
 	free(p->program);
-	if (p->argv)
-		for (i = 0; i < p->argc; i++)
-			free(p->argv[i]);
-	free(p->argv);
-	for (i = 0; i < p->nfs; i++)
-		free(p->fs[i].path);
-	free(p->fs);
-	for (i = 0; i < p->nfollow; i++)
-		free(p->follow[i]);
-	free(p->follow);
-	free(p->connect_tcp);
-	free(p->bind_tcp);
-	for (i = 0; i < p->negress; i++)
-		free(p->egress[i].host);
-	free(p->egress);
-	for (i = 0; i < p->nenv; i++)
-		free(p->env[i]);
-	free(p->env);
-	free(p->rlim);
-	for (i = 0; i < p->nack; i++)
-		free(p->ack_daemons[i]);
-	free(p->ack_daemons);
-	free(p->keep_fds);
 	free(p->prompt);
 	memset(p, 0, sizeof(*p));
 }
-

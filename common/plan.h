@@ -204,8 +204,8 @@ const char *plan_rwx_warning(const char *path, char *buf, size_t size);
 
 /* Canonical encoding of a valid plan into a malloc'd buffer: the text
  * part (lists sorted as launchplan(5) says, whatever their order in p),
- * then the prompt bytes.  Returns 0, or -1 with errno (EINVAL: plan
- * invalid; ENOMEM). */
+ * then the prompt bytes, and a NUL past *outlen (not part of the plan).
+ * Returns 0, or -1 with errno (EINVAL: plan invalid; ENOMEM). */
 int plan_encode(const struct plan *p, unsigned char **out, size_t *outlen);
 
 /* A valid plan as one JSON object (launchplan(5), "JSON"): the prompt as its

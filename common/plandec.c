@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* plandec: the LaunchPlan codec (launchplan(5)), decoding side: a strict
  * decoder that accepts only the canonical encoding, bounds every count
- * before it allocates, and runs the rules of planrules.c on each line. */
+ * before it allocates, and runs the rules of planrules.c on each line.
+ * Each key's decoder is named by its row (plankeys.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -13,82 +14,13 @@
 #include "err.h"
 #include "esc.h"
 #include "hash.h"
+#include "io.h"
 #include "planint.h"
 #include "scan.h"
 
-/* ---- wire unescaping ---- */
-
-/* Check the escaped value v[0..n): canonical escapes only, no NUL.
- * Return the decoded length, or -1 with *why set. */
-static long
-unescape_len(const unsigned char *v, size_t n, const char **why)
-{
-	size_t i = 0, k = 0;
-
-	while (i < n) {
-		unsigned char b = v[i];
-
-		if (b == '\\') {
-			unsigned d;
-
-			if (n - i < 4 || v[i + 1] < '0' || v[i + 1] > '3' ||
-			    v[i + 2] < '0' || v[i + 2] > '7' ||
-			    v[i + 3] < '0' || v[i + 3] > '7') {
-				*why = "bad escape (want \\ooo, 000 to 377)";
-				return -1;
-			}
-			d = (unsigned)(v[i + 1] - '0') << 6 |
-			    (unsigned)(v[i + 2] - '0') << 3 |
-			    (unsigned)(v[i + 3] - '0');
-			if (d == 0) {
-				*why = "NUL byte (\\000) not allowed";
-				return -1;
-			}
-			if (!plan_wire_must_escape((unsigned char)d, k,
-			    i + 4 == n ? k + 1 : k + 2)) {
-				*why = "escape of a byte written literally "
-				    "(not canonical)";
-				return -1;
-			}
-			i += 4;
-		} else {
-			if (b < 0x20 || b >= 0x7f) {
-				*why = "raw byte outside printable ASCII "
-				    "(must be \\ooo)";
-				return -1;
-			}
-			if (b == ' ' && (i == 0 || i + 1 == n)) {
-				*why = "leading or trailing space must be "
-				    "\\040";
-				return -1;
-			}
-			i++;
-		}
-		k++;
-	}
-	return (long)k;
-}
-
-/* Decode a value already checked by unescape_len() into out (k bytes). */
-static void
-unescape(const unsigned char *v, size_t n, char *out)
-{
-	size_t i = 0, k = 0;
-
-	while (i < n) {
-		if (v[i] == '\\') {
-			out[k++] = (char)((v[i + 1] - '0') << 6 |
-			    (v[i + 2] - '0') << 3 | (v[i + 3] - '0'));
-			i += 4;
-		} else
-			out[k++] = (char)v[i++];
-	}
-	out[k] = '\0';
-}
-
 /* ---- decoder ---- */
 
-struct dec {
+struct plan_dec {
 	const unsigned char *v;	/* value of the current line */
 	size_t vn;
 	size_t line;
@@ -99,7 +31,7 @@ struct dec {
 
 /* A format error of the current line: "line N: key: message". */
 static int
-derr(struct dec *d, const char *fmt, ...)
+derr(struct plan_dec *d, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -118,7 +50,7 @@ derr(struct dec *d, const char *fmt, ...)
 
 /* The rules of key k (planrules.c) on the entry just read, index i. */
 static int
-dec_rule(struct dec *d, const struct plan *p, int k, size_t i)
+dec_rule(struct plan_dec *d, const struct plan *p, int k, size_t i)
 {
 	char msg[256];
 
@@ -132,7 +64,7 @@ dec_rule(struct dec *d, const struct plan *p, int k, size_t i)
 /* Room for one more entry of list key k, which has n: the bound is
  * checked before anything is allocated. */
 static int
-dec_count(struct dec *d, int k, size_t n)
+dec_count(struct plan_dec *d, int k, size_t n)
 {
 	char msg[256];
 
@@ -145,10 +77,10 @@ dec_count(struct dec *d, int k, size_t n)
 
 /* Decode the current value as a string of at most max bytes. */
 static int
-dec_str(struct dec *d, size_t max, char **out)
+dec_str(struct plan_dec *d, size_t max, char **out)
 {
 	const char *why = NULL;
-	long n = unescape_len(d->v, d->vn, &why);
+	long n = plan_wire_unescape_len(d->v, d->vn, &why);
 	char *s;
 
 	if (n < 0)
@@ -157,7 +89,7 @@ dec_str(struct dec *d, size_t max, char **out)
 		return derr(d, "longer than %zu bytes", max);
 	if ((s = malloc((size_t)n + 1)) == NULL)
 		return derr(d, "out of memory");
-	unescape(d->v, d->vn, s);
+	plan_wire_unescape(d->v, d->vn, s);
 	*out = s;
 	return 0;
 }
@@ -165,7 +97,7 @@ dec_str(struct dec *d, size_t max, char **out)
 /* Split the value into exactly n space-separated tokens of at most 23
  * bytes each, NUL-terminated in tok[i]. */
 static int
-dec_tokens(struct dec *d, size_t n, char tok[][24])
+dec_tokens(struct plan_dec *d, size_t n, char tok[][24])
 {
 	size_t i = 0, t = 0, start = 0;
 
@@ -195,7 +127,7 @@ dec_tokens(struct dec *d, size_t n, char tok[][24])
 /* One canonical number in min..max: the range of the field's type (the
  * rules check the range launchplan(5) allows). */
 static int
-dec_u64(struct dec *d, uint64_t min, uint64_t max, uint64_t *out)
+dec_u64(struct plan_dec *d, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char tok[1][24];
 
@@ -208,7 +140,7 @@ dec_u64(struct dec *d, uint64_t min, uint64_t max, uint64_t *out)
 }
 
 static int
-dec_lim(struct dec *d, const char *s, uint64_t *out)
+dec_lim(struct plan_dec *d, const char *s, uint64_t *out)
 {
 	if (strcmp(s, "inf") == 0) {
 		*out = PLAN_RLIM_INF;
@@ -223,7 +155,7 @@ dec_lim(struct dec *d, const char *s, uint64_t *out)
 /* Grow *arr (element size sz) to hold n+1 elements; n < bound checked
  * by the caller, so the size is bounded. */
 static int
-grow(struct dec *d, void *arrp, size_t n, size_t sz)
+grow(struct plan_dec *d, void *arrp, size_t n, size_t sz)
 {
 	void **arr = arrp;
 	void *na;
@@ -242,16 +174,16 @@ grow(struct dec *d, void *arrp, size_t n, size_t sz)
 /* ---- one line per key: parse, run the key's rules, then the codec's
  * own rule for lists: canonical order ---- */
 
-static int
-dec_program(struct dec *d, int k, struct plan *p)
+int
+plan_dec_program(struct plan_dec *d, int k, struct plan *p)
 {
 	if (dec_str(d, PLAN_MAX_PATH_LEN, &p->program) == -1)
 		return -1;
 	return dec_rule(d, p, k, 0);
 }
 
-static int
-dec_arg(struct dec *d, int k, struct plan *p)
+int
+plan_dec_arg(struct plan_dec *d, int k, struct plan *p)
 {
 	if (dec_count(d, k, p->argc) == -1 ||
 	    grow(d, &p->argv, p->argc, sizeof(char *)) == -1)
@@ -265,7 +197,7 @@ dec_arg(struct dec *d, int k, struct plan *p)
 
 /* 64 lower-case hex digits at v into out. */
 static int
-dec_hex(struct dec *d, const unsigned char *v, size_t n, uint8_t out[32])
+dec_hex(struct plan_dec *d, const unsigned char *v, size_t n, uint8_t out[32])
 {
 	size_t i;
 
@@ -280,8 +212,8 @@ dec_hex(struct dec *d, const unsigned char *v, size_t n, uint8_t out[32])
 	return 0;
 }
 
-static int
-dec_sha256(struct dec *d, int k, struct plan *p)
+int
+plan_dec_sha256(struct plan_dec *d, int k, struct plan *p)
 {
 	if (dec_hex(d, d->v, d->vn, p->sha256) == -1)
 		return -1;
@@ -291,8 +223,8 @@ dec_sha256(struct dec *d, int k, struct plan *p)
 
 /* "script INDEX HEX": the index a canonical number, then one space and
  * the digest. */
-static int
-dec_script(struct dec *d, int k, struct plan *p)
+int
+plan_dec_script(struct plan_dec *d, int k, struct plan *p)
 {
 	const unsigned char *sp = memchr(d->v, ' ', d->vn);
 	char tok[24];
@@ -319,8 +251,8 @@ dec_script(struct dec *d, int k, struct plan *p)
 	return dec_rule(d, p, k, 0);
 }
 
-static int
-dec_fs(struct dec *d, int k, struct plan *p)
+int
+plan_dec_fs(struct plan_dec *d, int k, struct plan *p)
 {
 	struct plan_fsrule *f;
 	char e[96];
@@ -329,8 +261,7 @@ dec_fs(struct dec *d, int k, struct plan *p)
 	    grow(d, &p->fs, p->nfs, sizeof(*p->fs)) == -1)
 		return -1;
 	f = &p->fs[p->nfs];
-	f->intent = k == K_RO ? PLAN_RO : k == K_RW ? PLAN_RW :
-	    k == K_ROX ? PLAN_ROX : PLAN_RWX;
+	f->intent = (enum plan_intent)(k - K_RO);
 	if (dec_str(d, PLAN_MAX_PATH_LEN, &f->path) == -1)
 		return -1;
 	p->nfs++;
@@ -343,26 +274,39 @@ dec_fs(struct dec *d, int k, struct plan *p)
 	return 0;
 }
 
+/* A string entry of list key k (at most max bytes) appended to *arr,
+ * which has *n, and its rules run: 0, -1, or 1 when it sorts before the
+ * entry above it by cmp (the caller says so). */
 static int
-dec_follow(struct dec *d, int k, struct plan *p)
+dec_strs(struct plan_dec *d, int k, struct plan *p, char ***arr, size_t *n,
+    size_t max, int (*cmp)(const char *, const char *))
 {
-	char e[96], *s;
+	char *s;
 
-	if (dec_count(d, k, p->nfollow) == -1 ||
-	    grow(d, &p->follow, p->nfollow, sizeof(char *)) == -1 ||
-	    dec_str(d, PLAN_MAX_PATH_LEN, &s) == -1)
+	if (dec_count(d, k, *n) == -1 || grow(d, arr, *n, sizeof(char *)) == -1 ||
+	    dec_str(d, max, &s) == -1)
 		return -1;
-	p->follow[p->nfollow++] = s;
-	if (dec_rule(d, p, k, p->nfollow - 1) == -1)
+	(*arr)[(*n)++] = s;
+	if (dec_rule(d, p, k, *n - 1) == -1)
 		return -1;
-	if (p->nfollow > 1 && strcmp(p->follow[p->nfollow - 2], s) > 0)
-		return (esc_name(s, e, sizeof(e)), derr(d, "%s: out of order "
-		    "(paths are sorted by bytes)", e));
-	return 0;
+	return *n > 1 && cmp((*arr)[*n - 2], s) > 0;
 }
 
-static int
-dec_preset(struct dec *d, int k, struct plan *p)
+int
+plan_dec_follow(struct plan_dec *d, int k, struct plan *p)
+{
+	char e[96];
+	int r = dec_strs(d, k, p, &p->follow, &p->nfollow, PLAN_MAX_PATH_LEN,
+	    strcmp);
+
+	if (r != 1)
+		return r;
+	esc_name(p->follow[p->nfollow - 1], e, sizeof(e));
+	return derr(d, "%s: out of order (paths are sorted by bytes)", e);
+}
+
+int
+plan_dec_preset(struct plan_dec *d, int k, struct plan *p)
 {
 	if (d->vn != 3 || memcmp(d->v, "sys", 3) != 0)
 		return derr(d, "want sys");
@@ -370,8 +314,8 @@ dec_preset(struct dec *d, int k, struct plan *p)
 	return dec_rule(d, p, k, 0);
 }
 
-static int
-dec_tmp(struct dec *d, int k, struct plan *p)
+int
+plan_dec_tmp(struct plan_dec *d, int k, struct plan *p)
 {
 	if (d->vn != 7 || memcmp(d->v, "private", 7) != 0)
 		return derr(d, "want private");
@@ -379,8 +323,8 @@ dec_tmp(struct dec *d, int k, struct plan *p)
 	return dec_rule(d, p, k, 0);
 }
 
-static int
-dec_socket(struct dec *d, int k, struct plan *p)
+int
+plan_dec_socket(struct plan_dec *d, int k, struct plan *p)
 {
 	if (d->vn == 4 && memcmp(d->v, "unix", 4) == 0) {
 		if (p->sock)
@@ -396,10 +340,9 @@ dec_socket(struct dec *d, int k, struct plan *p)
 }
 
 static int
-dec_port(struct dec *d, int k, struct plan *p)
+dec_port(struct plan_dec *d, int k, struct plan *p, uint16_t **arr,
+    size_t *n)
 {
-	uint16_t **arr = k == K_CONNECT ? &p->connect_tcp : &p->bind_tcp;
-	size_t *n = k == K_CONNECT ? &p->nconnect : &p->nbind;
 	uint64_t v;
 
 	if (dec_count(d, k, *n) == -1 || dec_u64(d, 0, 65535, &v) == -1 ||
@@ -414,10 +357,22 @@ dec_port(struct dec *d, int k, struct plan *p)
 	return 0;
 }
 
+int
+plan_dec_connect(struct plan_dec *d, int k, struct plan *p)
+{
+	return dec_port(d, k, p, &p->connect_tcp, &p->nconnect);
+}
+
+int
+plan_dec_bind(struct plan_dec *d, int k, struct plan *p)
+{
+	return dec_port(d, k, p, &p->bind_tcp, &p->nbind);
+}
+
 /* egress HOST PORT: the host bounded before it is copied; its form is
  * the rules' (a valid host is printable ASCII without escapes). */
-static int
-dec_egress(struct dec *d, int k, struct plan *p)
+int
+plan_dec_egress(struct plan_dec *d, int k, struct plan *p)
 {
 	const unsigned char *sp = memchr(d->v, ' ', d->vn);
 	struct plan_egress *e;
@@ -455,26 +410,22 @@ dec_egress(struct dec *d, int k, struct plan *p)
 	return 0;
 }
 
-static int
-dec_env(struct dec *d, int k, struct plan *p)
+int
+plan_dec_env(struct plan_dec *d, int k, struct plan *p)
 {
-	char *s;
+	int r = dec_strs(d, k, p, &p->env, &p->nenv, PLAN_MAX_ENV_LEN,
+	    plan_envcmp);
+	const char *s;
 
-	if (dec_count(d, k, p->nenv) == -1 ||
-	    grow(d, &p->env, p->nenv, sizeof(char *)) == -1 ||
-	    dec_str(d, PLAN_MAX_ENV_LEN, &s) == -1)
-		return -1;
-	p->env[p->nenv++] = s;
-	if (dec_rule(d, p, k, p->nenv - 1) == -1)
-		return -1;
-	if (p->nenv > 1 && plan_envcmp(p->env[p->nenv - 2], s) > 0)
-		return derr(d, "%.*s: out of order (sorted by name)",
-		    (int)plan_envname_len(s), s);
-	return 0;
+	if (r != 1)
+		return r;
+	s = p->env[p->nenv - 1];
+	return derr(d, "%.*s: out of order (sorted by name)",
+	    (int)plan_envname_len(s), s);
 }
 
-static int
-dec_rlimit(struct dec *d, int k, struct plan *p)
+int
+plan_dec_rlimit(struct plan_dec *d, int k, struct plan *p)
 {
 	struct plan_rlimit r;
 	char tok[3][24];
@@ -498,18 +449,33 @@ dec_rlimit(struct dec *d, int k, struct plan *p)
 
 /* memory-max, pids-max, timeout-ms: a line only when not 0 ("none"). */
 static int
-dec_limit(struct dec *d, int k, struct plan *p)
+dec_nonzero(struct plan_dec *d, int k, struct plan *p, uint64_t *f)
 {
-	uint64_t *f = k == K_MEMORY ? &p->mem_max : k == K_PIDS ?
-	    &p->pids_max : &p->timeout_ms;
-
 	if (dec_u64(d, 1, UINT64_MAX, f) == -1)
 		return -1;
 	return dec_rule(d, p, k, 0);
 }
 
-static int
-dec_cpu(struct dec *d, int k, struct plan *p)
+int
+plan_dec_memory(struct plan_dec *d, int k, struct plan *p)
+{
+	return dec_nonzero(d, k, p, &p->mem_max);
+}
+
+int
+plan_dec_pids(struct plan_dec *d, int k, struct plan *p)
+{
+	return dec_nonzero(d, k, p, &p->pids_max);
+}
+
+int
+plan_dec_timeout(struct plan_dec *d, int k, struct plan *p)
+{
+	return dec_nonzero(d, k, p, &p->timeout_ms);
+}
+
+int
+plan_dec_cpu(struct plan_dec *d, int k, struct plan *p)
 {
 	char tok[2][24];
 
@@ -522,39 +488,43 @@ dec_cpu(struct dec *d, int k, struct plan *p)
 	return dec_rule(d, p, k, 0);
 }
 
+/* uid, gid: any 32-bit number here, the rules say which. */
 static int
-dec_id(struct dec *d, int k, struct plan *p)
+dec_id(struct plan_dec *d, int k, struct plan *p, uint32_t *id, int *has)
 {
 	uint64_t v;
 
 	if (dec_u64(d, 0, UINT32_MAX, &v) == -1)
 		return -1;
-	if (k == K_UID)
-		p->uid = (uid_t)v, p->has_uid = 1;
-	else
-		p->gid = (gid_t)v, p->has_gid = 1;
+	*id = (uint32_t)v, *has = 1;
 	return dec_rule(d, p, k, 0);
 }
 
-static int
-dec_ack(struct dec *d, int k, struct plan *p)
+int
+plan_dec_uid(struct plan_dec *d, int k, struct plan *p)
 {
-	char *s;
-
-	if (dec_count(d, k, p->nack) == -1 ||
-	    grow(d, &p->ack_daemons, p->nack, sizeof(char *)) == -1 ||
-	    dec_str(d, PLAN_MAX_ACK_LEN, &s) == -1)
-		return -1;
-	p->ack_daemons[p->nack++] = s;
-	if (dec_rule(d, p, k, p->nack - 1) == -1)
-		return -1;
-	if (p->nack > 1 && strcmp(p->ack_daemons[p->nack - 2], s) > 0)
-		return derr(d, "%s: out of order", s);
-	return 0;
+	return dec_id(d, k, p, &p->uid, &p->has_uid);
 }
 
-static int
-dec_keep(struct dec *d, int k, struct plan *p)
+int
+plan_dec_gid(struct plan_dec *d, int k, struct plan *p)
+{
+	return dec_id(d, k, p, &p->gid, &p->has_gid);
+}
+
+int
+plan_dec_ack(struct plan_dec *d, int k, struct plan *p)
+{
+	int r = dec_strs(d, k, p, &p->ack_daemons, &p->nack, PLAN_MAX_ACK_LEN,
+	    strcmp);
+
+	if (r != 1)
+		return r;
+	return derr(d, "%s: out of order", p->ack_daemons[p->nack - 1]);
+}
+
+int
+plan_dec_keep(struct plan_dec *d, int k, struct plan *p)
 {
 	uint64_t v;
 
@@ -570,8 +540,8 @@ dec_keep(struct dec *d, int k, struct plan *p)
 	return 0;
 }
 
-static int
-dec_mode(struct dec *d, int k, struct plan *p)
+int
+plan_dec_mode(struct plan_dec *d, int k, struct plan *p)
 {
 	if (d->vn == 6 && memcmp(d->v, "strict", 6) == 0)
 		p->mode = PLAN_STRICT;
@@ -582,8 +552,8 @@ dec_mode(struct dec *d, int k, struct plan *p)
 	return 0;
 }
 
-static int
-dec_prompt(struct dec *d, int k, struct plan *p)
+int
+plan_dec_prompt(struct plan_dec *d, int k, struct plan *p)
 {
 	uint64_t v;
 
@@ -594,23 +564,10 @@ dec_prompt(struct dec *d, int k, struct plan *p)
 	return dec_rule(d, p, k, 0);
 }
 
-static int (*const dec_key[K_NKEYS])(struct dec *, int, struct plan *) = {
-	[K_PROGRAM] = dec_program, [K_ARG] = dec_arg,
-	[K_SHA256] = dec_sha256, [K_SCRIPT] = dec_script, [K_RO] = dec_fs, [K_RW] = dec_fs,
-	[K_ROX] = dec_fs, [K_RWX] = dec_fs, [K_FOLLOW] = dec_follow,
-	[K_PRESET] = dec_preset,
-	[K_TMP] = dec_tmp, [K_SOCKET] = dec_socket, [K_CONNECT] = dec_port,
-	[K_BIND] = dec_port, [K_EGRESS] = dec_egress, [K_ENV] = dec_env,
-	[K_RLIMIT] = dec_rlimit, [K_MEMORY] = dec_limit, [K_PIDS] = dec_limit,
-	[K_CPU] = dec_cpu, [K_TIMEOUT] = dec_limit, [K_UID] = dec_id,
-	[K_GID] = dec_id, [K_ACK] = dec_ack, [K_KEEP] = dec_keep,
-	[K_MODE] = dec_mode, [K_PROMPT] = dec_prompt,
-};
-
 /* ---- the text part, line by line ---- */
 
 static int
-dec_magic(struct dec *d, const unsigned char *buf, size_t len)
+dec_magic(struct plan_dec *d, const unsigned char *buf, size_t len)
 {
 	size_t mlen = sizeof(PLAN_MAGIC) - 1;
 
@@ -634,7 +591,7 @@ dec_magic(struct dec *d, const unsigned char *buf, size_t len)
 /* The key of the line buf[0..ll) (kl bytes), its rank checked against
  * the last key seen: the index, or -1. */
 static int
-dec_key_of(struct dec *d, const unsigned char *buf, size_t kl, int last)
+dec_key_of(struct plan_dec *d, const unsigned char *buf, size_t kl, int last)
 {
 	char kb[40];
 	int k;
@@ -651,7 +608,7 @@ dec_key_of(struct dec *d, const unsigned char *buf, size_t kl, int last)
 	if (k < last)
 		return derr(d, "out of order (canonical order puts it "
 		    "before %s)", plan_keys[last].name);
-	if (k == last && !plan_keys[k].repeat)
+	if (k == last && !plan_keys[k].list)
 		return derr(d, "given twice");
 	return k;
 }
@@ -659,7 +616,7 @@ dec_key_of(struct dec *d, const unsigned char *buf, size_t kl, int last)
 /* One "key[ value]" line of ll bytes at buf (no newline): its key's
  * decoder.  Returns the key, or -1. */
 static int
-dec_one(struct dec *d, const unsigned char *buf, size_t ll, int last,
+dec_one(struct plan_dec *d, const unsigned char *buf, size_t ll, int last,
     struct plan *p)
 {
 	size_t kl = 0;
@@ -673,14 +630,14 @@ dec_one(struct dec *d, const unsigned char *buf, size_t ll, int last,
 	d->vn = kl < ll ? ll - kl - 1 : 0;
 	if (kl < ll && d->vn == 0)
 		return derr(d, "space without a value");
-	if (kl == ll && k != K_ARG)
+	if (kl == ll && !plan_keys[k].empty)
 		return derr(d, "missing value");
-	return dec_key[k](d, k, p) == -1 ? -1 : k;
+	return plan_keys[k].dec(d, k, p) == -1 ? -1 : k;
 }
 
 /* Decode the lines after the magic up to "end"; *pos moves past it. */
 static int
-dec_lines(struct dec *d, const unsigned char *buf, size_t len, size_t *pos,
+dec_lines(struct plan_dec *d, const unsigned char *buf, size_t len, size_t *pos,
     struct plan *p)
 {
 	const unsigned char *nl;
@@ -720,7 +677,7 @@ dec_lines(struct dec *d, const unsigned char *buf, size_t len, size_t *pos,
 
 /* The prompt: exactly prompt_len bytes after "end\n". */
 static int
-dec_prompt_bytes(struct dec *d, const unsigned char *buf, size_t len,
+dec_prompt_bytes(struct plan_dec *d, const unsigned char *buf, size_t len,
     size_t pos, struct plan *p)
 {
 	if (len - pos < p->prompt_len)
@@ -741,7 +698,7 @@ int
 plan_decode(const unsigned char *buf, size_t len, struct plan *p,
     char *err, size_t errlen)
 {
-	struct dec d = { NULL, 0, 1, NULL, err, errlen };
+	struct plan_dec d = { NULL, 0, 1, NULL, err, errlen };
 	size_t pos = sizeof(PLAN_MAGIC);	/* magic and its newline */
 
 	memset(p, 0, sizeof(*p));
@@ -767,54 +724,21 @@ int
 plan_read_fd(int fd, struct plan *p, char *err, size_t errlen)
 {
 	const size_t max = (size_t)PLAN_MAX_TEXT + PLAN_MAX_PROMPT;
-	unsigned char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
+	unsigned char *buf;
+	size_t len;
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			if (cap > max) {
-				err_set(err, errlen, "plan longer than %zu "
-				    "bytes", max);
-				free(buf);
-				return errno = EFBIG, -1;
-			}
-			cap = cap ? cap * 2 : 65536;
-			if (cap > max + 1)
-				cap = max + 1;
-			if ((nb = realloc(buf, cap)) == NULL) {
-				err_set(err, errlen, "reading plan: out of "
-				    "memory");
-				free(buf);
-				return errno = ENOMEM, -1;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			int e = errno;
-
-			err_set_sys(err, errlen, "reading plan");
-			free(buf);
-			return errno = e, -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max) {
+	if (read_bounded(fd, max, &buf, &len) == -1) {
+		if (errno == EFBIG)
 			err_set(err, errlen, "plan longer than %zu bytes", max);
-			free(buf);
-			return errno = EFBIG, -1;
-		}
+		else if (errno == ENOMEM)
+			err_set(err, errlen, "reading plan: out of memory");
+		else
+			err_set_sys(err, errlen, "reading plan");
+		return -1;
 	}
-	r = plan_decode(buf ? buf : (const unsigned char *)"", len, p, err,
-	    errlen);
+	r = plan_decode(buf, len, p, err, errlen);
 	free(buf);
 	return r;
 }
-

@@ -191,56 +191,52 @@ shown(const char *s, char out[96])
 	return out;
 }
 
+/* Value v of key name, why it is refused (NULL: it is not): 0, or -1
+ * with "<name> <v>: <why>". */
+static int
+why_rule(const char *name, const char *v, const char *why, char *msg,
+    size_t len)
+{
+	char e[96];
+
+	if (why == NULL)
+		return 0;
+	return err_set(msg, len, "%s %s: %s", name, shown(v, e), why);
+}
+
+static int
+path_rule(const char *name, const char *path, char *msg, size_t len)
+{
+	return why_rule(name, path, plan_path_why(path), msg, len);
+}
+
 /* ---- the rules of each key ---- */
 
 int
 plan_rule_count(int k, size_t n, char *msg, size_t len)
 {
-	static const struct {
-		int key, max;
-		const char *name, *what;
-	} bounds[] = {
-		{ K_ARG, PLAN_MAX_ARGS, "arg", "arguments" },
-		{ K_RO, PLAN_MAX_PATHS, "ro/rw/rox/rwx", "paths" },
-		{ K_RW, PLAN_MAX_PATHS, "ro/rw/rox/rwx", "paths" },
-		{ K_ROX, PLAN_MAX_PATHS, "ro/rw/rox/rwx", "paths" },
-		{ K_RWX, PLAN_MAX_PATHS, "ro/rw/rox/rwx", "paths" },
-		{ K_FOLLOW, PLAN_MAX_PATHS, "follow", "paths" },
-		{ K_CONNECT, PLAN_MAX_PORTS, "connect-tcp", "ports" },
-		{ K_BIND, PLAN_MAX_PORTS, "bind-tcp", "ports" },
-		{ K_EGRESS, PLAN_MAX_EGRESS, "egress", "destinations" },
-		{ K_ENV, PLAN_MAX_ENV, "env", "entries" },
-		{ K_RLIMIT, PLAN_MAX_RLIMITS, "rlimit", "entries" },
-		{ K_ACK, PLAN_MAX_ACK, "ack-daemon", "names" },
-		{ K_KEEP, PLAN_MAX_KEEP, "keep-fd", "descriptors" },
-	};
-	size_t b;
+	const struct plan_keydef *d = &plan_keys[k];
 
-	for (b = 0; b < sizeof(bounds) / sizeof(bounds[0]); b++)
-		if (bounds[b].key == k && n > (size_t)bounds[b].max)
-			return err_set(msg, len, "%s: more than %d %s",
-			    bounds[b].name, bounds[b].max, bounds[b].what);
+	if (d->max > 0 && n > (size_t)d->max)
+		return err_set(msg, len, "%s: more than %d %s", d->group,
+		    d->max, d->what);
 	return 0;
 }
 
-static int
-rule_program(const struct plan *p, char *msg, size_t len)
+int
+plan_rule_program(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
 {
-	const char *why;
-	char e[96];
-
 	if (p->program == NULL)
 		return err_set(msg, len, "program: missing");
-	if ((why = plan_path_why(p->program)) != NULL)
-		return err_set(msg, len, "program %s: %s",
-		    shown(p->program, e), why);
-	return 0;
+	return path_rule("program", p->program, msg, len);
 }
 
 /* The script argument: a path after argv[0], absolute and normalised
  * (confexec opens it). */
-static int
-rule_script(const struct plan *p, char *msg, size_t len)
+int
+plan_rule_script(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
 {
 	const char *why;
 	char e[96];
@@ -256,8 +252,8 @@ rule_script(const struct plan *p, char *msg, size_t len)
 	return 0;
 }
 
-static int
-rule_arg(const struct plan *p, size_t i, char *msg, size_t len)
+int
+plan_rule_arg(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
 	if (p->argv[i] == NULL)
 		return err_set(msg, len, "arg %zu: missing", i);
@@ -293,7 +289,7 @@ plan_preset_sys(size_t *n)
 const char *
 plan_intent_name(enum plan_intent in)
 {
-	return (unsigned)in < 4 ? plan_intent_key[in] : "?";
+	return (unsigned)in < 4 ? plan_keys[PLAN_FS_KEY(in)].name : "?";
 }
 
 int
@@ -332,27 +328,26 @@ rule_wx(const struct plan_fsrule *f, const struct plan_fsrule *g, char *msg,
 	if (!in && !plan_path_within(g->path, f->path))
 		return 0;
 	return err_set(msg, len, "%s %s: %s %s %s (write and execute would "
-	    "both apply %s: use rwx to mean it)", plan_intent_key[f->intent],
+	    "both apply %s: use rwx to mean it)", plan_intent_name(f->intent),
 	    shown(f->path, e), in ? "inside" : "contains",
-	    plan_intent_key[g->intent], shown(g->path, e2),
+	    plan_intent_name(g->intent), shown(g->path, e2),
 	    in ? "there" : "in it");
 }
 
-static int
-rule_fs(const struct plan *p, size_t i, char *msg, size_t len)
+int
+plan_rule_fs(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
 	const struct plan_fsrule *f = &p->fs[i];
-	const char *why, *k;
+	const char *name;
 	char e[96];
 	size_t j;
 
 	if (f->intent != PLAN_RO && f->intent != PLAN_RW &&
 	    f->intent != PLAN_ROX && f->intent != PLAN_RWX)
 		return err_set(msg, len, "fs rule %zu: unknown intent", i);
-	k = plan_intent_key[f->intent];
-	if ((why = plan_path_why(f->path)) != NULL)
-		return err_set(msg, len, "%s %s: %s", k, shown(f->path, e),
-		    why);
+	name = plan_intent_name(f->intent);
+	if (path_rule(name, f->path, msg, len) == -1)
+		return -1;
 	/* The kernel's controls: /proc/sys, sysrq-trigger, /sys act on the
 	 * host whatever namespace the run is in. */
 	if ((f->intent == PLAN_RW || f->intent == PLAN_RWX) &&
@@ -360,7 +355,7 @@ rule_fs(const struct plan *p, size_t i, char *msg, size_t len)
 	    plan_path_within(f->path, "/sys")))
 		return err_set(msg, len, "%s %s: /proc and /sys are read-only "
 		    "in a run (their files act on the host's kernel: "
-		    "/proc/sys, sysrq-trigger); grant --ro", k,
+		    "/proc/sys, sysrq-trigger); grant --ro", name,
 		    shown(f->path, e));
 	for (j = 0; j < i; j++) {
 		if (strcmp(p->fs[j].path, f->path) != 0) {
@@ -370,23 +365,24 @@ rule_fs(const struct plan *p, size_t i, char *msg, size_t len)
 		}
 		if (p->fs[j].intent == f->intent)
 			return err_set(msg, len, "%s %s: same path given twice",
-			    k, shown(f->path, e));
+			    name, shown(f->path, e));
 		return err_set(msg, len, "%s %s: same path also given as %s",
-		    k, shown(f->path, e), plan_intent_key[p->fs[j].intent]);
+		    name, shown(f->path, e), plan_intent_name(p->fs[j].intent));
 	}
 	return 0;
 }
 
 /* follow PATH: a rule path whose symbolic links confexec may follow. */
-static int
-rule_follow(const struct plan *p, size_t i, char *msg, size_t len)
+int
+plan_rule_follow(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
 {
-	const char *f = p->follow[i], *why;
+	const char *f = p->follow[i];
 	char e[96];
 	size_t j;
 
-	if ((why = plan_path_why(f)) != NULL)
-		return err_set(msg, len, "follow %s: %s", shown(f, e), why);
+	if (path_rule("follow", f, msg, len) == -1)
+		return -1;
 	for (j = 0; j < i; j++)
 		if (strcmp(p->follow[j], f) == 0)
 			return err_set(msg, len, "follow %s: same path given "
@@ -398,16 +394,15 @@ rule_follow(const struct plan *p, size_t i, char *msg, size_t len)
 	    "this path", shown(f, e));
 }
 
+/* Port i of v, the list of key k: a port from min, 1-65535. */
 static int
-rule_port(const struct plan *p, int k, size_t i, char *msg, size_t len)
+rule_port(const struct plan *p, int k, const uint16_t *v, size_t i,
+    unsigned min, char *msg, size_t len)
 {
-	const uint16_t *v = k == K_BIND ? p->bind_tcp : p->connect_tcp;
 	const char *name = plan_keys[k].name;
 	size_t j;
 
-	/* bind-tcp 0: bind(2) to port 0 picks an ephemeral port, which
-	 * Landlock allows by a rule for port 0 (ABI 4). */
-	if (v[i] == 0 && k != K_BIND)
+	if (v[i] < min)
 		return err_set(msg, len, "%s 0: port outside 1-65535", name);
 	if (!(p->sock & PLAN_SOCK_TCP))
 		return err_set(msg, len, "%s %u: without the tcp socket right",
@@ -420,6 +415,21 @@ rule_port(const struct plan *p, int k, size_t i, char *msg, size_t len)
 }
 
 /* The names confexec sets to the broker in a run with egress. */
+int
+plan_rule_connect(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
+{
+	return rule_port(p, k, p->connect_tcp, i, 1, msg, len);
+}
+
+/* bind-tcp 0: bind(2) to port 0 picks an ephemeral port, which Landlock
+ * allows by a rule for port 0 (ABI 4). */
+int
+plan_rule_bind(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	return rule_port(p, k, p->bind_tcp, i, 0, msg, len);
+}
+
 static int
 proxy_var(const char *nv)
 {
@@ -433,8 +443,9 @@ proxy_var(const char *nv)
 	return 0;
 }
 
-static int
-rule_egress(const struct plan *p, size_t i, char *msg, size_t len)
+int
+plan_rule_egress(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
 {
 	const struct plan_egress *e = &p->egress[i];
 	const char *why;
@@ -465,16 +476,14 @@ rule_egress(const struct plan *p, size_t i, char *msg, size_t len)
 	return 0;
 }
 
-static int
-rule_env(const struct plan *p, size_t i, char *msg, size_t len)
+int
+plan_rule_env(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	const char *why;
-	char e[96];
 	size_t j;
 
-	if ((why = plan_env_why(p->env[i])) != NULL)
-		return err_set(msg, len, "env %s: %s", shown(p->env[i], e),
-		    why);
+	if (why_rule("env", p->env[i], plan_env_why(p->env[i]), msg, len) ==
+	    -1)
+		return -1;
 	/* From here on the name is [A-Za-z_][A-Za-z0-9_]*. */
 	if (p->tmp && plan_envname_len(p->env[i]) == 6 &&
 	    memcmp(p->env[i], "TMPDIR", 6) == 0)
@@ -492,8 +501,9 @@ rule_env(const struct plan *p, size_t i, char *msg, size_t len)
 	return 0;
 }
 
-static int
-rule_rlimit(const struct plan *p, size_t i, char *msg, size_t len)
+int
+plan_rule_rlimit(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
 {
 	const char *name = plan_rlimit_name(p->rlim[i].resource), *why;
 	size_t j;
@@ -508,18 +518,16 @@ rule_rlimit(const struct plan *p, size_t i, char *msg, size_t len)
 	return 0;
 }
 
-static int
-rule_ack(const struct plan *p, size_t i, char *msg, size_t len)
+int
+plan_rule_ack(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	const char *why;
-	char e[96];
 	size_t j;
 
 	if (p->ack_daemons[i] == NULL)
 		return err_set(msg, len, "ack-daemon: missing name");
-	if ((why = ack_why(p->ack_daemons[i])) != NULL)
-		return err_set(msg, len, "ack-daemon %s: %s",
-		    shown(p->ack_daemons[i], e), why);
+	if (why_rule("ack-daemon", p->ack_daemons[i],
+	    ack_why(p->ack_daemons[i]), msg, len) == -1)
+		return -1;
 	for (j = 0; j < i; j++)
 		if (strcmp(p->ack_daemons[i], p->ack_daemons[j]) == 0)
 			return err_set(msg, len, "ack-daemon %s: same name "
@@ -527,8 +535,8 @@ rule_ack(const struct plan *p, size_t i, char *msg, size_t len)
 	return 0;
 }
 
-static int
-rule_keep(const struct plan *p, size_t i, char *msg, size_t len)
+int
+plan_rule_keep(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
 	size_t j;
 
@@ -542,124 +550,131 @@ rule_keep(const struct plan *p, size_t i, char *msg, size_t len)
 	return 0;
 }
 
-/* cgroup limits and the wall clock: 0 means "none". */
-static int
-rule_limits(const struct plan *p, int k, char *msg, size_t len)
+/* The single keys: cgroup limits and the wall clock (0 means none), ids,
+ * and the fields whose decoder admits only valid values (the rule guards
+ * a plan built in memory). */
+int
+plan_rule_sha256(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
+{
+	return 0;	/* any 32 bytes: its decoder admits only a digest */
+}
+
+int
+plan_rule_preset(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
+{
+	if (p->preset != 0 && p->preset != PLAN_PRESET_SYS)
+		return err_set(msg, len, "preset: unknown preset");
+	return 0;
+}
+
+int
+plan_rule_tmp(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	if (p->tmp != 0 && p->tmp != 1)
+		return err_set(msg, len, "tmp: neither on nor off");
+	return 0;
+}
+
+int
+plan_rule_socket(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
+{
+	if (p->sock & ~(PLAN_SOCK_UNIX | PLAN_SOCK_TCP))
+		return err_set(msg, len, "socket: unknown socket shape");
+	return 0;
+}
+
+int
+plan_rule_memory(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
+{
+	if (p->mem_max != 0 && (p->mem_max < PLAN_MIN_MEMORY ||
+	    p->mem_max > PLAN_MAX_MEMORY))
+		return err_set(msg, len, "memory-max %llu: outside 1M..1P "
+		    "bytes", (unsigned long long)p->mem_max);
+	return 0;
+}
+
+int
+plan_rule_pids(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	if (p->pids_max > PLAN_MAX_PIDS)
+		return err_set(msg, len, "pids-max %llu: over %d",
+		    (unsigned long long)p->pids_max, PLAN_MAX_PIDS);
+	return 0;
+}
+
+int
+plan_rule_cpu(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
 	unsigned long long q = p->cpu_quota_us, per = p->cpu_period_us;
 
-	switch (k) {
-	case K_MEMORY:
-		if (p->mem_max != 0 && (p->mem_max < PLAN_MIN_MEMORY ||
-		    p->mem_max > PLAN_MAX_MEMORY))
-			return err_set(msg, len, "memory-max %llu: outside "
-			    "1M..1P bytes", (unsigned long long)p->mem_max);
-		return 0;
-	case K_PIDS:
-		if (p->pids_max > PLAN_MAX_PIDS)
-			return err_set(msg, len, "pids-max %llu: over %d",
-			    (unsigned long long)p->pids_max, PLAN_MAX_PIDS);
-		return 0;
-	case K_CPU:
-		if (q == 0 && per != 0)
-			return err_set(msg, len, "cpu-max: period without "
-			    "quota");
-		if (q != 0 && (q < PLAN_MIN_CPU_US || q > PLAN_MAX_CPU_QUOTA))
-			return err_set(msg, len, "cpu-max %llu: quota outside "
-			    "1000..1000000000 us", q);
-		if (q != 0 && (per < PLAN_MIN_CPU_US ||
-		    per > PLAN_MAX_CPU_PERIOD))
-			return err_set(msg, len, "cpu-max: period %llu outside "
-			    "1000..1000000 us", per);
-		return 0;
-	case K_TIMEOUT:
-		if (p->timeout_ms > PLAN_MAX_TIMEOUT_MS)
-			return err_set(msg, len, "timeout-ms %llu: over 31 "
-			    "days", (unsigned long long)p->timeout_ms);
-		return 0;
-	default:
-		return 0;
-	}
+	if (q == 0 && per != 0)
+		return err_set(msg, len, "cpu-max: period without quota");
+	if (q != 0 && (q < PLAN_MIN_CPU_US || q > PLAN_MAX_CPU_QUOTA))
+		return err_set(msg, len, "cpu-max %llu: quota outside "
+		    "1000..1000000000 us", q);
+	if (q != 0 && (per < PLAN_MIN_CPU_US || per > PLAN_MAX_CPU_PERIOD))
+		return err_set(msg, len, "cpu-max: period %llu outside "
+		    "1000..1000000 us", per);
+	return 0;
+}
+
+int
+plan_rule_timeout(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
+{
+	if (p->timeout_ms > PLAN_MAX_TIMEOUT_MS)
+		return err_set(msg, len, "timeout-ms %llu: over 31 days",
+		    (unsigned long long)p->timeout_ms);
+	return 0;
 }
 
 static int
-rule_ids(const struct plan *p, int k, char *msg, size_t len)
+rule_id(int has, uint64_t v, const char *name, char *msg, size_t len)
 {
-	if (k == K_UID && p->has_uid &&
-	    (p->uid == 0 || (uint64_t)p->uid > PLAN_MAX_ID))
-		return err_set(msg, len, "uid %lu: not a subordinate uid "
-		    "(1..4294967294)", (unsigned long)p->uid);
-	if (k == K_GID && p->has_gid &&
-	    (p->gid == 0 || (uint64_t)p->gid > PLAN_MAX_ID))
-		return err_set(msg, len, "gid %lu: not a subordinate gid "
-		    "(1..4294967294)", (unsigned long)p->gid);
+	if (has && (v == 0 || v > PLAN_MAX_ID))
+		return err_set(msg, len, "%s %lu: not a subordinate %s "
+		    "(1..4294967294)", name, (unsigned long)v, name);
+	return 0;
+}
+
+int
+plan_rule_uid(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	return rule_id(p->has_uid, p->uid, "uid", msg, len);
+}
+
+int
+plan_rule_gid(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	return rule_id(p->has_gid, p->gid, "gid", msg, len);
+}
+
+int
+plan_rule_mode(const struct plan *p, int k, size_t i, char *msg, size_t len)
+{
+	if (p->mode != PLAN_STRICT && p->mode != PLAN_DEGRADE)
+		return err_set(msg, len, "mode: neither strict nor degrade");
+	return 0;
+}
+
+int
+plan_rule_prompt(const struct plan *p, int k, size_t i, char *msg,
+    size_t len)
+{
+	if (p->prompt_len > PLAN_MAX_PROMPT)
+		return err_set(msg, len, "prompt %zu: longer than %u bytes",
+		    p->prompt_len, PLAN_MAX_PROMPT);
 	return 0;
 }
 
 int
 plan_rule(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	switch (k) {
-	case K_PROGRAM:
-		return rule_program(p, msg, len);
-	case K_ARG:
-		return rule_arg(p, i, msg, len);
-	case K_SCRIPT:
-		return rule_script(p, msg, len);
-	case K_RO:
-	case K_RW:
-	case K_ROX:
-	case K_RWX:
-		return rule_fs(p, i, msg, len);
-	case K_FOLLOW:
-		return rule_follow(p, i, msg, len);
-	case K_PRESET:
-		if (p->preset != 0 && p->preset != PLAN_PRESET_SYS)
-			return err_set(msg, len, "preset: unknown preset");
-		return 0;
-	case K_TMP:
-		if (p->tmp != 0 && p->tmp != 1)
-			return err_set(msg, len, "tmp: neither on nor off");
-		return 0;
-	case K_SOCKET:
-		if (p->sock & ~(PLAN_SOCK_UNIX | PLAN_SOCK_TCP))
-			return err_set(msg, len, "socket: unknown socket "
-			    "shape");
-		return 0;
-	case K_CONNECT:
-	case K_BIND:
-		return rule_port(p, k, i, msg, len);
-	case K_EGRESS:
-		return rule_egress(p, i, msg, len);
-	case K_ENV:
-		return rule_env(p, i, msg, len);
-	case K_RLIMIT:
-		return rule_rlimit(p, i, msg, len);
-	case K_MEMORY:
-	case K_PIDS:
-	case K_CPU:
-	case K_TIMEOUT:
-		return rule_limits(p, k, msg, len);
-	case K_UID:
-	case K_GID:
-		return rule_ids(p, k, msg, len);
-	case K_ACK:
-		return rule_ack(p, i, msg, len);
-	case K_KEEP:
-		return rule_keep(p, i, msg, len);
-	case K_MODE:
-		if (p->mode != PLAN_STRICT && p->mode != PLAN_DEGRADE)
-			return err_set(msg, len, "mode: neither strict nor "
-			    "degrade");
-		return 0;
-	case K_PROMPT:
-		if (p->prompt_len > PLAN_MAX_PROMPT)
-			return err_set(msg, len, "prompt %zu: longer than %u "
-			    "bytes", p->prompt_len, PLAN_MAX_PROMPT);
-		return 0;
-	default:
-		return 0;
-	}
+	return plan_keys[k].rule(p, k, i, msg, len);
 }
 
 int
@@ -682,47 +697,6 @@ plan_rules_end(const struct plan *p, char *msg, size_t len)
 
 /* ---- the whole plan ---- */
 
-/* Number of entries of list key k in p; 1 for a single key. */
-static size_t
-count(const struct plan *p, int k)
-{
-	switch (k) {
-	case K_ARG: return p->argv ? p->argc : 0;
-	case K_RO: return p->nfs;
-	case K_FOLLOW: return p->nfollow;
-	case K_CONNECT: return p->nconnect;
-	case K_BIND: return p->nbind;
-	case K_EGRESS: return p->negress;
-	case K_ENV: return p->nenv;
-	case K_RLIMIT: return p->nrlim;
-	case K_ACK: return p->nack;
-	case K_KEEP: return p->nkeep;
-	case K_RW:
-	case K_ROX:
-	case K_RWX: return 0;	/* the fs list is checked once, as K_RO */
-	default: return 1;
-	}
-}
-
-/* The list of key k, for plan_validate_at(). */
-static enum plan_at
-at_of(int k)
-{
-	switch (k) {
-	case K_ARG: return PLAN_AT_ARG;
-	case K_RO: return PLAN_AT_FS;
-	case K_FOLLOW: return PLAN_AT_FOLLOW;
-	case K_CONNECT: return PLAN_AT_CONNECT;
-	case K_BIND: return PLAN_AT_BIND;
-	case K_EGRESS: return PLAN_AT_EGRESS;
-	case K_ENV: return PLAN_AT_ENV;
-	case K_RLIMIT: return PLAN_AT_RLIMIT;
-	case K_ACK: return PLAN_AT_ACK;
-	case K_KEEP: return PLAN_AT_KEEP;
-	default: return PLAN_AT_NONE;
-	}
-}
-
 int
 plan_validate_at(const struct plan *p, enum plan_at *at, size_t *index,
     char *err, size_t errlen)
@@ -733,12 +707,12 @@ plan_validate_at(const struct plan *p, enum plan_at *at, size_t *index,
 	*at = PLAN_AT_NONE;
 	*index = 0;
 	for (k = 0; k < K_NKEYS; k++) {
-		n = count(p, k);
+		n = plan_keys[k].count(p);
 		if (plan_rule_count(k, n, err, errlen) == -1)
 			goto fail;
 		for (i = 0; i < n; i++)
 			if (plan_rule(p, k, i, err, errlen) == -1) {
-				*at = at_of(k);
+				*at = plan_keys[k].at;
 				*index = i;
 				goto fail;
 			}

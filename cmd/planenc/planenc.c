@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* planenc: encode a typed, bounded LaunchPlan on stdout; decode, check or
- * re-encode one read on stdin.  Profiles are profile.c, presets and the
- * PATH lookup resolve.c (planenc.h). */
-#include <arpa/inet.h>
+ * re-encode one read on stdin.  The options are options.c, profiles
+ * profile.c, presets and the PATH lookup resolve.c (planenc.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,11 +14,9 @@
 #include <jansson.h>
 
 #include "err.h"
-#include "hash.h"
 #include "io.h"
 #include "plan.h"
 #include "planenc.h"
-#include "scan.h"
 #include "usage.h"
 
 #define USAGE								\
@@ -35,247 +32,25 @@
 	"       planenc --decode | --check | --reencode\n"			\
 	"       planenc --help | --version"
 
-/* Every option, its value and its one help line (--help prints them;
- * profile.c reads the same table). */
-const struct usage_opt planenc_opts[] = {
-	{ "profile", required_argument, O_PROFILE, "FILE",
-	    "apply the options of FILE, one a line, here" },
-	{ "preset", required_argument, O_PRESET, "sys",
-	    "a read-only view of the operating system" },
-	{ "tmp", no_argument, O_TMP, NULL, "a private TMPDIR" },
-	{ "ro", required_argument, O_RO, "PATH", "read beneath PATH" },
-	{ "rw", required_argument, O_RW, "PATH",
-	    "read and write beneath PATH" },
-	{ "rox", required_argument, O_ROX, "PATH",
-	    "read and execute beneath PATH" },
-	{ "rwx", required_argument, O_RWX, "PATH",
-	    "read, write and execute beneath PATH" },
-	{ "follow-symlinks", required_argument, O_FOLLOW, "PATH",
-	    "let confexec follow symbolic links in rule PATH" },
-	{ "unix", no_argument, O_UNIX, NULL, "AF_UNIX sockets" },
-	{ "tcp", no_argument, O_TCP, NULL, "TCP sockets" },
-	{ "connect-tcp", required_argument, O_CONNECT, "PORT",
-	    "connect to TCP PORT" },
-	{ "bind-tcp", required_argument, O_BIND, "PORT", "bind TCP PORT" },
-	{ "egress", required_argument, O_EGRESS, "HOST:PORT",
-	    "let the run's broker reach HOST:PORT (implies --tcp)" },
-	{ "env", required_argument, O_ENV, "NAME",
-	    "pass NAME from the caller's environment" },
-	{ "setenv", required_argument, O_SETENV, "NAME=VALUE",
-	    "set NAME to VALUE" },
-	{ "rlimit", required_argument, O_RLIMIT, "NAME=SOFT[:HARD]",
-	    "set a resource limit" },
-	{ "memory-max", required_argument, O_MEMORY, "SIZE",
-	    "the cgroup's memory.max" },
-	{ "pids-max", required_argument, O_PIDS, "N",
-	    "the cgroup's pids.max" },
-	{ "cpu-max", required_argument, O_CPU, "QUOTA[/PERIOD]",
-	    "the cgroup's cpu.max, in microseconds" },
-	{ "timeout", required_argument, O_TIMEOUT, "DURATION",
-	    "kill the run after DURATION" },
-	{ "uid", required_argument, O_UID, "UID",
-	    "run as subordinate UID" },
-	{ "gid", required_argument, O_GID, "GID",
-	    "run as subordinate GID" },
-	{ "sha256", required_argument, O_SHA256, "HEX",
-	    "the program's SHA-256, checked before it runs" },
-	{ "prompt-file", required_argument, O_PROMPT, "FILE",
-	    "FILE's bytes as the payload's standard input" },
-	{ "ack-daemon", required_argument, O_ACK, "NAME",
-	    "acknowledge the privileged daemon NAME" },
-	{ "keep-fd", required_argument, O_KEEP, "FD",
-	    "keep FD open in the payload" },
-	{ "argv0", required_argument, O_ARGV0, "NAME",
-	    "argv[0] instead of PROGRAM" },
-	{ "strict", no_argument, O_STRICT, NULL,
-	    "refuse to run without every layer (the default)" },
-	{ "degrade", no_argument, O_DEGRADE, NULL,
-	    "run without a missing layer, saying so" },
-	{ "decode", no_argument, O_DECODE, NULL,
-	    "print the plan read on stdin as JSON" },
-	{ "check", no_argument, O_CHECK, NULL,
-	    "check the plan read on stdin" },
-	{ "reencode", no_argument, O_REENCODE, NULL,
-	    "re-encode the plan read on stdin" },
-	USAGE_STD_ROWS(O_VERSION),
-};
-
-void *
-push(void *arr, size_t *n, size_t sz)
-{
-	void *na;
-
-	if (*n >= (size_t)1 << 20)
-		die(EXIT_USAGE, "too many options");
-	if ((na = realloc(arr, (*n + 1) * sz)) == NULL)
-		die_sys(EXIT_USAGE, "out of memory");
-	(*n)++;
-	return na;
-}
-
-char *
-xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (d == NULL)
-		die_sys(EXIT_USAGE, "out of memory");
-	return d;
-}
-
-/* A TCP port; bind may ask for 0 (an ephemeral port). */
-static uint16_t
-port_arg(const char *opt, const char *s, unsigned min)
-{
-	uint64_t v;
-
-	if (scan_u64(s, min, 65535, &v) == -1)
-		die(EXIT_USAGE, "%s %s: port outside %u-65535", opt, s, min);
-	return (uint16_t)v;
-}
-
-/* --egress HOST:PORT, [ADDRESS]:PORT for IPv6: a name written in lower
- * case, an address in RFC 5952's form (plan_ip_text); the rest is the plan's rules
- * (launchplan(5)).  A run with egress needs the tcp socket right to reach
- * its broker: --egress implies --tcp. */
-static void
-opt_egress(struct opts *o, const char *arg)
-{
-	char h[PLAN_MAX_HOST_LEN + 1], canon[INET6_ADDRSTRLEN];
-	const char *host = arg, *end;
-	struct plan *p = &o->p;
-	unsigned char a[16];
-	size_t hl, i;
-	uint64_t port;
-	int af = 0;
-
-	if (arg[0] == '[') {
-		if ((end = strchr(arg, ']')) == NULL || end[1] != ':')
-			die(EXIT_USAGE, "--egress %s: want [ADDRESS]:PORT",
-			    arg);
-		host++, af = AF_INET6;
-	} else if ((end = strrchr(arg, ':')) == NULL)
-		die(EXIT_USAGE, "--egress %s: want HOST:PORT", arg);
-	else if (memchr(arg, ':', (size_t)(end - arg)) != NULL)
-		die(EXIT_USAGE, "--egress %s: an IPv6 address goes in brackets "
-		    "([2001:db8::1]:443)", arg);
-	if ((hl = (size_t)(end - host)) == 0)
-		die(EXIT_USAGE, "--egress %s: empty host", arg);
-	if (hl > PLAN_MAX_HOST_LEN)
-		die(EXIT_USAGE, "--egress %s: host longer than %d bytes", arg,
-		    PLAN_MAX_HOST_LEN);
-	if (scan_u64(end + 1 + (af != 0), 1, 65535, &port) == -1)
-		die(EXIT_USAGE, "--egress %s: PORT not a number from 1 to "
-		    "65535", arg);
-	for (i = 0; i < hl; i++)
-		h[i] = host[i] >= 'A' && host[i] <= 'Z' ?
-		    (char)(host[i] - 'A' + 'a') : host[i];
-	h[hl] = '\0';
-	if (af == 0 && h[hl - 1] == '.')
-		die(EXIT_USAGE, "--egress %s: trailing dot (write the name "
-		    "without it)", arg);
-	if (af == 0 && strspn(h, "0123456789.") == hl)
-		af = AF_INET;	/* else a name, which the rules judge */
-	if (af != 0 && (inet_pton(af, h, a) != 1 ||
-	    plan_ip_text(af, a, canon, sizeof(canon)) == NULL))
-		die(EXIT_USAGE, "--egress %s: not an %s address", arg,
-		    af == AF_INET ? "IPv4" : "IPv6");
-	/* However it is spelt (the rules see only the canonical form). */
-	if (af != 0 && plan_ip_unspecified(af, a))
-		die(EXIT_USAGE, "--egress %s: %s is an unspecified address, "
-		    "not a destination (a connection to it reaches this "
-		    "host's own listeners)", arg, canon);
-	p->egress = push(p->egress, &p->negress, sizeof(*p->egress));
-	p->egress[p->negress - 1].host = xstrdup(af != 0 ? canon : h);
-	p->egress[p->negress - 1].port = (uint16_t)port;
-	origin_note(o, PLAN_AT_EGRESS);
-	p->sock |= PLAN_SOCK_TCP;
-}
-
-/* SOFT or HARD of --rlimit: "inf", or a size (K/M/G/T suffixes). */
-static uint64_t
-rlim_arg(const char *opt, const char *s)
-{
-	uint64_t v;
-
-	if (strcmp(s, "inf") == 0 || strcmp(s, "unlimited") == 0)
-		return PLAN_RLIM_INF;
-	if (scan_size(s, 0, PLAN_MAX_RLIMIT_VAL, &v) == -1)
-		die(EXIT_USAGE, "--rlimit %s: %s is not inf nor a number "
-		    "up to 2^53-1", opt, s);
-	return v;
-}
-
-/* DURATION: digits then ms, s, m or h (a bare number is seconds). */
-static uint64_t
-timeout_arg(const char *s)
-{
-	static const struct { const char *sfx; uint64_t ms; } u[] = {
-		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
-	};
-	size_t n = strspn(s, "0123456789"), i;
-	uint64_t v, mult = 1000;
-	char num[24];
-
-	if (n == 0 || n >= sizeof(num))
-		goto bad;
-	if (s[n] != '\0') {
-		for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-			if (strcmp(s + n, u[i].sfx) == 0)
-				break;
-		if (i == sizeof(u) / sizeof(u[0]))
-			goto bad;
-		mult = u[i].ms;
-	}
-	memcpy(num, s, n);
-	num[n] = '\0';
-	if (scan_u64(num, 1, PLAN_MAX_TIMEOUT_MS, &v) == -1 ||
-	    v > PLAN_MAX_TIMEOUT_MS / mult)
-		goto bad;
-	return v * mult;
-bad:
-	die(EXIT_USAGE, "--timeout %s: want N[ms|s|m|h] from 1ms to 31 days",
-	    s);
-}
-
 /* Read the whole prompt file, refusing more than the bound. */
 static void
 read_prompt(const char *path, struct plan *p)
 {
-	size_t cap = 65536, len = 0;
-	unsigned char *buf = NULL, *nb;
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		die_sys(EXIT_USAGE, "--prompt-file %s", path);
-	for (;;) {
-		ssize_t n;
-
-		if (buf == NULL || len == cap) {
-			if (buf != NULL)
-				cap *= 2;
-			if (cap > (size_t)PLAN_MAX_PROMPT + 1)
-				cap = (size_t)PLAN_MAX_PROMPT + 1;
-			if ((nb = realloc(buf, cap)) == NULL)
-				die_sys(EXIT_USAGE, "--prompt-file %s", path);
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			die_sys(EXIT_USAGE, "--prompt-file %s: read", path);
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > PLAN_MAX_PROMPT)
+	if (read_bounded(fd, PLAN_MAX_PROMPT, &p->prompt, &p->prompt_len) ==
+	    -1) {
+		if (errno == EFBIG)
 			die(EXIT_USAGE, "--prompt-file %s: prompt longer than "
 			    "%u bytes", path, PLAN_MAX_PROMPT);
+		if (errno == ENOMEM)
+			die_sys(EXIT_USAGE, "--prompt-file %s", path);
+		die_sys(EXIT_USAGE, "--prompt-file %s: read", path);
 	}
 	close(fd);
 	p->has_prompt = 1;
-	p->prompt = buf;
-	p->prompt_len = len;
 }
 
 static void
@@ -291,259 +66,17 @@ emit_plan(const struct plan *p)
 	free(out);
 }
 
-void
-origin_note(struct opts *o, enum plan_at at)
-{
-	struct origins *f = &o->from[at];
-
-	f->at = push(f->at, &f->n, sizeof(*f->at));
-	f->at[f->n - 1] = o->where;
-}
-
-static void
-opt_rlimit(struct opts *o, const char *arg)
-{
-	struct plan *p = &o->p;
-	struct plan_rlimit *r;
-	char *name = xstrdup(arg), *sep, *hard;
-	int res;
-
-	if ((sep = strchr(name, '=')) == NULL)
-		die(EXIT_USAGE, "--rlimit %s: want NAME=SOFT[:HARD]", arg);
-	*sep++ = '\0';
-	if ((res = plan_rlimit_lookup(name)) == -1)
-		die(EXIT_USAGE, "--rlimit %s: unknown resource (see "
-		    "launchplan(5))", name);
-	p->rlim = push(p->rlim, &p->nrlim, sizeof(*p->rlim));
-	origin_note(o, PLAN_AT_RLIMIT);
-	r = &p->rlim[p->nrlim - 1];
-	r->resource = res;
-	if ((hard = strchr(sep, ':')) != NULL)
-		*hard++ = '\0';
-	r->soft = rlim_arg(name, sep);
-	r->hard = hard ? rlim_arg(name, hard) : r->soft;
-	free(name);
-}
-
-/* QUOTA[/PERIOD] in microseconds. */
-static void
-opt_cpu(struct plan *p, const char *arg)
-{
-	char q[24];
-	size_t n = strcspn(arg, "/");
-
-	p->cpu_period_us = PLAN_DEF_CPU_PERIOD;
-	if (n >= sizeof(q) ||
-	    (memcpy(q, arg, n), q[n] = '\0',
-	    scan_u64(q, PLAN_MIN_CPU_US, PLAN_MAX_CPU_QUOTA,
-	    &p->cpu_quota_us) == -1) ||
-	    (arg[n] == '/' && scan_u64(arg + n + 1, PLAN_MIN_CPU_US,
-	    PLAN_MAX_CPU_PERIOD, &p->cpu_period_us) == -1))
-		die(EXIT_USAGE, "--cpu-max %s: want QUOTA_US (1000..1000000000) "
-		    "[/PERIOD_US (1000..1000000)]", arg);
-}
-
-static void
-opt_id(struct plan *p, int c, const char *arg)
-{
-	uint64_t v;
-
-	if (scan_u64(arg, 1, PLAN_MAX_ID, &v) == -1)
-		die(EXIT_USAGE, "%s %s: want a subordinate id from 1 to %u "
-		    "(never 0)", c == O_UID ? "--uid" : "--gid", arg,
-		    PLAN_MAX_ID);
-	if (c == O_UID)
-		p->uid = (uid_t)v, p->has_uid = 1;
-	else
-		p->gid = (gid_t)v, p->has_gid = 1;
-}
-
-/* The options that add to a list of the plan. */
-static void
-opt_list(struct opts *o, int c, const char *arg)
-{
-	struct plan *p = &o->p;
-
-	switch (c) {
-	case O_RO:
-	case O_RW:
-	case O_ROX:
-	case O_RWX:
-		p->fs = push(p->fs, &p->nfs, sizeof(*p->fs));
-		p->fs[p->nfs - 1].intent = c == O_RO ? PLAN_RO :
-		    c == O_RW ? PLAN_RW : c == O_ROX ? PLAN_ROX : PLAN_RWX;
-		p->fs[p->nfs - 1].path = xstrdup(arg);
-		origin_note(o, PLAN_AT_FS);
-		break;
-	case O_FOLLOW:
-		p->follow = push(p->follow, &p->nfollow, sizeof(char *));
-		p->follow[p->nfollow - 1] = xstrdup(arg);
-		origin_note(o, PLAN_AT_FOLLOW);
-		break;
-	case O_CONNECT:
-		p->connect_tcp = push(p->connect_tcp, &p->nconnect,
-		    sizeof(uint16_t));
-		p->connect_tcp[p->nconnect - 1] = port_arg("--connect-tcp", arg,
-		    1);
-		origin_note(o, PLAN_AT_CONNECT);
-		break;
-	case O_BIND:
-		p->bind_tcp = push(p->bind_tcp, &p->nbind, sizeof(uint16_t));
-		p->bind_tcp[p->nbind - 1] = port_arg("--bind-tcp", arg, 0);
-		origin_note(o, PLAN_AT_BIND);
-		break;
-	case O_EGRESS:
-		opt_egress(o, arg);
-		break;
-	case O_ENV:
-		o->envnames = push(o->envnames, &o->nenvnames, sizeof(char *));
-		o->envnames[o->nenvnames - 1] = (char *)arg;
-		o->envfrom = realloc(o->envfrom, o->nenvnames *
-		    sizeof(*o->envfrom));
-		if (o->envfrom == NULL)
-			die_sys(EXIT_USAGE, "out of memory");
-		o->envfrom[o->nenvnames - 1] = o->where;
-		break;
-	case O_SETENV:
-		if (strchr(arg, '=') == NULL)
-			die(EXIT_USAGE, "--setenv %s: want NAME=VALUE", arg);
-		p->env = push(p->env, &p->nenv, sizeof(char *));
-		p->env[p->nenv - 1] = xstrdup(arg);
-		origin_note(o, PLAN_AT_ENV);
-		break;
-	case O_ACK:
-		p->ack_daemons = push(p->ack_daemons, &p->nack, sizeof(char *));
-		p->ack_daemons[p->nack - 1] = xstrdup(arg);
-		origin_note(o, PLAN_AT_ACK);
-		break;
-	case O_KEEP:
-		p->keep_fds = push(p->keep_fds, &p->nkeep, sizeof(int));
-		if (scan_int(arg, 3, PLAN_MAX_FD, &p->keep_fds[p->nkeep - 1]) ==
-		    -1)
-			die(EXIT_USAGE, "--keep-fd %s: want 3 to %d (0, 1 and 2 "
-			    "are always kept)", arg, PLAN_MAX_FD);
-		origin_note(o, PLAN_AT_KEEP);
-		break;
-	default:
-		abort();	/* every plan option is handled */
-	}
-}
-
-/* An option that sets one value of the plan may be given once, from the
- * command line or a profile: a second one is refused naming both places,
- * never last-wins.  --strict and --degrade are one choice, the mode; it,
- * and --preset sys, may be repeated but not changed.  Flags that only
- * add a right (--tmp, --unix, --tcp) may repeat. */
-static void
-once(struct opts *o, int c, const char *arg)
-{
-	const struct usage_opt *u;
-	const char *here = o->where != NULL ? o->where : "";
-	int k = c == O_DEGRADE ? O_STRICT : c;
-
-	switch (c) {
-	case O_MEMORY: case O_PIDS: case O_CPU: case O_TIMEOUT: case O_UID:
-	case O_GID: case O_SHA256: case O_PROMPT: case O_ARGV0:
-		break;
-	case O_STRICT:
-	case O_DEGRADE:
-		if (o->once[k] != NULL && o->mode_opt != c)
-			die(EXIT_USAGE, "--%s: --%s was given (%s%s); the "
-			    "mode is one choice", c == O_STRICT ? "strict" :
-			    "degrade", c == O_STRICT ? "degrade" : "strict",
-			    *o->once[k] ? "in " : "on the command line",
-			    o->once[k]);
-		o->mode_opt = c;
-		/* FALLTHROUGH */
-	default:
-		if (o->once[k] == NULL)
-			o->once[k] = here;
-		return;
-	}
-	if (o->once[k] == NULL) {
-		o->once[k] = here;
-		return;
-	}
-	for (u = planenc_opts; u->name != NULL && u->val != c; u++)
-		;
-	if (strcmp(o->once[k], here) == 0)
-		die(EXIT_USAGE, "--%s %s: given twice %s%s; it takes one "
-		    "value", u->name, arg, *here ? "in " : "on the command line",
-		    here);
-	die(EXIT_USAGE, "--%s %s: given twice (first %s%s, again %s%s); it "
-	    "takes one value", u->name, arg,
-	    *o->once[k] ? "in " : "on the command line", o->once[k],
-	    *here ? "in " : "on the command line", here);
-}
-
-/* The options that set one field of the plan. */
-void
-opt_apply(struct opts *o, int c, const char *arg)
-{
-	struct plan *p = &o->p;
-
-	once(o, c, arg);
-	switch (c) {
-	case O_UNIX: p->sock |= PLAN_SOCK_UNIX; break;
-	case O_TCP: p->sock |= PLAN_SOCK_TCP; break;
-	case O_RLIMIT: opt_rlimit(o, arg); break;
-	case O_TMP: p->tmp = 1; break;
-	case O_PRESET:
-		if (strcmp(arg, "sys") != 0)
-			die(EXIT_USAGE, "--preset %s: unknown preset (want sys)",
-			    arg);
-		o->preset_sys = 1;
-		break;
-	case O_PROFILE:
-		if (o->where != NULL)
-			die(EXIT_USAGE, "--profile %s: not allowed in a profile",
-			    arg);
-		profile_load(o, arg);
-		break;
-	case O_MEMORY:
-		if (scan_size(arg, PLAN_MIN_MEMORY, PLAN_MAX_MEMORY,
-		    &p->mem_max) == -1)
-			die(EXIT_USAGE, "--memory-max %s: want a size from 1M "
-			    "to 1P", arg);
-		break;
-	case O_PIDS:
-		if (scan_u64(arg, 1, PLAN_MAX_PIDS, &p->pids_max) == -1)
-			die(EXIT_USAGE, "--pids-max %s: want 1 to %d", arg,
-			    PLAN_MAX_PIDS);
-		break;
-	case O_CPU: opt_cpu(p, arg); break;
-	case O_TIMEOUT: p->timeout_ms = timeout_arg(arg); break;
-	case O_UID:
-	case O_GID: opt_id(p, c, arg); break;
-	case O_SHA256:
-		if (sha256_unhex(arg, strlen(arg), p->sha256) == -1)
-			die(EXIT_USAGE, "--sha256 %s: want 64 hex digits (as "
-			    "sha256sum prints them)", arg);
-		p->has_sha256 = 1;
-		break;
-	case O_PROMPT:
-		o->prompt_file = arg;
-		break;
-	case O_STRICT: p->mode = PLAN_STRICT; break;
-	case O_DEGRADE: p->mode = PLAN_DEGRADE; break;
-	case O_ARGV0:
-		o->argv0 = arg;
-		break;
-	default: opt_list(o, c, arg); break;
-	}
-}
-
 /* Parse argv into *o; returns at the first operand (optind): the "+"
  * stops at PROGRAM, whose own options follow it. */
 static void
 parse(struct opts *o, int argc, char *argv[])
 {
-	struct option longopts[sizeof(planenc_opts) / sizeof(planenc_opts[0])];
+	struct option longopts[PLANENC_NOPTS];
 	char shorts[16];
 	int c;
 
-	usage_getopt_init(planenc_opts, longopts, sizeof(planenc_opts) /
-	    sizeof(planenc_opts[0]), "+", shorts, sizeof(shorts));
+	usage_getopt_init(planenc_opts, longopts, PLANENC_NOPTS, "+", shorts,
+	    sizeof(shorts));
 	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
 		o->building |= c >= O_FIRST_PLAN && c <= O_LAST_PLAN;
 		switch (c) {
@@ -554,6 +87,9 @@ parse(struct opts *o, int argc, char *argv[])
 				die_usage_hint(EXIT_USAGE, "--decode, --check "
 				    "and --reencode exclude each other");
 			o->op = c;
+			break;
+		case O_PROFILE:
+			profile_load(o, optarg);
 			break;
 		default:
 			usage_std(c, USAGE, planenc_opts, O_VERSION, EXIT_USAGE,

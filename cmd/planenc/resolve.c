@@ -48,17 +48,6 @@ covered_by_sys(const char *target, enum plan_intent in)
 	return 0;
 }
 
-static void
-add(struct opts *o, const char *path, enum plan_intent in)
-{
-	struct plan *p = &o->p;
-
-	p->fs = push(p->fs, &p->nfs, sizeof(*p->fs));
-	p->fs[p->nfs - 1].intent = in;
-	p->fs[p->nfs - 1].path = xstrdup(path);
-	origin_note(o, PLAN_AT_FS);
-}
-
 /* The preset's PATH: the usual command directories that exist here,
  * each once (on a merged-/usr system /bin and /sbin are /usr's), unless
  * the plan sets or passes PATH itself. */
@@ -122,14 +111,14 @@ preset_apply(struct opts *o)
 		 * whatever /etc holds (mountview.h). */
 		if (!S_ISLNK(st.st_mode)) {
 			if (!covered(&o->p, sys[i].path, (enum plan_intent)-1))
-				add(o, sys[i].path, sys[i].intent);
+				opt_add_fs(o, sys[i].intent, sys[i].path);
 			continue;
 		}
 		if (realpath(sys[i].path, real) == NULL ||
 		    covered_by_sys(real, sys[i].intent) ||
 		    covered(&o->p, real, sys[i].intent))
 			continue;
-		add(o, real, sys[i].intent);
+		opt_add_fs(o, sys[i].intent, real);
 	}
 }
 

@@ -181,21 +181,19 @@ readable(const struct plan *p, const char *path, char *hint, size_t size)
 	return r == 1;
 }
 
-void
-script_apply(struct opts *o)
+/* The #! line of script, its first bytes read into buf (SHEBANG_MAX + 1)
+ * and kept whole in line for messages: *name the interpreter, up to the
+ * first blank; *arg the rest past blanks, blanks and all (one optional
+ * argument, maybe empty).  1, or 0 when script is no #! script or cannot
+ * be read here. */
+static int
+shebang(const char *script, char *buf, char *line, char **name, char **arg)
 {
-	struct plan *p = &o->p;
-	char buf[SHEBANG_MAX + 1], line[SHEBANG_MAX + 1], real[PATH_MAX];
-	char hint[PATH_MAX + 64], *w[ENV_S_WORDS], *name, *arg, *e, *interp;
-	const char *script = p->program, *whose, *path;
-	char **argv;
-	size_t i, n, nw = 0, argc;
 	ssize_t len;
+	char *e, *n, *a;
 
-	/* A relative PROGRAM is the plan's check to refuse. */
-	if (script[0] != '/' ||
-	    (len = head(script, buf)) < 2 || buf[0] != '#' || buf[1] != '!')
-		return;		/* not a script, or not readable here */
+	if ((len = head(script, buf)) < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
 	buf[len] = '\0';
 	/* The line ends at its newline, or at the end of a short file;
 	 * like the kernel, at a NUL too. */
@@ -207,61 +205,75 @@ script_apply(struct opts *o)
 		e = buf + len;
 	}
 	*e = '\0';
-	snprintf(line, sizeof(line), "%s", buf);
+	snprintf(line, SHEBANG_MAX + 1, "%s", buf);
 	e = buf + strlen(buf);
 	while (e > buf + 2 && blank(e[-1]))
 		*--e = '\0';
-	for (name = buf + 2; blank(*name); name++)
+	for (n = buf + 2; blank(*n); n++)
 		;
-	if (*name == '\0')
+	if (*n == '\0')
 		die(EXIT_USAGE, "program %s: its #! line names no "
 		    "interpreter", script);
-	/* The interpreter ends at the first blank; the rest, past blanks,
-	 * is one optional argument, blanks and all. */
-	for (arg = name; *arg != '\0' && !blank(*arg); arg++)
+	for (a = n; *a != '\0' && !blank(*a); a++)
 		;
-	if (*arg != '\0') {
-		*arg++ = '\0';
-		while (blank(*arg))
-			arg++;
+	if (*a != '\0') {
+		*a++ = '\0';
+		while (blank(*a))
+			a++;
 	}
+	*name = n, *arg = a;
+	return 1;
+}
+
+/* The interpreter the #! line of script names (name, arg as shebang()
+ * split them), an absolute path (env NAME: found on the plan's PATH);
+ * the words it puts before the script in w, *nw of them (env: the name
+ * looked up first). */
+static char *
+interp_find(const struct plan *p, const char *script, const char *line,
+    const char *name, char *arg, char *w[ENV_S_WORDS], size_t *nw)
+{
+	const char *whose, *path;
+	char *interp;
+
+	*nw = 0;
 	interp_check(script, line, name);
-	interp = xstrdup(name);
-	if (is_env(name)) {
-		if (*arg == '\0')
-			die(EXIT_USAGE, "program %s: %s: env without a program "
-			    "name", script, line);
-		nw = env_words(script, line, arg, w);
-		free(interp);
-		if (w[0][0] == '/')
-			interp = xstrdup(w[0]);
-		else if (strchr(w[0], '/') != NULL)
-			die(EXIT_USAGE, "program %s: %s: %s is a relative "
-			    "path", script, line, w[0]);
-		else if ((interp = path_search(p, w[0], &whose,
-		    &path)) == NULL)
-			die(EXIT_USAGE, "program %s: %s: %s not found in %s "
-			    "PATH %s", script, line, w[0], whose,
-			    path != NULL ? path : "(none)");
-		interp_check(script, line, interp);
-	} else if (*arg != '\0')
-		w[nw++] = arg;
-	/* The payload reads the script by path (the kernel would hand the
-	 * interpreter its path too): a rule must grant it, never added in
-	 * silence. */
-	if (realpath(script, real) == NULL)
-		die_sys(EXIT_USAGE, "program %s", script);
-	if (!readable(p, real, hint, sizeof(hint)))
-		die(EXIT_USAGE, "program %s is a script (%s): its "
-		    "interpreter reads it by path, and no rule grants read on "
-		    "%s (grant it with %s)", script, line, real, hint);
-	/* argv: the interpreter as the #! line names it (env: the name it
-	 * looks up), or --argv0; the #! argument (env -S: its words); the
-	 * script's path; then PROGRAM's own arguments. */
-	argc = p->argc + nw + (is_env(name) ? 0 : 1);
-	if ((argv = calloc(argc + 1, sizeof(char *))) == NULL)
+	if (!is_env(name)) {
+		if (*arg != '\0')
+			w[(*nw)++] = arg;
+		return xstrdup(name);
+	}
+	if (*arg == '\0')
+		die(EXIT_USAGE, "program %s: %s: env without a program name",
+		    script, line);
+	*nw = env_words(script, line, arg, w);
+	if (w[0][0] == '/')
+		interp = xstrdup(w[0]);
+	else if (strchr(w[0], '/') != NULL)
+		die(EXIT_USAGE, "program %s: %s: %s is a relative path",
+		    script, line, w[0]);
+	else if ((interp = path_search(p, w[0], &whose, &path)) == NULL)
+		die(EXIT_USAGE, "program %s: %s: %s not found in %s PATH %s",
+		    script, line, w[0], whose, path != NULL ? path : "(none)");
+	interp_check(script, line, interp);
+	return interp;
+}
+
+/* argv: the interpreter as the #! line names it (env: the name it looks
+ * up), or --argv0; the #! argument (env -S: its words); the script's
+ * path; then PROGRAM's own arguments. */
+static void
+script_argv(struct opts *o, const char *script, const char *name,
+    char *const w[], size_t nw)
+{
+	struct plan *p = &o->p;
+	size_t i, n = 0;
+	char **argv;
+
+	argv = calloc(p->argc + nw + (is_env(name) ? 0 : 1) + 1,
+	    sizeof(char *));
+	if (argv == NULL)
 		die_sys(EXIT_USAGE, "out of memory");
-	n = 0;
 	argv[n++] = o->argv0 != NULL ? xstrdup(o->argv0) :
 	    xstrdup(is_env(name) ? w[0] : name);
 	for (i = is_env(name) ? 1 : 0; i < nw; i++)
@@ -280,6 +292,31 @@ script_apply(struct opts *o)
 	free(p->argv);
 	p->argv = argv;
 	p->argc = n;
+}
+
+void
+script_apply(struct opts *o)
+{
+	struct plan *p = &o->p;
+	char buf[SHEBANG_MAX + 1], line[SHEBANG_MAX + 1], real[PATH_MAX];
+	char hint[PATH_MAX + 64], *w[ENV_S_WORDS], *name, *arg, *interp;
+	const char *script = p->program;
+	size_t nw;
+
+	/* A relative PROGRAM is the plan's check to refuse. */
+	if (script[0] != '/' || !shebang(script, buf, line, &name, &arg))
+		return;		/* not a script, or not readable here */
+	interp = interp_find(p, script, line, name, arg, w, &nw);
+	/* The payload reads the script by path (the kernel would hand the
+	 * interpreter its path too): a rule must grant it, never added in
+	 * silence. */
+	if (realpath(script, real) == NULL)
+		die_sys(EXIT_USAGE, "program %s", script);
+	if (!readable(p, real, hint, sizeof(hint)))
+		die(EXIT_USAGE, "program %s is a script (%s): its "
+		    "interpreter reads it by path, and no rule grants read on "
+		    "%s (grant it with %s)", script, line, real, hint);
+	script_argv(o, script, name, w, nw);
 	p->program = interp;
 	free((char *)script);
 }
