@@ -36,9 +36,20 @@
 #include <stddef.h>
 #include <linux/seccomp.h>
 
+#include "sysfilter.h"
+
 /* The observed call numbers (for sf_observe). */
 extern const int obs_calls[];
 extern const size_t obs_ncalls;
+
+/* The cheap observer's watches (sf_observe_watch): the calls that can
+ * meet a write or execute denial and are rare in path-heavy work:
+ * execve, creat, mkdir, mknod, link, symlink, unlink, rmdir, rename,
+ * truncate, each form; open and openat only when their flags ask to
+ * write, create or truncate (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC), so a
+ * read-only open and every lookup stay in the filter. */
+extern const struct sf_watch obs_writes[];
+extern const size_t obs_nwrites;
 
 /* 1 when nr is observed. */
 int obs_is_observed(int nr);

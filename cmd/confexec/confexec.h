@@ -231,6 +231,8 @@ struct run {
 	volatile int init_err;
 	int want_notify;	/* load the filter with a notify listener */
 	int explain;		/* --explain-denials: path calls observed */
+	int observing;		/* OBSERVE_WRITES (the default) or
+				 * OBSERVE_ALL (--explain-denials), 0 none */
 	int host_sock;		/* the run inherits a socket (the host's) */
 	int notifyfd;		/* the listener, received from the payload */
 	uid_t final_uid;
@@ -400,13 +402,19 @@ int say_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t say_dropped(void);
 void say_close(void);
 
-/* denials.c (--explain-denials): the observer of the payload's path
- * calls (notify.h), judged against the plan's rules; at most
+/* denials.c: the observer of the payload's path calls (notify.h; by
+ * default the writes and execs, every one with --explain-denials),
+ * judged against the plan's rules; at most
  * DENIALS_LISTED distinct (path, access) pairs are kept, each path shown
  * (stderr, end record) cut at DENIAL_SHOWN bytes.  denials_count: the
  * pairs kept, the denied calls seen and those on pairs past the bound;
- * denials_get: pair i (its path in full); denials_say: after the run,
- * one line per pair on stderr, and one for the rest. */
+ * denials_get: pair i (its path in full); denials_ignored: the payload
+ * exited 0 (went on without them); denials_say: after the run, one line
+ * per pair on stderr (by default only when the payload failed), one for
+ * the rest, and on a failure not fully observed the line saying how to
+ * rerun with every denial named. */
+#define OBSERVE_WRITES 1
+#define OBSERVE_ALL 2
 #define DENIALS_LISTED 32
 #define DENIAL_SHOWN 256
 struct obs_seen;
@@ -414,7 +422,9 @@ void denials_seen(void *run, const struct obs_seen *s);
 size_t denials_count(uint64_t *calls, uint64_t *unlisted);
 int denials_get(size_t i, const char **path, const char **access,
     const char **grant, uint64_t *count);
-void denials_say(const struct run *r);
+struct outcome;
+int denials_ignored(const struct outcome *o);
+void denials_say(const struct run *r, const struct outcome *o);
 
 /* canary.c (--canary): canary_want before the run; canary_prepare
  * once the layers are decided (the host's side of the probes made, the

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: ISC */
-/* confexec --explain-denials: the payload's path calls the plan's rules
- * deny, named after the run with the flag that would grant them.
+/* Denials named: the payload's path calls the plan's rules deny, named
+ * after the run with the narrowest flag that would grant them.  By
+ * default the calls that can meet a write or execute denial are
+ * observed (obs_writes) and named when the run fails; with
+ * --explain-denials every path call, named whatever the exit.
  *
  * The supervisor observes the calls (common/observe.h: the path and the
  * access each asks for, the call then continues untouched) and judges
@@ -13,6 +16,7 @@
  * count of calls; calls on further pairs are counted, not listed. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "confexec.h"
 #include "err.h"
@@ -58,6 +62,58 @@ granted(const struct run *r, const char *path, enum obs_access a)
 	    plan_path_within(path, r->tmpdir);
 }
 
+/* Directories whose grant would give far more than the path: the root,
+ * the homes, all of /dev. */
+static int
+too_wide(const char *dir)
+{
+	static const char *const wide[] = {"/", "/root", "/home", "/dev"};
+	const char *slash;
+	size_t i;
+
+	for (i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (strcmp(dir, wide[i]) == 0)
+			return 1;
+	/* /home/USER */
+	return strncmp(dir, "/home/", 6) == 0 && dir[6] != '\0' &&
+	    ((slash = strchr(dir + 6, '/')) == NULL || slash[1] == '\0');
+}
+
+/* The narrowest flag for (path, a) in buf: a file, device node or
+ * directory read, written or executed is granted as itself; a name made
+ * or removed needs its directory, unless that directory is too wide, in
+ * which case no flag is offered and why is said instead. */
+static void
+hint(const struct run *r, const char *path, enum obs_access a, char *buf,
+    size_t size)
+{
+	char dir[PATH_MAX], *slash;
+	enum plan_intent need = need_of(a);
+	const char *flag = plan_intent_name(need);
+
+	if (a != OBS_CREATE && a != OBS_REMOVE) {
+		if (too_wide(path))
+			snprintf(buf, size, "no narrow grant: --%s %.*s would "
+			    "grant all beneath it", flag, DENIAL_SHOWN, path);
+		else
+			(void)ll_grant_hint_at(&r->p, r->real, path, path,
+			    need, buf, size);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (!too_wide(dir))
+		(void)ll_grant_hint_at(&r->p, r->real, path, dir, need, buf,
+		    size);
+	else if (a == OBS_CREATE)
+		snprintf(buf, size, "--rw %.180s once it exists (make it first: "
+		    "a rule on %.64s grants all of it)", path, dir);
+	else
+		snprintf(buf, size, "no narrow grant: removing it needs --rw "
+		    "%.64s, all of it", dir);
+}
+
 static void
 seen_one(struct run *r, const char *path, enum obs_access a)
 {
@@ -81,8 +137,7 @@ seen_one(struct run *r, const char *path, enum obs_access a)
 	d->access = a;
 	d->count = 1;
 	/* Once per pair: the hint reads the preset's paths (realpath). */
-	(void)ll_grant_hint(&r->p, r->real, path, need_of(a), d->grant,
-	    sizeof(d->grant));
+	hint(r, path, a, d->grant, sizeof(d->grant));
 }
 
 void
@@ -115,28 +170,48 @@ denials_get(size_t i, const char **path, const char **access,
 	return 0;
 }
 
+/* 1 when the payload exited 0: it went on without what it was denied
+ * (a probe it ignores: /proc/filesystems, a cache it may not write). */
+int
+denials_ignored(const struct outcome *o)
+{
+	return o->have_status && o->si.si_code == CLD_EXITED &&
+	    o->si.si_status == 0;
+}
+
 /* After the run, on stderr: one line per pair, its path cut at
- * DENIAL_SHOWN bytes, then one line counting what was not listed. */
+ * DENIAL_SHOWN bytes, then one line counting what was not listed.  By
+ * default only when the payload failed; with --explain-denials always.
+ * A run that exited non-zero without every denial observable (no
+ * --explain-denials: reads are not) says in one line how to rerun it
+ * with them named. */
 void
-denials_say(const struct run *r)
+denials_say(const struct run *r, const struct outcome *o)
 {
 	char times[48];
 	size_t i;
+	int quiet = r->observing == 0 ||
+	    (r->observing == OBSERVE_WRITES && denials_ignored(o));
 
-	if (!r->explain)
-		return;
-	for (i = 0; i < den.n; i++) {
+	for (i = 0; !quiet && i < den.n; i++) {
 		times[0] = '\0';
 		if (den.d[i].count > 1)
 			snprintf(times, sizeof(times), " (%llu calls)",
 			    (unsigned long long)den.d[i].count);
-		warning("denied: %s %.*s%s%s: grant it with %s",
+		warning("denied: %s %.*s%s%s: %s%s",
 		    obs_access_name(den.d[i].access), DENIAL_SHOWN,
 		    den.d[i].path, strlen(den.d[i].path) > DENIAL_SHOWN ?
-		    "..." : "", times, den.d[i].grant);
+		    "..." : "", times, strncmp(den.d[i].grant, "--", 2) == 0 ?
+		    "grant it with " : "", den.d[i].grant);
 	}
-	if (den.unlisted > 0)
+	if (!quiet && den.unlisted > 0)
 		warning("denied: %llu more calls on other paths, not listed "
 		    "(at most %u paths are)", (unsigned long long)den.unlisted,
 		    (unsigned)DENIALS_LISTED);
+	if (r->observing != OBSERVE_ALL && layer_on(r, L_LANDLOCK) &&
+	    o->have_status && o->si.si_code == CLD_EXITED &&
+	    o->si.si_status != 0)
+		warning("exit %d; reads the rules deny are not named by "
+		    "default: rerun as planenc ... | confexec --explain-denials "
+		    "to name them", o->si.si_status);
 }

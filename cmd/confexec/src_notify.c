@@ -45,7 +45,7 @@ open_notify(struct source *s, struct run *r)
 	if (r->have_tmp && !tmp_pending && notify_policy_add_rw(&policy,
 		r->tmpfd, r->tmpdir) == -1)
 		return -1;
-	if (r->explain) {	/* the path calls: observed (denials.c) */
+	if (r->observing) {	/* the path calls: observed (denials.c) */
 		policy.observe = denials_seen;
 		policy.observe_arg = r;
 	}
