@@ -226,7 +226,8 @@ boundary_filter(struct run *r, char *err, size_t len)
 	 * continued; by default only those that can meet a write or
 	 * execute denial (obs_writes: read-only opens and lookups stay in
 	 * the filter), and only where the filter has a listener anyway
-	 * (no listener, no default observer, nothing said).  Without the
+	 * (no listener, no default observer, nothing said); none with
+	 * --no-denials.  Without the
 	 * Landlock layer (degraded) no rule denies anything: nothing is
 	 * observed, and with the option that is said. */
 	if (r->explain && !layer_on(r, L_LANDLOCK)) {
@@ -234,7 +235,7 @@ boundary_filter(struct run *r, char *err, size_t len)
 		    "no path is denied by the rules, none is named");
 		r->explain = 0;
 	}
-	r->observing = r->explain ? OBSERVE_ALL :
+	r->observing = r->explain ? OBSERVE_ALL : !r->no_denials &&
 	    layer_on(r, L_LANDLOCK) && r->want_notify ? OBSERVE_WRITES : 0;
 	/* Outside every rule the view has nothing (ENOENT): the observer
 	 * names such a path as the host has it. */

@@ -31,7 +31,7 @@
 static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "[--dry-run] [--outlive-caller]\n"
 			    "\t[--image-cache DIR | --no-image-cache] "
-			    "[--explain-denials] [--registry FILE] [--timings]\n\t< PLAN\n"
+			    "[--explain-denials | --no-denials]\n\t[--registry FILE] [--timings] < PLAN\n"
 			    "       confexec [--journal FILE] [--registry FILE] "
 			    "--canary [--json] < PLAN\n"
 			    "       confexec [--journal FILE] --reap\n"
@@ -677,7 +677,8 @@ reap(struct run *r)
 }
 
 enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
-	OPT_EXPLAIN, OPT_CANARY, OPT_JSON, OPT_REGISTRY, OPT_TIMINGS };
+	OPT_EXPLAIN, OPT_NO_DENIALS, OPT_CANARY, OPT_JSON, OPT_REGISTRY,
+	OPT_TIMINGS };
 
 /* Every option, its value and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
@@ -698,6 +699,8 @@ static const struct usage_opt options[] = {
 	{ "explain-denials", no_argument, OPT_EXPLAIN, NULL,
 	    "name each path the rules denied, after the run (costs a "
 	    "round-trip per path call)" },
+	{ "no-denials", no_argument, OPT_NO_DENIALS, NULL,
+	    "observe no path call: name no denied write or exec" },
 	{ "canary", no_argument, OPT_CANARY, NULL,
 	    "run the built-in probes under the plan's boundary instead of "
 	    "its program; one line each" },
@@ -719,6 +722,7 @@ main(int argc, char *argv[])
 	static struct run r;
 	const char *journal = NULL, *control = NULL, *imgcache = IMGCACHE_DIR;
 	int c, dry = 0, outlive = 0, reap_only = 0, explain = 0, canary = 0;
+	int no_denials = 0;
 	int json = 0, seen_j = 0, seen_c = 0, seen_cache = 0, no_cache = 0;
 	int seen_reg = 0;
 	const char *registry = NULL;
@@ -763,6 +767,9 @@ main(int argc, char *argv[])
 		case OPT_EXPLAIN:
 			explain = 1;
 			break;
+		case OPT_NO_DENIALS:
+			no_denials = 1;
+			break;
 		case OPT_CANARY:
 			canary = 1;
 			break;
@@ -803,6 +810,9 @@ main(int argc, char *argv[])
 		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
 		    "--outlive-caller, --control, --explain-denials and "
 		    "--registry");
+	if (explain && no_denials)
+		die_usage_hint(EXIT_FAIL, "--explain-denials and --no-denials "
+		    "exclude each other");
 	if (registry != NULL && dry)
 		die_usage_hint(EXIT_FAIL, "--registry excludes --dry-run (a "
 		    "dry run seals no program)");
@@ -835,6 +845,7 @@ main(int argc, char *argv[])
 	r.cg.dirfd = r.cg.killfd = r.cg.eventsfd = -1;
 	r.outlive_caller = outlive;
 	r.explain = explain;
+	r.no_denials = no_denials;
 	r.reap_only = reap_only;
 	if (reap_only)
 		return reap(&r);

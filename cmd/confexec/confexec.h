@@ -231,6 +231,7 @@ struct run {
 	volatile int init_err;
 	int want_notify;	/* load the filter with a notify listener */
 	int explain;		/* --explain-denials: path calls observed */
+	int no_denials;		/* --no-denials: no default observer */
 	int observing;		/* OBSERVE_WRITES (the default) or
 				 * OBSERVE_ALL (--explain-denials), 0 none */
 	int host_sock;		/* the run inherits a socket (the host's) */

@@ -193,6 +193,8 @@ denials_say(const struct run *r, const struct outcome *o)
 	int quiet = r->observing == 0 ||
 	    (r->observing == OBSERVE_WRITES && denials_ignored(o));
 
+	if (r->no_denials)	/* nothing about denials asked */
+		return;
 	for (i = 0; !quiet && i < den.n; i++) {
 		times[0] = '\0';
 		if (den.d[i].count > 1)
