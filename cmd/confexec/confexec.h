@@ -89,6 +89,9 @@ enum {
 /* Degrade-mode warnings, printed and journaled with the start record. */
 #define MAX_WARN 24
 #define WARN_LEN 1100
+/* The longest warning line on stderr, "confexec: " and newline included
+ * (layers_say_warnings). */
+#define WARN_SHOWN 160
 /* A refusal: one line per refused layer. */
 #define REFUSAL_LEN (L_NLAYERS * 1100)
 
@@ -299,6 +302,7 @@ void layers_select(struct run *r);
 int layers_refused(const struct run *r, char *msg, size_t len);
 void layers_loud(struct run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void layers_say_warnings(const struct run *r);
 void layers_warn_degraded(struct run *r);
 int layer_on(const struct run *r, int i);
 /* The run records the payload's connections to privileged daemons'

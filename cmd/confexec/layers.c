@@ -81,6 +81,37 @@ layers_loud(struct run *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Each degrade-mode warning on stderr as one line of at most
+ * WARN_SHOWN bytes ("confexec: WARNING: ..."): a longer one is cut at a
+ * word and says where it is in full (the start record's "warnings",
+ * and confexec --dry-run, which prints them whole). */
+void
+layers_say_warnings(const struct run *r)
+{
+	static const char more[] = " ... (in full: confexec --dry-run)";
+	char line[WARN_LEN];
+	size_t i, room, cut;
+	char *p;
+
+	room = WARN_SHOWN - strlen(prog_name()) - strlen(": WARNING: \n");
+	for (i = 0; i < r->nwarnings; i++) {
+		snprintf(line, sizeof(line), "%s", r->warnings[i]);
+		for (p = line; *p != '\0'; p++)
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
+		if (strlen(line) <= room) {
+			warning("WARNING: %s", line);
+			continue;
+		}
+		cut = room - (sizeof(more) - 1);
+		while (cut > room / 2 && line[cut] != ' ')
+			cut--;
+		while (cut > 0 && strchr(" ;:,(", line[cut - 1]) != NULL)
+			cut--;
+		warning("WARNING: %.*s%s", (int)cut, line, more);
+	}
+}
+
 /* A plan-level refusal (the first one wins), kept for run(). */
 static void
 refusal(struct run *r, const char *fmt, ...)
