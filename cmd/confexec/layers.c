@@ -83,12 +83,12 @@ layers_loud(struct run *r, const char *fmt, ...)
 
 /* Each degrade-mode warning on stderr as one line of at most
  * WARN_SHOWN bytes ("confexec: WARNING: ..."): a longer one is cut at a
- * word and says where it is in full (the start record's "warnings",
- * and confexec --dry-run, which prints them whole). */
+ * word and says where it is in full: the start record's "warnings";
+ * a layer's reason is whole in confexec --dry-run's "why" too. */
 void
 layers_say_warnings(const struct run *r)
 {
-	static const char more[] = " ... (in full: confexec --dry-run)";
+	static const char more[] = " ... (in full: start record, --dry-run)";
 	char line[WARN_LEN];
 	size_t i, room, cut;
 	char *p;
