@@ -237,6 +237,7 @@ boundary_filter(struct run *r, char *err, size_t len)
 	}
 	r->observing = r->explain ? OBSERVE_ALL : !r->no_denials &&
 	    layer_on(r, L_LANDLOCK) && r->want_notify ? OBSERVE_WRITES : 0;
+	denials_argv(r);
 	/* Outside every rule the view has nothing (ENOENT): the observer
 	 * names such a path as the host has it. */
 	obs_host_names(r->observing && layer_on(r, L_MOUNTNS));

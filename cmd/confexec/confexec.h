@@ -414,9 +414,12 @@ void say_close(void);
  * (stderr, end record) cut at DENIAL_SHOWN bytes.  denials_count: the
  * pairs kept, the denied calls seen and those on pairs past the bound;
  * denials_get: pair i (its path in full); denials_ignored: the payload
- * exited 0 (went on without them); denials_say: after the run, one line
+ * exited 0 (went on without them); denials_argv (in the parent, before
+ * the clone; not with --explain-denials, whose observer sees the reads):
+ * the payload's arguments that name an existing host path no rule lets
+ * it read, kept for denials_say; denials_say: after the run, one line
  * per pair on stderr (by default only when the payload failed), one for
- * the rest, and on a failure not fully observed the line saying how to
+ * the rest, one per argument kept (when the payload failed), and on a failure not fully observed the line saying how to
  * rerun with every denial named. */
 #define OBSERVE_WRITES 1
 #define OBSERVE_ALL 2
@@ -429,6 +432,7 @@ int denials_get(size_t i, const char **path, const char **access,
     const char **grant, uint64_t *count);
 struct outcome;
 int denials_ignored(const struct outcome *o);
+void denials_argv(const struct run *r);
 void denials_say(const struct run *r, const struct outcome *o);
 
 /* canary.c (--canary): canary_want before the run; canary_prepare

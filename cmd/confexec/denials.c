@@ -30,6 +30,16 @@ struct denial {
 	uint64_t count;
 };
 
+/* The payload's arguments that name a host path no rule grants read on
+ * (denials_argv), at most ARGV_NAMED. */
+#define ARGV_NAMED 4
+static struct {
+	size_t arg;
+	char path[PATH_MAX];
+	char grant[DENIAL_SHOWN + 64];
+} argn[ARGV_NAMED];
+static size_t nargn;
+
 static struct {
 	struct denial d[DENIALS_LISTED];
 	size_t n;
@@ -141,6 +151,31 @@ seen_one(struct run *r, const char *path, enum obs_access a)
 }
 
 void
+denials_argv(const struct run *r)
+{
+	char rp[PATH_MAX];
+	size_t i;
+
+	nargn = 0;
+	if (r->no_denials || r->observing == OBSERVE_ALL ||
+	    !layer_on(r, L_LANDLOCK))
+		return;
+	for (i = 1; i < r->p.argc && nargn < ARGV_NAMED; i++) {
+		/* The script handed over sealed needs no rule; a relative
+		 * argument is the payload's to resolve. */
+		if (i == r->p.script_arg || r->p.argv[i][0] != '/' ||
+		    realpath(r->p.argv[i], rp) == NULL ||
+		    granted(r, rp, OBS_READ))
+			continue;
+		argn[nargn].arg = i;
+		snprintf(argn[nargn].path, sizeof(argn[nargn].path), "%s", rp);
+		hint(r, rp, OBS_READ, argn[nargn].grant,
+		    sizeof(argn[nargn].grant));
+		nargn++;
+	}
+}
+
+void
 denials_seen(void *arg, const struct obs_seen *s)
 {
 	size_t i;
@@ -210,6 +245,12 @@ denials_say(const struct run *r, const struct outcome *o)
 		warning("denied: %llu more calls on other paths, not listed "
 		    "(at most %u paths are)", (unsigned long long)den.unlisted,
 		    (unsigned)DENIALS_LISTED);
+	for (i = 0; !denials_ignored(o) && o->have_status && i < nargn; i++)
+		warning("argument %zu names %.*s%s, which no rule lets the "
+		    "payload read: %s%s", argn[i].arg, DENIAL_SHOWN,
+		    argn[i].path, strlen(argn[i].path) > DENIAL_SHOWN ? "..." :
+		    "", strncmp(argn[i].grant, "--", 2) == 0 ?
+		    "grant it with " : "", argn[i].grant);
 	if (r->observing != OBSERVE_ALL && layer_on(r, L_LANDLOCK) &&
 	    o->have_status && o->si.si_code == CLD_EXITED &&
 	    o->si.si_status != 0)
