@@ -292,10 +292,11 @@ judge_cgroup_owner(struct run *r)
 	if (i == 2)
 		return;
 	if (r->p.mode == PLAN_DEGRADE)
-		layers_loud(r, "%s is writable by uid %lu%s: that user can "
-			"move the payload out of the run's cgroup", path,
+		layers_loud(r, "uid %lu%s can write %s: that user can move "
+			"the payload out of the run's cgroup",
 		    (unsigned long)st.st_uid,
-		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
+		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "",
+		    path);
 	else
 		refusal(r, "%s is writable by uid %lu%s: that user could move "
 			   "the payload out of the run's cgroup (fix the "
