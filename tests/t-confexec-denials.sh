@@ -293,6 +293,31 @@ else
 	skip "a write to /dev/tty" "no /dev/tty"
 fi
 
+# ---- no listener, no default observer ---------------------------------------
+# A nested run (confexec inside confexec, whose filter refuses a
+# listener) degrades without one: nothing observed, nothing named by
+# the inner confexec, no rerun line from it (its rerun could not name
+# them either); its end record has no denials.
+"$PE" $BASEP --degrade -- /bin/sh -c '"$0" write "$1/secret"; exit 3' \
+	"$E" "$OUTSIDE" >"$TMP/inner" || fail "planenc encodes the inner plan"
+mkdir -p "$TMP/jn"
+t_exit 3 "nested, degrade, no listener: a denied write, exit 3" \
+	cx -- --unix --rox "$BIN" --rw "$TMP/jn" --prompt-file "$TMP/inner" \
+	"$BIN/confexec" --no-image-cache --journal "$TMP/jn/inner.j"
+t_grep "  the inner payload got ENOENT" '^ENOENT$' "$OUT"
+t_grep "  the inner run says it has no listener" \
+	'^confexec: WARNING: running without seccomp-listener' "$ERR"
+# The outer run's observer sees the inner payload too (in its domain):
+# one denial and one rerun line, the outer's; none from the inner.
+t_eq "  one denial named, one rerun line: the outer run's only" \
+	"$(denied) $(rerun)" "1 1"
+t_grep "  the outer names the write" \
+	"^confexec: denied: write $OUTSIDE/secret: grant it with --rw $OUTSIDE/secret\$" \
+	"$ERR"
+t_eq "  the inner end record: no denials, nothing observed" \
+	"$(jq -r 'select(.event.event == "end") | .event |
+	[.denials, .notify.observed] | @tsv' "$TMP/jn/inner.j")" "$(printf '\t0')"
+
 # ---- the real tools ----------------------------------------------------------
 if command -v git >/dev/null 2>&1; then
 	git init -q "$OUTSIDE/repo" 2>/dev/null &&

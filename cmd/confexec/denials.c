@@ -219,7 +219,7 @@ denials_ignored(const struct outcome *o)
  * default only when the payload failed; with --explain-denials always.
  * A run that exited non-zero without every denial observable (no
  * --explain-denials: reads are not) says in one line how to rerun it
- * with them named. */
+ * with them named, where the rerun can. */
 void
 denials_say(const struct run *r, const struct outcome *o)
 {
@@ -251,8 +251,10 @@ denials_say(const struct run *r, const struct outcome *o)
 		    argn[i].path, strlen(argn[i].path) > DENIAL_SHOWN ? "..." :
 		    "", strncmp(argn[i].grant, "--", 2) == 0 ?
 		    "grant it with " : "", argn[i].grant);
+	/* Only where the rerun could name them: Landlock denies, and the
+	 * listener --explain-denials needs is there. */
 	if (r->observing != OBSERVE_ALL && layer_on(r, L_LANDLOCK) &&
-	    o->have_status && o->si.si_code == CLD_EXITED &&
+	    layer_on(r, L_LISTENER) && o->have_status && o->si.si_code == CLD_EXITED &&
 	    o->si.si_status != 0)
 		warning("exit %d; reads the rules deny are not named by "
 		    "default: rerun as planenc ... | confexec --explain-denials "
