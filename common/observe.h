@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* observe: the payload's path calls seen through its seccomp listener,
- * without acting for it.  With confexec --explain-denials the filter
- * notifies these calls too (sf_observe), and the supervisor answers each
+ * without acting for it.  With confexec's observer the filter notifies
+ * these calls too (sf_observe_watch: by default obs_writes, with
+ * --explain-denials every one of obs_calls), and the supervisor answers each
  * with SECCOMP_USER_NOTIF_FLAG_CONTINUE: the payload's own call then
  * runs, under its own Landlock domain, mount view and credentials, so
  * the kernel alone decides.  Before answering, the supervisor names what

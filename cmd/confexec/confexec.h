@@ -16,7 +16,7 @@
  *   end.c          ending the run: kill, reap, drain, remove, end record
  *   children.c     confexec's children, as /proc lists them
  *   say.c          lines on stderr from the loop, never blocking on it
- *   denials.c      --explain-denials: path calls the rules deny
+ *   denials.c      denials named: path calls the rules deny
  *   canary.c       --canary: the probe program (canary/canary.c) in the
  *                  plan's boundary, its answers judged against the plan
  *   privileged.c   no privileged file beneath a rw rule: the rw trees
