@@ -39,7 +39,9 @@ cx() {
 	"$CX" $o --journal "$J" <"$TMP/plan"
 }
 jend() { jq -r "select(.event.event == \"end\") | .event | $1" "$J"; }
-denied() { grep -c '^confexec: denied: ' "$ERR"; }
+# denied: the lines naming a denial (on exit 0 "denied (not a failure:
+# exit 0): ...").
+denied() { grep -c '^confexec: denied[:( ]' "$ERR"; }
 
 # ---- a read outside the rules: named with --ro DIR -----------------------
 t_exit 0 "a read outside the rules" \
@@ -47,7 +49,7 @@ t_exit 0 "a read outside the rules" \
 t_grep "  the payload got ENOENT (not in the view), as without the option" \
 	'^ENOENT$' "$OUT"
 t_grep "  stderr names the path, read, and --ro FILE" \
-	"^confexec: denied: read $OUTSIDE/secret: grant it with --ro $OUTSIDE/secret\$" \
+	"^confexec: denied \\(not a failure: exit 0\\): read $OUTSIDE/secret: grant it with --ro $OUTSIDE/secret\$" \
 	"$ERR"
 t_eq "  one denial, one line" "$(denied)" 1
 t_eq "  the end record lists it" \
@@ -87,17 +89,17 @@ t_exit 0 "write, create, mkdir, remove, exec outside the rules" \
 t_eq "  the payload's answers are the kernel's: ENOENT" \
 	"$(tr '\n' ' ' <"$OUT")" "ENOENT ENOENT ENOENT rm:0 ENOENT "
 t_grep "  write names --rw FILE" \
-	"^confexec: denied: write $OUTSIDE/secret: grant it with --rw $OUTSIDE/secret\$" \
+	"^confexec: denied \\(not a failure: exit 0\\): write $OUTSIDE/secret: grant it with --rw $OUTSIDE/secret\$" \
 	"$ERR"
 t_grep "  a new file: create, --rw DIR" \
-	"^confexec: denied: create $OUTSIDE/new: grant it with --rw $OUTSIDE\$" \
+	"^confexec: denied \\(not a failure: exit 0\\): create $OUTSIDE/new: grant it with --rw $OUTSIDE\$" \
 	"$ERR"
-t_grep "  mkdir: create" "^confexec: denied: create $OUTSIDE/dir: " "$ERR"
+t_grep "  mkdir: create" "^confexec: denied \\(not a failure: exit 0\\): create $OUTSIDE/dir: " "$ERR"
 t_grep "  unlink: remove" \
-	"^confexec: denied: remove $OUTSIDE/secret: grant it with --rw $OUTSIDE\$" \
+	"^confexec: denied \\(not a failure: exit 0\\): remove $OUTSIDE/secret: grant it with --rw $OUTSIDE\$" \
 	"$ERR"
 t_grep "  exec names --rox FILE" \
-	"^confexec: denied: exec $OUTSIDE/secret: grant it with --rox $OUTSIDE/secret\$" \
+	"^confexec: denied \\(not a failure: exit 0\\): exec $OUTSIDE/secret: grant it with --rox $OUTSIDE/secret\$" \
 	"$ERR"
 ok "  nothing was changed outside" test -f "$OUTSIDE/secret" -a \
 	! -e "$OUTSIDE/new" -a ! -e "$OUTSIDE/dir"
@@ -109,14 +111,14 @@ t_exit 0 "a read through a symlink out of the rules" \
 	cx --explain-denials -- "$E" read "$OK/link/secret"
 t_grep "  the payload got ENOENT" '^ENOENT$' "$OUT"
 t_grep "  the path named is the link's target" \
-	"^confexec: denied: read $OUTSIDE/secret: grant it with --ro $OUTSIDE/secret\$" \
+	"^confexec: denied \\(not a failure: exit 0\\): read $OUTSIDE/secret: grant it with --ro $OUTSIDE/secret\$" \
 	"$ERR"
 rm "$OK/link"
 
 # A relative path: named from the payload's working directory.
 t_exit 0 "a relative path" cx --explain-denials -- /bin/sh -c \
 	'cd "$1" && "$0" read outside/secret' "$E" "$TMP"
-t_grep "  named in full" "^confexec: denied: read $OUTSIDE/secret: " "$ERR"
+t_grep "  named in full" "^confexec: denied \\(not a failure: exit 0\\): read $OUTSIDE/secret: " "$ERR"
 
 # Something the preset would grant: ", or --preset sys".
 "$PE" --rox /usr --rox /lib --rox /lib64 --follow /lib --follow /lib64 \
@@ -126,7 +128,7 @@ t_grep "  named in full" "^confexec: denied: read $OUTSIDE/secret: " "$ERR"
 t_exit 0 "a read of /etc/hostname without --preset sys" \
 	"$CX" --explain-denials <"$TMP/nopreset.plan"
 t_grep "  names --ro /etc/hostname, or --preset sys" \
-	'^confexec: denied: read /etc/hostname: grant it with --ro /etc/hostname, or --preset sys$' \
+	'^confexec: denied \(not a failure: exit 0\): read /etc/hostname: grant it with --ro /etc/hostname, or --preset sys$' \
 	"$ERR"
 
 # ---- the bound ---------------------------------------------------------------
@@ -142,7 +144,7 @@ t_exit 0 "10,000 denied opens on 100 paths" cx --explain-denials -- \
 t_grep "  the payload ran through" '^done$' "$OUT"
 t_eq "  33 lines: 32 paths and one for the rest" "$(denied)" 33
 t_grep "  each with its count" \
-	"^confexec: denied: read $OUTSIDE/sub/f0 \\(100 calls\\): grant it with --ro $OUTSIDE/sub/f0\$" \
+	"^confexec: denied \\(not a failure: exit 0\\): read $OUTSIDE/sub/f0 \\(100 calls\\): grant it with --ro $OUTSIDE/sub/f0\$" \
 	"$ERR"
 t_grep "  the rest counted" \
 	'^confexec: denied: 6800 more calls on other paths, not listed \(at most 32 paths are\)$' \
@@ -161,7 +163,7 @@ t_exit 0 "a denied path of 400 bytes" cx --explain-denials -- "$E" read "$LONG/f
 t_eq "  the end record cuts it at 256 bytes and says so" \
 	"$(jend '.denials.listed[0] | [(.path | length), .cut] | @tsv')" \
 	"$(printf '256\ttrue')"
-t_grep "  stderr shows it cut" '^confexec: denied: read /[^ ]*\.\.\.: ' "$ERR"
+t_grep "  stderr shows it cut" '^confexec: denied \(not a failure: exit 0\): read /[^ ]*\.\.\.: ' "$ERR"
 
 # ---- what is seen is for the report only -----------------------------------
 # A thread swaps the path between a granted file and a denied one (a
@@ -248,6 +250,9 @@ t_exit 3 "--explain-denials: no rerun line on a failure" \
 	cx --explain-denials -- /bin/sh -c '"$0" read "$1/secret"; exit 3' \
 	"$E" "$OUTSIDE"
 t_eq "  the read named instead" "$(denied) $(rerun)" "1 0"
+t_grep "  as a failure's denial (the run exited 3)" \
+	"^confexec: denied: read $OUTSIDE/secret: grant it with --ro $OUTSIDE/secret\$" \
+	"$ERR"
 t_exit 3 "--no-denials: nothing said on a failure" \
 	cx --no-denials -- /bin/sh -c '"$0" write "$1/secret"; exit 3' \
 	"$E" "$OUTSIDE"
@@ -275,7 +280,7 @@ at_exit "rm -f '$RF' /root/.borne-denials-new"
 rm -f /root/.borne-denials-new
 t_exit 0 "a read of a file in /root" cx --explain-denials -- "$E" read "$RF"
 t_grep "  granted as the file, never /root" \
-	"^confexec: denied: read $RF: grant it with --ro $RF\$" "$ERR"
+	"^confexec: denied \\(not a failure: exit 0\\): read $RF: grant it with --ro $RF\$" "$ERR"
 t_exit 5 "a file made in /root, a run that fails" cx -- /bin/sh -c \
 	'"$0" write /root/.borne-denials-new; exit 5' "$E"
 t_grep "  no rule on /root offered: the file, once made" \

@@ -216,7 +216,8 @@ denials_ignored(const struct outcome *o)
 
 /* After the run, on stderr: one line per pair, its path cut at
  * DENIAL_SHOWN bytes, then one line counting what was not listed.  By
- * default only when the payload failed; with --explain-denials always.
+ * default only when the payload failed; with --explain-denials always,
+ * marked as no failure when the payload exited 0 (probes it ignores).
  * A run that exited non-zero without every denial observable (no
  * --explain-denials: reads are not) says in one line how to rerun it
  * with them named, where the rerun can. */
@@ -235,7 +236,8 @@ denials_say(const struct run *r, const struct outcome *o)
 		if (den.d[i].count > 1)
 			snprintf(times, sizeof(times), " (%llu calls)",
 			    (unsigned long long)den.d[i].count);
-		warning("denied: %s %.*s%s%s: %s%s",
+		warning("denied%s: %s %.*s%s%s: %s%s", denials_ignored(o) ?
+		    " (not a failure: exit 0)" : "",
 		    obs_access_name(den.d[i].access), DENIAL_SHOWN,
 		    den.d[i].path, strlen(den.d[i].path) > DENIAL_SHOWN ?
 		    "..." : "", times, strncmp(den.d[i].grant, "--", 2) == 0 ?
