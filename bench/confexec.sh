@@ -33,7 +33,9 @@
 #            read-only opens stay in the filter) and under confexec
 #            --explain-denials (each call observed: a round-trip to the
 #            supervisor); the ratios of both observers to none printed
-#            (the default's target: under 1.05).  metadata also runs its
+#            (the default's target: under 1.05); and a shell loop of 300
+#            execs (each one notified by the default observer) without
+#            and with it, ratio printed.  metadata also runs its
 #            tar x (every file a create the default observer sees) with
 #            --no-denials and --explain-denials, ratios printed
 #   handoff  NCONN unix connects to a listener of the bench's own, bare
@@ -284,6 +286,17 @@ case " $BENCH_GROUPS " in *" explain "*)
 	    "confexec --no-denials grep -r"
 	versus explain "confexec --explain-denials grep -r" \
 	    "confexec --no-denials grep -r"
+	# Execs: the default observer's worst case, each execve a
+	# round-trip (a shell loop of 300 /bin/true), without and with it.
+	"$BIN/planenc" --preset sys -- /bin/sh -c 'i=0
+	    while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done' \
+	    >"$TMP/execplan"
+	add explain "confexec --no-denials sh, 300 execs" \
+	    "$BIN/confexec --no-denials $CACHE <$TMP/execplan"
+	add explain "confexec sh, 300 execs (default observer)" \
+	    "$BIN/confexec $CACHE <$TMP/execplan"
+	versus explain "confexec sh, 300 execs (default observer)" \
+	    "confexec --no-denials sh, 300 execs"
 esac
 
 case " $BENCH_GROUPS " in *" handoff "*)
