@@ -227,9 +227,9 @@ boundary_filter(struct run *r, char *err, size_t len)
 	 * execute denial (obs_writes: read-only opens and lookups stay in
 	 * the filter), and only where the filter has a listener anyway
 	 * (no listener, no default observer, nothing said); none with
-	 * --no-denials.  Without the
-	 * Landlock layer (degraded) no rule denies anything: nothing is
-	 * observed, and with the option that is said. */
+	 * --no-denials.  Without the Landlock layer (degraded) no rule
+	 * denies anything: nothing is observed, and with the option that
+	 * is said.  The arguments are checked here, in the parent. */
 	if (r->explain && !layer_on(r, L_LANDLOCK)) {
 		warning("--explain-denials: no Landlock layer in this run: "
 		    "no path is denied by the rules, none is named");
