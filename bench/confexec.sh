@@ -28,10 +28,16 @@
 #            --unshare-all (/ bound read-only, the directory read-write,
 #            its own /dev and /proc); MRUNS runs per command per round
 #   explain  grep -r -l over /usr/include (every file opened: a path call
-#            each), bare, under confexec, and under confexec
+#            each), bare, under confexec --no-denials (no observer),
+#            under confexec (the default observer: writes and execs only,
+#            read-only opens stay in the filter) and under confexec
 #            --explain-denials (each call observed: a round-trip to the
-#            supervisor); the ratio on/off printed.  metadata also runs
-#            its tar x with --explain-denials, ratio on/off printed
+#            supervisor); the ratios of both observers to none printed
+#            (the default's target: under 1.05); and a shell loop of 300
+#            execs (each one notified by the default observer) without
+#            and with it, ratio printed.  metadata also runs its
+#            tar x (every file a create the default observer sees) with
+#            --no-denials and --explain-denials, ratios printed
 #   handoff  NCONN unix connects to a listener of the bench's own, bare
 #            and under confexec --unix (each connect notified, its socket
 #            fetched and its peer read: the trust handoff records)
@@ -246,18 +252,23 @@ case " $BENCH_GROUPS " in *" metadata "*)
 	    "tar -xpf $TMP/t.tar -C $TMP/x" "$xprep"
 	add metadata "confexec tar x (--rw dir)" \
 	    "$BIN/confexec $CACHE <$TMP/tarplan" "$xprep"
+	add metadata "confexec --no-denials tar x" \
+	    "$BIN/confexec --no-denials $CACHE <$TMP/tarplan" "$xprep"
+	versus metadata "confexec tar x (--rw dir)" \
+	    "confexec --no-denials tar x"
 	target metadata "confexec tar x (--rw dir)" 1.1
 	add metadata "bwrap tar x (--bind dir)" "$bwtar" "$xprep"
 	# The same extraction with every path call observed.
 	add metadata "confexec --explain-denials tar x" \
 	    "$BIN/confexec --explain-denials $CACHE <$TMP/tarplan" "$xprep"
 	versus metadata "confexec --explain-denials tar x" \
-	    "confexec tar x (--rw dir)"
+	    "confexec --no-denials tar x"
 esac
 
 case " $BENCH_GROUPS " in *" explain "*)
 	# Opens: grep -r -l over /usr/include (every file opened, read up to
-	# its first "define"), bare, under confexec, and under confexec
+	# its first "define"), bare, under confexec without an observer,
+	# with the default one (no open of grep's is notified) and with
 	# --explain-denials (each open a round-trip to the supervisor).
 	"$BIN/planenc" --rox /usr --rox /lib --rox /lib64 --follow /lib \
 	    --follow /lib64 --ro /etc -- /usr/bin/grep -r -l define \
@@ -265,10 +276,27 @@ case " $BENCH_GROUPS " in *" explain "*)
 	n=$(find /usr/include -type f | wc -l)
 	add explain "bare grep -r, $n files" \
 	    "grep -r -l define /usr/include"
-	add explain "confexec grep -r" "$BIN/confexec $CACHE <$TMP/grepplan"
+	add explain "confexec --no-denials grep -r" \
+	    "$BIN/confexec --no-denials $CACHE <$TMP/grepplan"
+	add explain "confexec grep -r (default observer)" \
+	    "$BIN/confexec $CACHE <$TMP/grepplan"
 	add explain "confexec --explain-denials grep -r" \
 	    "$BIN/confexec --explain-denials $CACHE <$TMP/grepplan"
-	versus explain "confexec --explain-denials grep -r" "confexec grep -r"
+	versus explain "confexec grep -r (default observer)" \
+	    "confexec --no-denials grep -r"
+	versus explain "confexec --explain-denials grep -r" \
+	    "confexec --no-denials grep -r"
+	# Execs: the default observer's worst case, each execve a
+	# round-trip (a shell loop of 300 /bin/true), without and with it.
+	"$BIN/planenc" --preset sys -- /bin/sh -c 'i=0
+	    while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done' \
+	    >"$TMP/execplan"
+	add explain "confexec --no-denials sh, 300 execs" \
+	    "$BIN/confexec --no-denials $CACHE <$TMP/execplan"
+	add explain "confexec sh, 300 execs (default observer)" \
+	    "$BIN/confexec $CACHE <$TMP/execplan"
+	versus explain "confexec sh, 300 execs (default observer)" \
+	    "confexec --no-denials sh, 300 execs"
 esac
 
 case " $BENCH_GROUPS " in *" handoff "*)

@@ -514,20 +514,29 @@ int
 ll_grant_hint(const struct plan *p, char *const *real, const char *path,
     enum plan_intent need, char *buf, size_t size)
 {
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	return ll_grant_hint_at(p, real, path, dir, need, buf, size);
+}
+
+int
+ll_grant_hint_at(const struct plan *p, char *const *real, const char *path,
+    const char *dir, enum plan_intent need, char *buf, size_t size)
+{
 	const struct plan_preset_entry *sys;
-	char rp[PATH_MAX], dir[PATH_MAX];
+	char rp[PATH_MAX];
 	size_t i, n;
 	long g;
-	char *slash;
 
 	if ((g = ll_granted(p, real, path, need)) >= 0) {
 		snprintf(buf, size, "%s %s",
 		    plan_intent_name(p->fs[g].intent), p->fs[g].path);
 		return 1;
 	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	if ((slash = strrchr(dir, '/')) != NULL)
-		*(slash == dir ? slash + 1 : slash) = '\0';
 	sys = plan_preset_sys(&n);
 	for (i = 0; i < n; i++)
 		if (grants(sys[i].intent, need) &&

@@ -69,6 +69,12 @@ int ll_add_connect(int rfd, int abi, uint16_t port, char *err,
 int ll_grant_hint(const struct plan *p, char *const *real, const char *path,
     enum plan_intent need, char *buf, size_t size);
 
+/* The same, the flag naming target (path itself, or the directory a
+ * name is made in) instead of path's directory. */
+int ll_grant_hint_at(const struct plan *p, char *const *real,
+    const char *path, const char *target, enum plan_intent need, char *buf,
+    size_t size);
+
 /* The same question without the hint (no realpath: cheap, for every
  * call the supervisor observes): the index of the first rule that
  * grants need on path, or -1. */

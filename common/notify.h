@@ -86,7 +86,7 @@ struct notify_policy {
 	gid_t gid;
 	gid_t *groups;		/* its supplementary groups */
 	size_t ngroups;
-	/* With an observer (confexec --explain-denials, observe.h): the
+	/* With an observer (confexec's denials, observe.h): the
 	 * observed calls are named, given to observe(observe_arg, seen)
 	 * when something was seen, and continue as the payload made them
 	 * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the supervisor never acts

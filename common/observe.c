@@ -82,6 +82,18 @@ const size_t obs_ncalls = sizeof(obs_calls) / sizeof(obs_calls[0]);
 _Static_assert(sizeof(obs_calls) / sizeof(obs_calls[0]) == NCALLS,
     "obs_calls lists the calls of calls[]");
 
+#define OBS_WRITE_BITS ((uint32_t)(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC))
+const struct sf_watch obs_writes[] = {
+	{__NR_open, 1, OBS_WRITE_BITS}, {__NR_openat, 2, OBS_WRITE_BITS},
+	{__NR_creat, -1, 0}, {__NR_execve, -1, 0}, {__NR_mkdir, -1, 0},
+	{__NR_mkdirat, -1, 0}, {__NR_mknod, -1, 0}, {__NR_mknodat, -1, 0},
+	{__NR_symlink, -1, 0}, {__NR_symlinkat, -1, 0}, {__NR_link, -1, 0},
+	{__NR_linkat, -1, 0}, {__NR_unlink, -1, 0}, {__NR_unlinkat, -1, 0},
+	{__NR_rmdir, -1, 0}, {__NR_rename, -1, 0}, {__NR_renameat, -1, 0},
+	{__NR_renameat2, -1, 0}, {__NR_truncate, -1, 0},
+};
+const size_t obs_nwrites = sizeof(obs_writes) / sizeof(obs_writes[0]);
+
 static const struct call *
 lookup(int nr)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* observe: the payload's path calls seen through its seccomp listener,
- * without acting for it.  With confexec --explain-denials the filter
- * notifies these calls too (sf_observe), and the supervisor answers each
+ * without acting for it.  With confexec's observer the filter notifies
+ * these calls too (sf_observe_watch: by default obs_writes, with
+ * --explain-denials every one of obs_calls), and the supervisor answers each
  * with SECCOMP_USER_NOTIF_FLAG_CONTINUE: the payload's own call then
  * runs, under its own Landlock domain, mount view and credentials, so
  * the kernel alone decides.  Before answering, the supervisor names what
@@ -36,9 +37,20 @@
 #include <stddef.h>
 #include <linux/seccomp.h>
 
+#include "sysfilter.h"
+
 /* The observed call numbers (for sf_observe). */
 extern const int obs_calls[];
 extern const size_t obs_ncalls;
+
+/* The cheap observer's watches (sf_observe_watch): the calls that can
+ * meet a write or execute denial and are rare in path-heavy work:
+ * execve, creat, mkdir, mknod, link, symlink, unlink, rmdir, rename,
+ * truncate, each form; open and openat only when their flags ask to
+ * write, create or truncate (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC), so a
+ * read-only open and every lookup stay in the filter. */
+extern const struct sf_watch obs_writes[];
+extern const size_t obs_nwrites;
 
 /* 1 when nr is observed. */
 int obs_is_observed(int nr);

@@ -736,11 +736,35 @@ sf_load_listener(const struct sock_fprog *prog)
 int
 sf_observe(struct sock_fprog *prog, const int *nrs, size_t n)
 {
-	struct sock_filter *f, *t;
-	size_t len = prog->len, tail, i, k = 0;
+	struct sf_watch w[200];
+	size_t i;
 
-	/* The tail: arch, nr, one test per number, notify, allow. */
-	if (n == 0 || n > 200 || len + 5 + n > BPF_MAXINSNS) {
+	if (n == 0 || n > sizeof(w) / sizeof(w[0])) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		w[i] = (struct sf_watch){nrs[i], -1, 0};
+	return sf_observe_watch(prog, w, n);
+}
+
+int
+sf_observe_watch(struct sock_fprog *prog, const struct sf_watch *w,
+    size_t n)
+{
+	struct sock_filter *f, *t;
+	size_t len = prog->len, tail, size = 5, i, k = 0, allow, notif;
+
+	/* The tail: arch, nr, per watch a test (and, with an argument, a
+	 * load and a bit test), allow, notify. */
+	for (i = 0; i < n && n <= 200; i++) {
+		if (w[i].arg > 5 || (w[i].arg >= 0 && w[i].mask == 0)) {
+			errno = EINVAL;
+			return -1;
+		}
+		size += w[i].arg < 0 ? 1 : 3;
+	}
+	if (n == 0 || n > 200 || size > 255 || len + size > BPF_MAXINSNS) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -750,7 +774,7 @@ sf_observe(struct sock_fprog *prog, const int *nrs, size_t n)
 			errno = EINVAL;
 			return -1;
 		}
-	f = malloc((len + 5 + n) * sizeof(*f));
+	f = malloc((len + size) * sizeof(*f));
 	if (f == NULL)
 		return -1;
 	memcpy(f, prog->filter, len * sizeof(*f));
@@ -761,16 +785,36 @@ sf_observe(struct sock_fprog *prog, const int *nrs, size_t n)
 			f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA,
 			    (uint32_t)(tail - i - 1), 0, 0);
 	t = f + tail;
+	allow = size - 2;	/* the tail's last two: allow, notify */
+	notif = size - 1;
 	t[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	    offsetof(struct seccomp_data, arch));
 	/* Not x86_64 (never allowed by the program): allow as it did. */
-	t[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-	    AUDIT_ARCH_X86_64, 0, (uint8_t)(n + 1));
+	t[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    AUDIT_ARCH_X86_64, 0, (uint8_t)(allow - k - 1));
+	k++;
 	t[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	    offsetof(struct seccomp_data, nr));
-	for (i = 0; i < n; i++)
-		t[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
-		    BPF_K, (uint32_t)nrs[i], (uint8_t)(n - i), 0);
+	for (i = 0; i < n; i++) {
+		if (w[i].arg < 0) {
+			t[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+			    BPF_K, (uint32_t)w[i].nr, (uint8_t)(notif - k - 1),
+			    0);
+			k++;
+			continue;
+		}
+		/* Its number: the argument's low word (an int, as the
+		 * kernel reads it) decides; no other watch follows. */
+		t[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		    (uint32_t)w[i].nr, 0, 2);
+		t[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args) +
+		    8 * (unsigned)w[i].arg);
+		t[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		    w[i].mask, (uint8_t)(notif - k - 1),
+		    (uint8_t)(allow - k - 1));
+		k++;
+	}
 	t[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 	    SECCOMP_RET_ALLOW);
 	t[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,

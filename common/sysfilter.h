@@ -53,6 +53,7 @@
 #define BORNE_SYSFILTER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/filter.h>
 
 #define SF_NR_MAX 511	/* x86_64 numbers below the x32 region */
@@ -114,6 +115,21 @@ int sf_load_listener(const struct sock_fprog *prog);
  * that is not a constant, or a program that would grow past
  * BPF_MAXINSNS) and prog unchanged. */
 int sf_observe(struct sock_fprog *prog, const int *nrs, size_t n);
+
+/* The same, each call notified only where its argument arg (0..5; -1:
+ * always) has a bit of mask set in its low 32 bits (an int flags
+ * argument as the kernel reads it): openat with the write and create
+ * bits of its flags, say, while its read-only opens stay allowed in the
+ * filter and never reach the supervisor.  One watch per number.
+ * Returns 0, or -1 with errno (EINVAL: as above, or an argument out of
+ * range, an empty mask, a tail past 255 instructions). */
+struct sf_watch {
+	int nr;
+	int arg;
+	uint32_t mask;
+};
+int sf_observe_watch(struct sock_fprog *prog, const struct sf_watch *w,
+    size_t n);
 
 /* 1 if variant answers syscall nr by user notification. */
 int sf_is_notified(int nr, unsigned variant);

@@ -99,7 +99,7 @@ t_eq "  the last run's records (the denial run)" \
 	"$(q '[.events[] | select(.type == "RAW") | .event.seq][0]')" "$(sid 6)"
 t_eq "  its denial as CUSTOM borne.denials" \
 	"$(q '[.events[] | select(.name == "borne.denials") | .value.listed[0] |
-	    [.access, .path, .grant]]')" '[["read","/var/lib/dpkg/status","--ro /var/lib/dpkg"]]'
+	    [.access, .path, .grant]]')" '[["read","/var/lib/dpkg/status","--ro /var/lib/dpkg/status"]]'
 t_exit 0 "the egress run" agui "$(sid 5)"
 t_eq "  its refused destination as CUSTOM borne.egress" \
 	"$(q '[.events[] | select(.name == "borne.egress") | .value |

@@ -86,7 +86,7 @@ t_eq "every run's mode: strict" "$(q '[.before.runs[][6]] | unique')" '["strict"
 
 d() { q ".details[\"$1\"] | $2"; }
 t_eq "detail of the denial run: the path, the access, the flag that grants it" \
-	"$(d "$(sid 3)" .denials)" '[["read","/var/lib/dpkg/status","--ro /var/lib/dpkg","1"]]'
+	"$(d "$(sid 3)" .denials)" '[["read","/var/lib/dpkg/status","--ro /var/lib/dpkg/status","1"]]'
 t_eq "  its layers in the start record's order" \
 	"$(d "$(sid 3)" '.layers | map(.[1])')" \
 	"$(sed -n "$(sid 3)p" "$J" | jq -c .event.layers)"

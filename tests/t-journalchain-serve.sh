@@ -77,7 +77,7 @@ t_eq "  the preset's rules folded under its name, the others listed" \
 	"[\"sys\",[\"/proc\",\"$HELP\"]]"
 t_eq "  the denial with the flag that grants it" \
 	"$(jq -c '.denials.listed | map([.path, .grant])' "$TMP/body")" \
-	'[["/var/lib/dpkg/status","--ro /var/lib/dpkg"]]'
+	'[["/var/lib/dpkg/status","--ro /var/lib/dpkg/status"]]'
 t_eq "  its records, hashed as journalchain show --json hashes them" \
 	"$(jq -c '[.records[] | .hash]' "$TMP/body")" \
 	"$("$JC" show --json "$J" | jq -s -c '[.[] | select(.seq >= 5) | .hash]')"

@@ -133,4 +133,33 @@ done <<EOF
 125|fdclose-verify|:invalid keep list: x|--keep x -- /bin/true
 EOF
 
+# ---- confexec --degrade: each warning one line of at most 160 bytes --------
+# In a default container (emulated by the contained helper): every
+# degraded layer says so in one bounded line; the whole reason stays in
+# the start record.  No image cache: the container cannot make entries
+# immutable, which a fresh cache (another test's) would say in a line.
+if [ "$(id -u)" -eq 0 ] && [ -x "$HELP/contained" ] &&
+	"$HELP/contained" true 2>/dev/null; then
+	planenc --rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc \
+		--follow-symlinks /lib --follow-symlinks /lib64 --degrade \
+		-- /bin/true >"$TMP/deg.plan" || fail "planenc encodes --degrade"
+	t_exit 0 "confexec --degrade in a default container: runs" \
+		"$HELP/contained" "$BIN/confexec" --no-image-cache \
+		--journal "$TMP/deg.j" <"$TMP/deg.plan"
+	t_eq "  five warnings, one line each" \
+		"$(grep -c '^confexec: WARNING: ' "$ERR")" 5
+	t_eq "  nothing else on stderr" "$(wc -l <"$ERR" | tr -d ' ')" 5
+	t_eq "  no line longer than 160 bytes, newline included" \
+		"$(awk 'length($0) + 1 > 160' "$ERR" | wc -l | tr -d ' ')" 0
+	t_grep "  a cut one says where it is whole" \
+		' \.\.\. \(in full: start record, --dry-run\)$' "$ERR"
+	t_eq "  no control byte" \
+		"$(tr -d '\n' <"$ERR" | LC_ALL=C tr -d '[:print:]' | wc -c | tr -d ' ')" 0
+	t_grep "  the start record has the pid namespace's reason whole" \
+		'"warnings":\[.*running without pid-namespace: clone with namespace flags: Operation not permitted \(needs CAP_SYS_ADMIN and a seccomp filter that allows clone' \
+		"$TMP/deg.j"
+else
+	skip "confexec --degrade warnings" "needs root and the contained helper"
+fi
+
 done_testing

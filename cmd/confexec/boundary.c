@@ -22,6 +22,7 @@
 #include "boundary.h"
 #include "caps.h"
 #include "child.h"
+#include "denials.h"
 #include "err.h"
 #include "fd.h"
 #include "imgcache.h"
@@ -232,33 +233,43 @@ boundary_filter(struct run *r, char *err, size_t len)
 	if (sf_build(v, &r->filter, err, len) == -1)
 		return -1;
 	r->want_notify = sf_notifies(v);
-	/* --explain-denials: the path calls the program allows are
-	 * notified too, observed and continued (observe.h); without it
-	 * the program is the built one, byte for byte.  Without the
-	 * Landlock layer (degraded) no rule denies anything: nothing is
-	 * observed, and that is said. */
+	/* The observer (observe.h, denials.c): with --explain-denials
+	 * every path call the program allows is notified too, observed and
+	 * continued; by default only those that can meet a write or
+	 * execute denial (obs_writes: read-only opens and lookups stay in
+	 * the filter), and only where the filter has a listener anyway
+	 * (no listener, no default observer, nothing said); none with
+	 * --no-denials.  Without the Landlock layer (degraded) no rule
+	 * denies anything: nothing is observed, and with the option that
+	 * is said.  The arguments are checked here, in the parent. */
 	if (r->explain && !layers_on(r, L_LANDLOCK)) {
 		warning("--explain-denials: no Landlock layer in this run: "
 		    "no path is denied by the rules, none is named");
 		r->explain = 0;
 	}
+	r->observing = r->explain ? OBSERVE_ALL : !r->no_denials &&
+	    layers_on(r, L_LANDLOCK) && r->want_notify ? OBSERVE_WRITES : 0;
+	denials_argv(r);
 	/* Outside every rule the view has nothing (ENOENT): the observer
 	 * names such a path as the host has it. */
-	obs_host_names(r->explain && layers_on(r, L_MOUNTNS));
-	if (r->explain || layers_handoff(r)) {
-		int nrs[64];
+	obs_host_names(r->observing && layers_on(r, L_MOUNTNS));
+	if (r->observing || layers_handoff(r)) {
+		struct sf_watch w[64];
 		size_t n = 0, i;
 
-		if (obs_ncalls >= sizeof(nrs) / sizeof(nrs[0]))
+		if (obs_ncalls >= sizeof(w) / sizeof(w[0]))
 			return err_set(err, len, "seccomp: %zu observed calls",
 			    obs_ncalls);
-		for (i = 0; r->explain && i < obs_ncalls; i++)
-			nrs[n++] = obs_calls[i];
+		for (i = 0; r->observing == OBSERVE_ALL && i < obs_ncalls; i++)
+			w[n++] = (struct sf_watch){obs_calls[i], -1, 0};
+		for (i = 0; r->observing == OBSERVE_WRITES && i < obs_nwrites;
+		    i++)
+			w[n++] = obs_writes[i];
 		if (layers_handoff(r))	/* the trust handoff (handoffs.h) */
-			nrs[n++] = __NR_connect;
-		if (sf_observe(&r->filter, nrs, n) == -1)
+			w[n++] = (struct sf_watch){__NR_connect, -1, 0};
+		if (sf_observe_watch(&r->filter, w, n) == -1)
 			return err_set_sys(err, len, "seccomp: notifying %s",
-			    r->explain ? "path calls" : "connect");
+			    r->observing ? "path calls" : "connect");
 		r->want_notify = 1;
 	}
 	r->caps_empty = caps_empty();

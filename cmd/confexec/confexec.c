@@ -104,13 +104,11 @@ static void
 decide(struct run *r)
 {
 	char msg[REFUSAL_LEN];
-	size_t i;
 
 	if (layers_refused(r, msg, sizeof(msg)))
 		refuse(r, "%s", msg);
 	layers_warn_degraded(r);
-	for (i = 0; i < r->nwarnings; i++)
-		warning("WARNING: %s", r->warnings[i]);
+	layers_say_warnings(r);
 }
 
 /* Step 3: the boundary's parts that need nothing made yet (boundary.c):
@@ -231,7 +229,7 @@ seal_image(struct run *r)
 	    r->p.program, r->p.has_sha256 ? r->p.sha256 : NULL, &r->imgfd,
 	    r->prog_digest, err, sizeof(err));
 	if (r->imgcache != NULL && ic.note[0] != '\0')
-		warning("%s; sealing a private copy", ic.note);
+		warning("%.120s; sealing a private copy", ic.note);
 	if (r->imgcache != NULL)
 		imgcache_close(&ic);
 	sealed(r, ie, err);

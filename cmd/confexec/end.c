@@ -228,7 +228,7 @@ journal_end(struct run *r, struct outcome *o)
 	tmp_end(r);	/* the payload's tree is gone */
 	mv_end(&r->mv);
 	loop_finish(r);	/* the sources' last events */
-	denials_say(r);
+	denials_say(r, o);
 	/* --canary: the probes' verdict is the run's exit (canary.c). */
 	if (canary_on())
 		o->code = canary_exit(o->code, o->have_status ? &o->si : NULL);

@@ -168,13 +168,15 @@ events_start_refused(const struct run *r)
 	return o;
 }
 
-/* With --explain-denials: the (path, access) pairs the plan's rules
- * denied, each with the flag that would grant it and its count of calls,
- * at most DENIALS_LISTED, paths cut at DENIAL_SHOWN bytes ("cut": true);
+/* With an observer: the (path, access) pairs the plan's rules denied,
+ * each with the flag that would grant it and its count of calls, at
+ * most DENIALS_LISTED, paths cut at DENIAL_SHOWN bytes ("cut": true);
  * "calls": every denied call seen, "unlisted": those on pairs past the
- * bound.  null without the option. */
+ * bound; "seen": "writes" (the default observer: writes and execs) or
+ * "all" (--explain-denials); "ignored": the payload exited 0, going on
+ * without them.  null without an observer. */
 static json_t *
-denials_json(const struct run *r)
+denials_json(const struct run *r, const struct outcome *oc)
 {
 	json_t *o, *a, *e;
 	const char *path, *access, *grant;
@@ -182,7 +184,7 @@ denials_json(const struct run *r)
 	uint64_t calls, unlisted, count;
 	size_t i, n;
 
-	if (!r->explain)
+	if (!r->observing)
 		return json_null();
 	n = denials_count(&calls, &unlisted);
 	a = json_array();
@@ -202,6 +204,9 @@ denials_json(const struct run *r)
 	json_object_set_new(o, "listed", a);
 	json_object_set_new(o, "calls", events_u64(calls));
 	json_object_set_new(o, "unlisted", events_u64(unlisted));
+	json_object_set_new(o, "seen", json_string(r->observing ==
+	    OBSERVE_ALL ? "all" : "writes"));
+	json_object_set_new(o, "ignored", json_boolean(denials_ignored(oc)));
 	return o;
 }
 /* Escaped, a byte of a path or a grant costs at most 6 in the record
@@ -239,7 +244,7 @@ events_end(const struct run *r, const struct outcome *o)
 	    r->tmp_residue ? json_string(r->tmpdir) : json_null());
 	json_object_set_new(ev, "oom_kill",
 	    o->have_oom ? json_integer((json_int_t)o->oom) : json_null());
-	json_object_set_new(ev, "denials", denials_json(r));
+	json_object_set_new(ev, "denials", denials_json(r, o));
 	if (o->refused != NULL)
 		json_object_set_new(ev, "refused", json_string(o->refused));
 	json_object_set_new(ev, "time_ns", events_u64(now_ns(CLOCK_REALTIME)));

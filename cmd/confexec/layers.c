@@ -84,6 +84,37 @@ layers_loud(struct run *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Each degrade-mode warning on stderr as one line of at most
+ * WARN_SHOWN bytes ("confexec: WARNING: ..."): a longer one is cut at a
+ * word and says where it is in full: the start record's "warnings";
+ * a layer's reason is whole in confexec --dry-run's "why" too. */
+void
+layers_say_warnings(const struct run *r)
+{
+	static const char more[] = " ... (in full: start record, --dry-run)";
+	char line[WARN_LEN];
+	size_t i, room, cut;
+	char *p;
+
+	room = WARN_SHOWN - strlen(prog_name()) - strlen(": WARNING: \n");
+	for (i = 0; i < r->nwarnings; i++) {
+		snprintf(line, sizeof(line), "%s", r->warnings[i]);
+		for (p = line; *p != '\0'; p++)
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
+		if (strlen(line) <= room) {
+			warning("WARNING: %s", line);
+			continue;
+		}
+		cut = room - (sizeof(more) - 1);
+		while (cut > room / 2 && line[cut] != ' ')
+			cut--;
+		while (cut > 0 && strchr(" ;:,(", line[cut - 1]) != NULL)
+			cut--;
+		warning("WARNING: %.*s%s", (int)cut, line, more);
+	}
+}
+
 /* A plan-level refusal (the first one wins), kept for run(). */
 static void
 refusal(struct run *r, const char *fmt, ...)
@@ -264,10 +295,11 @@ judge_cgroup_owner(struct run *r)
 	if (i == 2)
 		return;
 	if (r->p.mode == PLAN_DEGRADE)
-		layers_loud(r, "%s is writable by uid %lu%s: that user can "
-			"move the payload out of the run's cgroup", path,
+		layers_loud(r, "uid %lu%s can write %s: that user can move "
+			"the payload out of the run's cgroup",
 		    (unsigned long)st.st_uid,
-		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "");
+		    st.st_mode & (S_IWGRP | S_IWOTH) ? " (and others)" : "",
+		    path);
 	else
 		refusal(r, "%s is writable by uid %lu%s: that user could move "
 			   "the payload out of the run's cgroup (fix the "

@@ -16,6 +16,7 @@ void layers_select(struct run *r);
 int layers_refused(const struct run *r, char *msg, size_t len);
 void layers_loud(struct run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void layers_say_warnings(const struct run *r);
 void layers_warn_degraded(struct run *r);
 int layers_on(const struct run *r, int i);
 /* The run records the payload's connections to privileged daemons'

@@ -17,14 +17,16 @@
 static const char USAGE[] = "confexec [--journal FILE] [--control PATH] "
 			    "[--dry-run] [--outlive-caller]\n"
 			    "\t[--image-cache DIR | --no-image-cache] "
-			    "[--explain-denials] [--registry FILE] [--timings]\n\t< PLAN\n"
+			    "[--explain-denials | --no-denials]\n"
+			    "\t[--registry FILE] [--timings] < PLAN\n"
 			    "       confexec [--journal FILE] [--registry FILE] "
 			    "--canary [--json] < PLAN\n"
 			    "       confexec [--journal FILE] --reap\n"
 			    "       confexec --help | --version";
 
 enum { OPT_IMGCACHE = USAGE_LONG_ONLY, OPT_NO_IMGCACHE, OPT_VERSION,
-	OPT_EXPLAIN, OPT_CANARY, OPT_JSON, OPT_REGISTRY, OPT_TIMINGS };
+	OPT_EXPLAIN, OPT_NO_DENIALS, OPT_CANARY, OPT_JSON, OPT_REGISTRY,
+	OPT_TIMINGS };
 
 /* Every option, its value and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
@@ -45,6 +47,8 @@ static const struct usage_opt options[] = {
 	{ "explain-denials", no_argument, OPT_EXPLAIN, NULL,
 	    "name each path the rules denied, after the run (costs a "
 	    "round-trip per path call)" },
+	{ "no-denials", no_argument, OPT_NO_DENIALS, NULL,
+	    "observe no path call: name no denied write or exec" },
 	{ "canary", no_argument, OPT_CANARY, NULL,
 	    "run the built-in probes under the plan's boundary instead of "
 	    "its program; one line each" },
@@ -60,7 +64,8 @@ static const struct usage_opt options[] = {
 
 struct opts {
 	const char *journal, *control, *imgcache, *registry;
-	int dry, outlive, reap_only, explain, canary, json, timings;
+	int dry, outlive, reap_only, explain, no_denials, canary, json;
+	int timings;
 	int seen_j, seen_c, seen_cache, no_cache, seen_reg;
 };
 
@@ -77,6 +82,8 @@ flag_of(struct opts *o, int c)
 		return &o->reap_only;
 	case OPT_EXPLAIN:
 		return &o->explain;
+	case OPT_NO_DENIALS:
+		return &o->no_denials;
 	case OPT_CANARY:
 		return &o->canary;
 	case OPT_JSON:
@@ -145,6 +152,9 @@ check(const struct opts *o)
 		die_usage_hint(EXIT_FAIL, "--reap excludes --dry-run, "
 		    "--outlive-caller, --control, --explain-denials and "
 		    "--registry");
+	if (o->explain && o->no_denials)
+		die_usage_hint(EXIT_FAIL, "--explain-denials and --no-denials "
+		    "exclude each other");
 	if (o->registry != NULL && o->dry)
 		die_usage_hint(EXIT_FAIL, "--registry excludes --dry-run (a "
 		    "dry run seals no program)");
@@ -184,6 +194,7 @@ options_read(struct run *r, int argc, char *argv[])
 	r->timings = o.timings;
 	r->outlive_caller = o.outlive;
 	r->explain = o.explain;
+	r->no_denials = o.no_denials;
 	r->reap_only = o.reap_only;
 	return o.dry;
 }

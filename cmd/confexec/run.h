@@ -19,7 +19,7 @@
  *   end.c          ending the run: kill, reap, drain, remove, end record
  *   children.c     confexec's children, as /proc lists them
  *   say.c          lines on stderr from the loop, never blocking on it
- *   denials.c      --explain-denials: path calls the rules deny
+ *   denials.c      denials named: path calls the rules deny
  *   canary.c       --canary: the probe program (canary/canary.c) in the
  *                  plan's boundary, its answers judged against the plan
  *   privileged.c   no privileged file beneath a rw rule: the rw trees
@@ -91,6 +91,9 @@ enum {
 /* Degrade-mode warnings, printed and journaled with the start record. */
 #define MAX_WARN 24
 #define WARN_LEN 1100
+/* The longest warning line on stderr, "confexec: " and newline included
+ * (layers_say_warnings). */
+#define WARN_SHOWN 160
 /* A refusal: one line per refused layer. */
 #define REFUSAL_LEN (L_NLAYERS * 1100)
 
@@ -224,6 +227,9 @@ struct run {
 	volatile int init_err;
 	int want_notify;	/* load the filter with a notify listener */
 	int explain;		/* --explain-denials: path calls observed */
+	int no_denials;		/* --no-denials: no default observer */
+	int observing;		/* OBSERVE_WRITES (the default) or
+				 * OBSERVE_ALL (--explain-denials), 0 none */
 	int host_sock;		/* the run inherits a socket (the host's) */
 	int notifyfd;		/* the listener, received from the payload */
 	uid_t final_uid;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* source: the payload's seccomp user notifications (sysfilter.h lists
  * the calls), answered by common/notify.c: metadata changes beneath
- * --rw rules, watches beneath any rule, unix binds and listen; in a run
+ * --rw rules, watches beneath any rule, unix binds and listen; the path
+ * calls the observer names, continued (denials.c, observe.h); in a run
  * that grants AF_UNIX, connect, continued once its socket is held for
  * the trust handoff records (handoffs.h).  Every
  * program variant has notified calls, so every run loads its filter
@@ -50,7 +51,7 @@ open_notify(struct source *s, struct run *r)
 	if (r->have_tmp && !tmp_pending && notify_policy_add_rw(&policy,
 		r->tmpfd, r->tmpdir) == -1)
 		return -1;
-	if (r->explain) {	/* the path calls: observed (denials.c) */
+	if (r->observing) {	/* the path calls: observed (denials.c) */
 		policy.observe = denials_seen;
 		policy.observe_arg = r;
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* bpfrun.h: a classic-BPF evaluator for the opcodes libseccomp emits
- * (load word, and, jumps, return), shared by the unit tests that ask the
+ * (load word, and, jumps, return; the bit test sf_observe_watch emits),
+ * shared by the unit tests that ask the
  * built-in seccomp programs what they answer for a syscall, an argument
  * or an architecture this kernel cannot produce (i386 int 0x80 faults on
  * this machine; x32 is compiled out).  Unknown opcode: -1. */
@@ -51,6 +52,9 @@ bpf_run(const struct sock_fprog *p, const struct sdata *d)
 			break;
 		case BPF_JMP | BPF_JGE | BPF_K:
 			pc += 1 + (a >= f->k ? f->jt : f->jf);
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += 1 + ((a & f->k) != 0 ? f->jt : f->jf);
 			break;
 		case BPF_RET | BPF_K:
 			return f->k;

@@ -343,6 +343,106 @@ test_observe(void)
 	sf_free(&o);
 }
 
+/* The watched number's argument flag bits of obs_writes, -1: always. */
+static long long
+watch_of(int nr, uint64_t args[6])
+{
+	size_t i;
+
+	for (i = 0; i < obs_nwrites; i++)
+		if (obs_writes[i].nr == nr)
+			return obs_writes[i].arg < 0 ? 1 :
+			    (uint32_t)args[obs_writes[i].arg] &
+			    obs_writes[i].mask ? 1 : 0;
+	return 0;
+}
+
+/* sf_observe_watch with the cheap observer's watches: every verdict of
+ * the program kept, except the allowed calls a watch matches, notified:
+ * open and openat only with a write, create or truncate bit in their
+ * flags' low word; every variant, number and shape, x32 and i386. */
+static void
+test_observe_writes(void)
+{
+	static const uint64_t shapes[][4] = {
+		{0, 0, 0, 0}, {AT_FDCWD, 0x1000, O_RDONLY, 0},
+		{AT_FDCWD, 0x1000, O_WRONLY, 0}, {AT_FDCWD, 0x1000, O_RDWR, 0},
+		{AT_FDCWD, 0x1000, O_CREAT, 0644}, {AT_FDCWD, 0x1000, O_TRUNC, 0},
+		{0x1000, O_WRONLY, 0, 0}, {0x1000, O_TRUNC, 0, 0},
+		{AT_FDCWD, 0x1000, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0},
+		{AT_FDCWD, 0x1000, HI | O_RDONLY, 0}, {0x1000, HI, 0, 0},
+		{AT_FDCWD, 0x1000, 3, 0},
+	};
+	struct sock_fprog o;
+	struct sdata d;
+	struct sf_watch bad_w = {__NR_openat, 6, 1};
+	char err[256];
+	unsigned v;
+	size_t k;
+	long long r0, r1;
+	int nr, bad = 0, notified = 0, ro_notified = 0;
+
+	for (v = 0; v < SF_NVARIANTS; v++) {
+		if (sf_build(v, &o, err, sizeof(err)) == -1 ||
+		    sf_observe_watch(&o, obs_writes, obs_nwrites) == -1) {
+			ok(0, "sf_observe_watch on variant %u", v);
+			return;
+		}
+		for (nr = 0; nr <= SF_NR_MAX; nr++)
+			for (k = 0; k < sizeof(shapes) / sizeof(shapes[0]);
+			    k++) {
+				memset(&d, 0, sizeof(d));
+				d.nr = nr;
+				d.arch = X86_64;
+				memcpy(d.args, shapes[k], sizeof(shapes[k]));
+				r0 = bpf_run(&progs[v], &d);
+				r1 = bpf_run(&o, &d);
+				if (r0 == ALLOW && watch_of(nr, d.args)) {
+					bad += r1 != NOTIF;
+					notified += r1 == NOTIF;
+				} else
+					bad += r1 != r0;
+				ro_notified += (nr == __NR_openat ||
+				    nr == __NR_open) && r1 == NOTIF &&
+				    !watch_of(nr, d.args);
+				d.nr = nr | 0x40000000;	/* x32 */
+				bad += bpf_run(&o, &d) != bpf_run(&progs[v],
+				    &d);
+				d.nr = nr;
+				d.arch = 0x40000003u;	/* i386 */
+				bad += bpf_run(&o, &d) != bpf_run(&progs[v],
+				    &d);
+			}
+		sf_free(&o);
+	}
+	is_int(bad, 0, "sf_observe_watch: every verdict kept but the "
+	    "watched allowed calls, all variants, x32 and i386 included");
+	ok(notified > 0, "sf_observe_watch: watched calls are notified");
+	is_int(ro_notified, 0, "sf_observe_watch: no read-only open notified");
+	memset(&d, 0, sizeof(d));
+	d.arch = X86_64;
+	(void)sf_build(0, &o, err, sizeof(err));
+	(void)sf_observe_watch(&o, obs_writes, obs_nwrites);
+	d.nr = __NR_openat;
+	d.args[2] = O_RDONLY;
+	is_int(bpf_run(&o, &d), ALLOW, "openat O_RDONLY: allowed, never "
+	    "notified");
+	d.args[2] = O_WRONLY | O_CREAT;
+	is_int(bpf_run(&o, &d), NOTIF, "openat O_WRONLY|O_CREAT: notified");
+	d.args[2] = HI | O_RDONLY;
+	is_int(bpf_run(&o, &d), ALLOW, "openat: the high word of the flags "
+	    "is not read");
+	d.nr = __NR_execve;
+	is_int(bpf_run(&o, &d), NOTIF, "execve: notified");
+	d.nr = __NR_newfstatat;
+	is_int(bpf_run(&o, &d), ALLOW, "newfstatat: allowed (a lookup)");
+	d.nr = __NR_getpid;
+	is_int(bpf_run(&o, &d), ALLOW, "getpid: allowed");
+	is_int(sf_observe_watch(&o, &bad_w, 1), -1, "an argument past the "
+	    "sixth refused");
+	sf_free(&o);
+}
+
 int
 main(void)
 {
@@ -359,6 +459,7 @@ main(void)
 	test_sockets();
 	test_ioctl_and_meta();
 	test_observe();
+	test_observe_writes();
 	for (v = 0; v < SF_NVARIANTS; v++)
 		sf_free(&progs[v]);
 	return done_testing();
