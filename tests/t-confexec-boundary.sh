@@ -229,6 +229,38 @@ ok "the socket bound beneath the --rw rule" test -S "$D/rw/sock"
 ok "the host's process is alive" kill -0 "$SP"
 ok "the host's listener is alive" kill -0 "$LP"
 
+# ---- the run's init: no descriptor, no zombie -------------------------------
+# pid 1 of the run's namespace closes every descriptor it was cloned with
+# and ignores SIGCHLD (the kernel reaps what is reparented to it).  The
+# payload leaves five orphans that exit at once, then waits; from the
+# host: init (confexec's child that is pid 1 in its namespace) holds no
+# descriptor, and its children (zombies among them) are gone.
+mkfifo "$D/rw/go"
+"$PE" $SYS --rw "$D/rw" -- /bin/sh -c 'for i in 1 2 3 4 5; do (/bin/true &)
+	done; : >"$0/orphaned"; read x <"$0/go"' "$D/rw" >"$TMP/p.init" ||
+	fail "planenc: the init plan"
+"$CX" <"$TMP/p.init" >"$TMP/init.out" 2>&1 &
+IP=$!
+at_exit "kill_ours $IP"
+INIT=
+if wait_for test -e "$D/rw/orphaned"; then
+	for c in $(cat /proc/$IP/task/*/children); do
+		sed -n 's/^NSpid:[[:space:]]*[0-9]*[[:space:]]*//p' \
+		    "/proc/$c/status" | grep -qx 1 && INIT=$c
+	done
+fi
+if [ -n "$INIT" ]; then
+	t_eq "the run's init holds no descriptor" \
+		"$(ls "/proc/$INIT/fd" | wc -l | tr -d ' ')" 0
+	ok "the run's init has no child left (its orphans reaped)" wait_for \
+		-t 10 sh -c '[ -z "$(cat /proc/$0/task/*/children)" ]' "$INIT"
+else
+	fail "the run's init found among confexec's children"
+fi
+echo go >"$D/rw/go"
+wait "$IP"
+t_eq "  the run ends (0)" "$?" 0
+
 # ---- the descriptor check before the exec -----------------------------------
 # The payload's close_range made a no-op (tests/helpers/faultinj: errno 0,
 # the call skipped): a descriptor of the caller's is left open, and the

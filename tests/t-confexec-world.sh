@@ -198,20 +198,28 @@ t_eq "  host side: core_pattern unchanged" \
 # the rw rules and the private tmp; /proc noexec and read-only; none
 # shared with any other mount (no "shared:" or "master:" field); and no
 # mount point but /, the rules' paths, /proc and the tmp.
+# A --ro rule over a directory holding a mount of the host's (a tmpfs,
+# writable there): its clone's attributes reach that mount too.
 W=$TMP/w
+R=$TMP/rec
 mknod "$W/nulldev" c 1 3
-"$PE" $SYS --rw "$W" --ro /etc --rw /dev/null $PROC --tmp $QUIET -- \
+mkdir -p "$R/sub"
+mount -t tmpfs -o mode=755 tmpfs "$R/sub" || fail "a tmpfs beneath the --ro rule"
+at_exit "umount -l '$R/sub' 2>/dev/null"
+"$PE" $SYS --rw "$W" --ro "$R" --ro /etc --rw /dev/null $PROC --tmp $QUIET -- \
     /bin/sh -c 'cat /proc/self/mountinfo; echo "TMP $TMPDIR"
-	"$0" write "$1/nulldev" | sed "s/^/NODEV /"' "$E" "$W" \
+	"$0" write "$1/nulldev" | sed "s/^/NODEV /"
+	"$0" write "$2/sub/f" | sed "s/^/SUBMOUNT /"
+	chmod 0666 /dev/null 2>&1 | sed "s/^/DEVCHMOD /"' "$E" "$W" "$R" \
     >"$TMP/p.mi" || fail "planenc: the mountinfo plan"
 t_exit 0 "a run lists its mount table" "$CX" <"$TMP/p.mi"
 cp "$OUT" "$TMP/mi.out"
-grep -v '^TMP \|^NODEV ' "$TMP/mi.out" >"$TMP/mi"
+grep -v '^TMP \|^NODEV \|^SUBMOUNT \|^DEVCHMOD ' "$TMP/mi.out" >"$TMP/mi"
 TD=$(sed -n 's/^TMP //p' "$TMP/mi.out")
 # mountpoint options optional-fields - fstype: one line each
 awk '{ o = ""; for (i = 7; $i != "-"; i++) o = o " " $i
 	print $5, $6, o }' "$TMP/mi" >"$TMP/mi.f"
-allowed=" / /proc $TD $W /etc /dev/null $HELP /usr $(realpath /lib) $(realpath /lib64) "
+allowed=" / /proc $TD $W $R $R/sub /etc /dev/null $HELP /usr $(realpath /lib) $(realpath /lib64) "
 # (and beneath /etc, the covers of its secrets: mountview.h)
 t_eq "  every mount point is the root, a rule, /proc, the tmp or a cover in /etc" \
 	"$([ -s "$TMP/mi.f" ] || echo "no mount table read"
@@ -227,17 +235,56 @@ t_eq "  nosuid: every mount" \
 	"$(awk '$2 !~ /(^|,)nosuid(,|$)/ {print $1}' "$TMP/mi.f")" ""
 t_eq "  nodev: every mount but the device node's" \
 	"$(awk '$1 != "/dev/null" && $2 !~ /(^|,)nodev(,|$)/ {print $1}' "$TMP/mi.f")" ""
-t_eq "  read-only: every mount but the rw rule, the device node and the tmp" \
-	"$(awk -v w="$W" -v t="$TD" '$1 != w && $1 != t && $1 != "/dev/null" &&
+t_eq "  read-only: every mount but the rw rule and the tmp (a device node's too)" \
+	"$(awk -v w="$W" -v t="$TD" '$1 != w && $1 != t &&
 	    $2 !~ /^ro(,|$)/ {print $1}' "$TMP/mi.f")" ""
 t_eq "  /proc: read-only, noexec" \
 	"$(awk '$1 == "/proc" {print ($2 ~ /^ro,/) ($2 ~ /noexec/)}' "$TMP/mi.f")" 11
+t_eq "  the view's own root: read-only, noexec" \
+	"$(awk '$1 == "/" {print ($2 ~ /^ro,/) ($2 ~ /noexec/)}' "$TMP/mi.f")" 11
+t_eq "  the host's mount beneath the --ro rule: there, read-only, nosuid, nodev" \
+	"$(awk -v m="$R/sub" '$1 == m {print ($2 ~ /^ro,/) ($2 ~ /nosuid/) ($2 ~ /nodev/)}' "$TMP/mi.f")" 111
+t_eq "  the tmp: mode 0700 (its super options)" \
+	"$(awk -v t="$TD" '$5 == t {print $NF}' "$TMP/mi" | tr , '\n' | grep '^mode=')" mode=700
 t_eq "  private: no mount shares events with another" \
 	"$(grep -E ' (shared|master|propagate_from):' "$TMP/mi" | wc -l | tr -d ' ')" 0
 t_eq "  a device node beneath the rw rule: EACCES (nodev)" \
 	"$(sed -n 's/^NODEV //p' "$TMP/mi.out")" EACCES
 t_eq "  host side: the node is still there, unchanged" \
 	"$(stat -c '%F %t:%T' "$W/nulldev")" "character special file 1:3"
+t_eq "  a write beneath the host's mount beneath the --ro rule: EROFS" \
+	"$(sed -n 's/^SUBMOUNT //p' "$TMP/mi.out")" EROFS
+t_eq "  host side: that tmpfs is still empty" "$(ls -A "$R/sub")" ""
+t_grep "  chmod of the --rw device node: read-only file system" \
+	'^DEVCHMOD .*Read-only file system' "$TMP/mi.out"
+
+# The tmp's size: the plan's memory limit (without one, tmpfs's own
+# default, which its options do not show).
+if host_can memory; then
+	"$PE" $SYS $PROC $QUIET --tmp --memory-max 64M -- /bin/sh -c \
+	    'grep " $TMPDIR " /proc/self/mountinfo' >"$TMP/p.tmpsz" ||
+		fail "planenc: the tmp size plan"
+	t_exit 0 "--tmp --memory-max 64M: a run lists its tmp's mount" \
+		"$CX" <"$TMP/p.tmpsz"
+	t_eq "  the tmp is 64 MiB (size=65536k)" \
+		"$(awk '{print $NF}' "$OUT" | tr , '\n' | grep '^size=')" \
+		size=65536k
+else
+	skip "the tmp's size" "cgprobe: memory not enforceable here"
+fi
+
+# A device node handed in as standard output: reopened off a read-only
+# clone of its mount (its mode and owner stay the host's).
+mknod "$TMP/outdev" c 1 3
+chmod 0666 "$TMP/outdev"
+"$PE" $SYS $PROC $QUIET -- /bin/sh -c 'chmod 0600 /proc/self/fd/1' \
+    >"$TMP/p.hdev" || fail "planenc: the handed device plan"
+"$CX" <"$TMP/p.hdev" >"$TMP/outdev" 2>"$TMP/hdev.err"
+t_eq "a payload's chmod of its stdout, a device node of the host's: fails" \
+	"$?" 1
+t_grep "  read-only file system" 'Read-only file system' "$TMP/hdev.err"
+t_eq "  host side: the node's mode unchanged" \
+	"$(stat -c '%F %a' "$TMP/outdev")" "character special file 666"
 
 # ---- 7. --timings: where a launch's time went ----------------------------
 "$PE" $SYS $QUIET -- /bin/true >"$TMP/p.true" || fail "planenc: /bin/true"
