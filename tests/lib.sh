@@ -186,6 +186,22 @@ t_eq() {
 		fail "$1"; diag "got:  '$2'" "want: '$3'"; fi
 }
 
+# end_ms JOURNAL [FIELD]: the last end record's FIELD (wall_ns by default:
+# the run's own clock, from just before its start record to its end) in
+# ms.  A bound on a run's time is asserted on it, never on the test's own
+# clock (a loaded machine delays the test, not the run's clock).
+end_ms() {
+	sed -n "s/.*\"event\":\"end\".*\"${2:-wall_ns}\":\"\([0-9]*\)\".*/\1/p" \
+	    "$1" | tail -n 1 | awk '{ printf "%.0f\n", int($1 / 1000000) }'
+}
+# t_within DESC GOT LO HI: pass when LO <= GOT < HI (integers; a bound
+# tight enough that a doubled or shifted value falls outside).
+t_within() {
+	if [ -n "$2" ] && [ "$2" -ge "$3" ] 2>/dev/null && [ "$2" -lt "$4" ]
+	then pass "$1"; else
+		fail "$1"; diag "got:  '$2'" "want: within [$3, $4)"; fi
+}
+
 # Skip the remainder of the file (every later test) with a loud reason.
 # After a test has been printed, a "1..0" plan would be a second plan:
 # one skipped test stands for the rest and done_testing prints the plan.

@@ -229,6 +229,15 @@ ok "the socket bound beneath the --rw rule" test -S "$D/rw/sock"
 ok "the host's process is alive" kill -0 "$SP"
 ok "the host's listener is alive" kill -0 "$LP"
 
+# ---- the run's own network: loopback up, nothing of the host's -------------
+# --unix alone: a network namespace of the run's own, its loopback up (the
+# kernel's local routes: 127.0.0.0/8 and 127.0.0.1, none of the host's).
+"$PE" $SYS --unix -- /bin/sh -c 'grep -c "/32 host LOCAL" /proc/net/fib_trie' \
+	>"$TMP/p.net" || fail "planenc: the network plan"
+t_exit 0 "a --unix run reads its network's local routes" "$CX" <"$TMP/p.net"
+t_eq "  its own network, loopback up: two local routes, none of the host's" \
+	"$(cat "$OUT")" 2
+
 # ---- the run's init: no descriptor, no zombie -------------------------------
 # pid 1 of the run's namespace closes every descriptor it was cloned with
 # and ignores SIGCHLD (the kernel reaps what is reparented to it).  The

@@ -499,6 +499,18 @@ do
 		t_grep "the refusal names the $1 layer" "refusing: $1" "$ERR"
 	fi
 done
+# memory-max: no swap beyond it; cpu-max as asked.
+if host_can memory; then
+	t_exit 0 "memory-max: the payload reads its cgroup's memory.swap.max" \
+		cglimit memory.swap.max "memory-max 67108864"
+	t_eq "  0: no swap beyond memory.max" "$(cat "$OUT")" 0
+fi
+if host_can cpu; then
+	t_exit 0 "cpu-max 50000 100000: the payload reads its cgroup's cpu.max" \
+		cglimit cpu.max "cpu-max 50000 100000"
+	t_eq "  the run's cgroup has cpu.max 50000 100000" "$(cat "$OUT")" \
+		"50000 100000"
+fi
 if host_can pids; then
 	cxp "pids-max 4" -- /bin/sh -c \
 		'for i in 1 2 3 4 5 6; do /bin/sleep 5 & done; wait' \
@@ -691,13 +703,18 @@ J=$TMP/runs.jnl
 ( IFS='
 '; set -- $(base) -- /bin/true; unset IFS; mkplan "$@" ) >"$TMP/j1"
 ( IFS='
-'; set -- $(base) "timeout-ms 300" -- "$E" sleep 5; unset IFS
+'; set -- $(base) "timeout-ms 1000" -- "$E" sleep 5; unset IFS
   mkplan "$@" ) >"$TMP/j2"
 ( IFS='
 '; set -- $(base) "memory-max 67108864" -- /bin/true; unset IFS
   mkplan "$@" ) >"$TMP/j3"
 t_exit 0 "journaled run" "$CX" --journal "$J" <"$TMP/j1"
 t_exit 124 "journaled timeout" "$CX" --journal "$J" <"$TMP/j2"
+# Its end by the run's own clock: not before the timeout, and well before
+# a doubled or a 1 s later one (a loaded machine delays the kill and the
+# reaping a little, never by a second).
+t_within "  the 1 s timeout ended it after 1 s, before 1.7 s (the run's clock)" \
+	"$(end_ms "$J")" 1000 1700
 t_exit 125 "journaled refusal" in_noctl "$CX" --journal "$J" <"$TMP/j3"
 t_eq "six records: a start/end pair per run" "$(wc -l <"$J" | tr -d ' ')" 6
 t_eq "three starts" "$(grep -c '"event":"start"' "$J")" 3
