@@ -241,6 +241,19 @@ need_landlock() {
 	[ "${v:-0}" -ge "${1:-1}" ] || skip_all "needs Landlock ABI ${1:-1} (have $v)"
 }
 host_can() { "$BIN/cgprobe" --require "$1" >/dev/null 2>&1; }
+# needs WHAT...: a file's guards on one line, each WHAT in turn: root,
+# landlock=N (need_landlock N), cgroup2 (need_cgroup2), else a command
+# (need_cmd).
+needs() {
+	for _nw in "$@"; do
+		case $_nw in
+		root) need_root ;;
+		landlock=*) need_landlock "${_nw#landlock=}" ;;
+		cgroup2) need_cgroup2 ;;
+		*) need_cmd "$_nw" ;;
+		esac
+	done
+}
 need_cgroup2() {
 	grep -q ' - cgroup2 ' /proc/self/mountinfo || skip_all "needs a cgroup2 mount"
 }

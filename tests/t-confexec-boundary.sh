@@ -21,11 +21,7 @@
 # time, and expects this file to fail.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 6
-need_cmd setpriv
-need_cmd flock
-need_cgroup2
+needs root landlock=6 setpriv flock cgroup2
 
 CX=$BIN/confexec
 PE=$BIN/planenc

@@ -14,9 +14,7 @@
 # $TMP), never by program name: the machine is shared.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 1
-need_cmd setpriv
+needs root landlock=1 setpriv
 
 CX=$BIN/confexec
 PE=$BIN/planenc

@@ -5,13 +5,7 @@
 # is the escape helper's unix-request, from inside.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cgroup2
-need_cmd socat
-need_cmd jq
-need_cmd setpriv
-need_cmd flock
+needs root landlock=4 cgroup2 socat jq setpriv flock
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "needs /usr/bin/python3"
 

@@ -6,9 +6,7 @@
 # never changes what the kernel answers.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
+needs root landlock=4 jq
 
 CX=$BIN/confexec
 PE=$BIN/planenc

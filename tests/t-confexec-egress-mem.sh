@@ -12,11 +12,7 @@
 # the whole machine's (other runs share it): said, not asserted.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd ss
-need_cmd nsenter
+needs root landlock=4 jq ss nsenter
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "needs /usr/bin/python3"
 

@@ -8,12 +8,7 @@
 # saw nothing, the journal says why).
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd curl
-need_cmd nsenter
-need_cmd socat
+needs root landlock=4 jq curl nsenter socat
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "needs /usr/bin/python3"
 

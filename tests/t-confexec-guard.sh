@@ -8,12 +8,7 @@
 # /etc/hosts is the test's, as in t-confexec-egress.sh.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd ip
-need_cmd unshare
-need_cmd setpriv
+needs root landlock=4 jq ip unshare setpriv
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "needs /usr/bin/python3"
 

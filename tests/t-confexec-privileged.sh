@@ -11,14 +11,7 @@
 # confexec ends the run.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd setcap
-need_cmd getcap
-need_cmd sha256sum
-need_cmd jq
-need_cmd socat
+needs root landlock=1 cgroup2 setcap getcap sha256sum jq socat
 
 CX=$BIN/confexec
 PE=$BIN/planenc

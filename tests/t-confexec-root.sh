@@ -8,16 +8,8 @@
 # git checkout.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 6
-need_cgroup2
-need_cmd python3
-need_cmd getfattr
-need_cmd setfattr
-need_cmd lsattr
-need_cmd ipcmk
-need_cmd ss
-need_cmd unshare
+needs root landlock=6 cgroup2 python3 getfattr setfattr lsattr ipcmk ss \
+	unshare
 
 CX=$BIN/confexec
 PE=$BIN/planenc

@@ -18,11 +18,7 @@
 JD=$(mktemp -d "${TMPDIR:-/tmp}/borne-jnl.XXXXXX")
 at_exit "rm -rf '$JD'"
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd strace
-need_cmd unshare
+needs root landlock=1 cgroup2 strace unshare
 
 CX=$BIN/confexec
 PE=$BIN/planenc

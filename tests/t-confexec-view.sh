@@ -10,20 +10,8 @@
 # -d, setfacl, lchmod) done by the kernel natively.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 6
-need_cgroup2
-need_cmd python3
-need_cmd getfattr
-need_cmd setfattr
-need_cmd lsattr
-need_cmd ipcmk
-need_cmd ipcs
-need_cmd ipcrm
-need_cmd ss
-need_cmd jq
-need_cmd tar
-need_cmd mkfifo
+needs root landlock=6 cgroup2 python3 getfattr setfattr lsattr ipcmk ipcs \
+	ipcrm ss jq tar mkfifo
 
 CX=$BIN/confexec
 PE=$BIN/planenc

@@ -15,12 +15,7 @@ if [ -z "${BORNE_WORLD_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
 fi
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 6
-need_cgroup2
-need_cmd setpriv
-need_cmd python3
-need_cmd jq
+needs root landlock=6 cgroup2 setpriv python3 jq
 [ -n "${BORNE_WORLD_NS:-}" ] || skip_all "needs unshare -m"
 
 CX=$BIN/confexec

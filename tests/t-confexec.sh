@@ -6,12 +6,7 @@
 # file depends on confexec and the codec only.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cgroup2
-need_cmd unshare
-need_cmd strace
-need_cmd flock
+needs root landlock=4 cgroup2 unshare strace flock
 
 CX=$BIN/confexec
 E=$HELP/escape

@@ -19,10 +19,7 @@
 # Eviction is proven by the unit test (tests/unit/imgcache.c).
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd strace
+needs root landlock=1 cgroup2 strace
 # (LeakSanitizer cannot run under ptrace: a sanitized confexec traced by
 # strace runs with leak detection off.)
 need_cmd lsattr
