@@ -36,7 +36,19 @@ BIN=${BORNE_BIN:-$T_TOP/.build/dyn/bin}
 HELP=${BORNE_HELPERS:-$T_TOP/.build/dyn/helpers}
 VARIANT=${BORNE_VARIANT:-dyn}
 export PATH="$BIN:$PATH"
+# The programs most files run, and the planenc options most plans start
+# from: ROOTFS the system's programs and libraries (/lib and /lib64 may
+# be links into /usr: followed), ASANQ the sanitized build's runtime kept
+# quiet in a run (no leak report, no SEGV handler of its own).
+CX=$BIN/confexec
+PE=$BIN/planenc
+E=$HELP/escape
+ROOTFS="--rox /usr --rox /lib --rox /lib64 --follow-symlinks /lib"
+ROOTFS="$ROOTFS --follow-symlinks /lib64"
+ASANQ="--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/borne-test.XXXXXX")
+# plan ARGS...: planenc with the file's own $BASE options first.
+plan() { "$PE" $BASE "$@"; }
 OUT=$TMP/.out
 ERR=$TMP/.err
 T_CLEANUP=
@@ -50,6 +62,13 @@ t_cleanup() {
 
 # at_exit CMD: run CMD (a string) when the test file ends.
 at_exit() { T_CLEANUP="$1${T_CLEANUP:+; $T_CLEANUP}"; }
+# journal_dir: $JD, a directory for journals out of the payloads' reach
+# (plans that grant rw over $TMP: confexec refuses a journal that a rw
+# rule reaches), removed at exit.
+journal_dir() {
+	JD=$(mktemp -d "${TMPDIR:-/tmp}/borne-jnl.XXXXXX")
+	at_exit "rm -rf '$JD'"
+}
 # /etc/subuid and /etc/subgid are machine-wide: every test or bench that
 # edits them takes this lock first (descriptor 9, 5 minutes at most) and
 # restores them before letting go.  subid_lock: 0 once held.  subid_add:
@@ -200,6 +219,24 @@ t_within() {
 	if [ -n "$2" ] && [ "$2" -ge "$3" ] 2>/dev/null && [ "$2" -lt "$4" ]
 	then pass "$1"; else
 		fail "$1"; diag "got:  '$2'" "want: within [$3, $4)"; fi
+}
+
+# plain_edits DESC: the file's cx (a run granted --rw over $W) changes a
+# plain file of $W's: chmod +x, touch -d, then setfattr user.* (DESC);
+# each seen from the host.
+plain_edits() {
+	echo plain >"$W/plain"
+	chmod 644 "$W/plain"
+	t_exit 0 "chmod +x" cx -- /usr/bin/chmod +x "$W/plain"
+	t_eq "host side: now 755" "$(stat -c %a "$W/plain")" 755
+	t_exit 0 "touch -d" cx -- /usr/bin/touch -d '2001-09-09 01:46:40 UTC' \
+		"$W/plain"
+	t_eq "host side: mtime set" "$(stat -c %Y "$W/plain")" 1000000000
+	t_exit 0 "$1" \
+		cx -- /usr/bin/setfattr -n user.origin -v build "$W/plain"
+	t_eq "host side: the xattr is there" \
+		"$(getfattr --absolute-names --only-values -n user.origin \
+		    "$W/plain")" build
 }
 
 # Skip the remainder of the file (every later test) with a loud reason.

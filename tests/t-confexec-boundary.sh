@@ -23,14 +23,11 @@
 
 needs root landlock=6 setpriv flock cgroup2
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 BP=$HELP/bprobe
 C=$HELP/contained
 [ -x "$C" ] || skip_all "no contained helper"
-ASANOPT="--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
-SYS="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc --rox $HELP"
-SYS="$SYS --follow-symlinks /lib --follow-symlinks /lib64 $ASANOPT"
+ASANOPT=$ASANQ
+SYS="$ROOTFS --ro /etc --ro /proc --rox $HELP $ASANOPT"
 # In the container: no cgroup, no namespace; --degrade runs without them.
 ccx() { "$C" "$CX" --no-image-cache "$@"; }
 # expect WHAT FILE: each line "NAME WANT" of stdin is FILE's line for

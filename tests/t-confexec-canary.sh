@@ -12,8 +12,6 @@
 
 needs root landlock=4 jq python3
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 WEAK=$HELP/confexec-weak-landlock
 J=$TMP/run.jnl
 [ -x "$BIN/confexec-canary" ] || skip_all "no $BIN/confexec-canary (make all)"

@@ -9,14 +9,9 @@ needs root landlock=4 cgroup2 socat jq setpriv flock
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "needs /usr/bin/python3"
 
-CX=$BIN/confexec
-E=$HELP/escape
-PE=$BIN/planenc
 chmod 700 "$TMP"
 S=$TMP/ctl.sock
-BASEP="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc --rox $HELP \
-	--follow-symlinks /lib --follow-symlinks /lib64 \
-	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+BASEP="$ROOTFS --ro /etc --ro /proc --rox $HELP $ASANQ"
 
 # req LINE: one request through socat, the answer on stdout.
 req() { printf '%s\n' "$1" | socat - "UNIX-CONNECT:$S"; }

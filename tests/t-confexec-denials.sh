@@ -8,9 +8,6 @@
 
 needs root landlock=4 jq
 
-CX=$BIN/confexec
-PE=$BIN/planenc
-E=$HELP/escape
 OK=$TMP/ok
 OUTSIDE=$TMP/outside
 mkdir -p "$OK" "$OUTSIDE/sub"

@@ -13,12 +13,9 @@
 
 needs root landlock=1 cgroup2 setcap getcap sha256sum jq socat
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 H=$HELP/privrw
 [ -x "$H" ] || skip_all "no $H (make helpers)"
-SYS="--rox /usr --rox /lib --rox /lib64 --follow-symlinks /lib"
-SYS="$SYS --follow-symlinks /lib64"
+SYS=$ROOTFS
 W=$TMP/w		# the --rw tree
 O=$TMP/o		# outside every rule
 J=$TMP/run.jnl
@@ -174,6 +171,17 @@ for kind in suid sgid cap; do
 	    '"warnings":\[[^]]*"1 privileged file\(s\) beneath the rw rules stripped before the run"' "$J"
 done
 
+# stripped WHOSE: host side, $W/t has no setuid, setgid or capability
+# left, and WHOSE bytes are the payload's.
+stripped() {
+	sync
+	ok "  host side: no setuid, setgid or capability left" \
+	    sh -c '! { [ -n "$(find "$1" -perm /6000)" ] ||
+		[ -n "$(getcap "$1")" ]; }' sh "$W/t"
+	ok "  host side: $1 bytes are the payload's (the rewrite landed)" \
+	    grep -q "rewritten by the payload" "$W/t"
+}
+
 # ---- how the run ends opens nothing ---------------------------------------
 # Strict: whatever would have ended it, the run never started.
 mk suid "$W/t"
@@ -191,12 +199,7 @@ for kind in suid sgid cap; do
 	t_exit 124 "degrade, $kind rewritten, then the timeout: 124" \
 	    cx --degrade --timeout 2s -- mmap-exit "$W/t" "$W/ready"
 	t_eq "  it was rewritten" "$(cat "$OUT")" OK
-	sync
-	ok "  host side: no setuid, setgid or capability left" \
-	    sh -c '! { [ -n "$(find "$1" -perm /6000)" ] ||
-		[ -n "$(getcap "$1")" ]; }' sh "$W/t"
-	ok "  host side: its bytes are the payload's (the rewrite landed)" \
-	    grep -q "rewritten by the payload" "$W/t"
+	stripped its
 done
 rm -f "$W/ready"
 
@@ -237,12 +240,7 @@ for kind in suid sgid cap; do
 	if command -v fuser >/dev/null 2>&1; then
 		ok "  the payload is gone within the wait" wait_for -t 10 gone
 	fi
-	sync
-	ok "  host side: no setuid, setgid or capability left" \
-	    sh -c '! { [ -n "$(find "$1" -perm /6000)" ] ||
-		[ -n "$(getcap "$1")" ]; }' sh "$W/t"
-	ok "  host side: the bytes are the payload's (the rewrite landed)" \
-	    grep -q "rewritten by the payload" "$W/t"
+	stripped the
 done
 rm -f "$W/t" "$W/ready"
 

@@ -11,8 +11,6 @@
 
 needs root landlock=1 cgroup2 jq sha256sum
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 J=$TMP/run.jnl
 IO=$TMP/io
 RD=$TMP/reg

@@ -13,20 +13,12 @@
 # the stale ones it leaves on purpose are its alone; the machine is
 # shared); processes are found by a marker in their argv.
 . "$(dirname "$0")/lib.sh"
-# The journals, out of the payloads' reach: their plans grant rw over
-# $TMP, and confexec refuses a journal that a rw rule reaches.
-JD=$(mktemp -d "${TMPDIR:-/tmp}/borne-jnl.XXXXXX")
-at_exit "rm -rf '$JD'"
+journal_dir
 
 needs root landlock=1 cgroup2 strace unshare
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 L=$HELP/cglock
-BASE="--rox /usr --rox /lib --rox /lib64"
-BASE="$BASE --follow-symlinks /lib --follow-symlinks /lib64"
-BASE="$BASE --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
-plan() { "$PE" $BASE "$@"; }
+BASE="$ROOTFS $ASANQ"
 D=${BORNE_STRESS_SECONDS:-90}
 
 CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {

@@ -18,18 +18,14 @@ fi
 needs root landlock=6 cgroup2 setpriv python3 jq
 [ -n "${BORNE_WORLD_NS:-}" ] || skip_all "needs unshare -m"
 
-CX=$BIN/confexec
-PE=$BIN/planenc
-E=$HELP/escape
 SW=$HELP/swapper
 [ -x "$SW" ] || skip_all "no swapper helper (make helpers)"
-SYS="--rox /usr --rox /lib --rox /lib64 --follow-symlinks /lib"
-SYS="$SYS --follow-symlinks /lib64 --rox $HELP"
+SYS="$ROOTFS --rox $HELP"
 # The sanitized helpers read /proc/self/maps and must stay quiet.
 QUIET=
 PROC="--ro /proc"
 [ "$VARIANT" = asan ] && QUIET="--ro /proc" PROC=
-QUIET="$QUIET --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+QUIET="$QUIET $ASANQ"
 chmod 711 "$TMP"	# a host user of the test's reaches its own tree
 ROUNDS=40
 

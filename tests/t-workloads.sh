@@ -17,8 +17,6 @@ fi
 
 needs root landlock=1 cgroup2 python3 git gcc make bash
 
-PE=$BIN/planenc
-CX=$BIN/confexec
 PROF=$T_TOP/contrib/profiles
 # What every confexec run needs (confexec(1), Mode selection): a host
 # that cannot enforce it refuses every plan (125).
