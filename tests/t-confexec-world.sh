@@ -100,6 +100,37 @@ at_exit "kill_ours $SWC"
 wait_for test -L "$T2/own/a" || fail "the other run's swapper runs"
 rounds "another run" "$V2" "$SWC"
 
+# ---- 2b. the same swap at the walk's bounds ----------------------------
+# The rule path near PATH_MAX (some 90 components walked before the swapped
+# one), beside 200 more rules, files of the swapped directory's parent:
+# the walk reaches each from the directory it keeps for siblings.
+T3=$TMP/t3
+while [ ${#T3} -lt 3990 ]; do
+	T3=$T3/0123456789012345678901234567890123456789
+done
+V3=$TMP/v3
+tree "$T3" "$V3"
+MANY=
+i=0
+while [ $i -lt 200 ]; do
+	: >"$T3/own/r$i"
+	MANY="$MANY --ro $T3/own/r$i"
+	i=$((i + 1))
+done
+# shellcheck disable=SC2086
+"$PE" $SYS --rw "$T3/own/a/job" $MANY $QUIET -- /bin/sh -c \
+    'chmod 0606 "$1/f" && touch -d @1 "$1/f"; stat -c %d:%i "$1"' sh \
+    "$T3/own/a/job" >"$TMP/p.swap" || fail "planenc: the deep swap plan"
+chown -R 65534:65534 "$T3/own"
+chown -h 65534:65534 "$T3/own/b"
+chown 0:0 "$T3/own/a/job/f"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$SW" "$T3/own" a b \
+    >"$TMP/swap3.n" 2>&1 &
+SWP3=$!
+at_exit "kill_ours $SWP3"
+rounds "host user, a rule path of $((${#T3} + 10)) bytes among 201 rules," \
+	"$V3" "$SWP3"
+
 # ---- 3. a root daemon's socket outside every rule ----------------------
 # connect(2) to a pathname socket needs no Landlock right before ABI 9: the
 # view is what keeps it out of reach.  The listener counts what it accepts.
