@@ -114,6 +114,32 @@ t_eq "  the start record counts both" "$(start_priv | jq -r .found)" 2
 t_eq "  host side: unchanged" "$(state "$W/a/b/c/d/deep")" "$D0"
 rm -rf "$W/a"
 
+# Past PATH_MAX from / (110 directories of 40 bytes beneath $W/p): the
+# walk goes by descriptors, never by the path; found, refused, and with
+# --degrade stripped all the same.  deep CMD...: CMD in that directory.
+DN=d0123456789012345678901234567890123456789
+deep() {
+	(cd "$W/p" || exit 1
+	i=0
+	while [ $i -lt 110 ]; do cd -P "$DN" || exit 1; i=$((i + 1)); done
+	"$@")
+}
+mkdir "$W/p"
+(cd "$W/p" && i=0 && while [ $i -lt 110 ]; do
+	mkdir "$DN" && cd -P "$DN" || exit 1; i=$((i + 1)); done)
+deep sh -c 'cp /usr/bin/true f && chmod 4755 f'
+P0=$(deep stat -c '%a %u:%g %i' f)
+ok "a setuid file $(( ${#W} + 3 + 41 * 110 + 2 )) bytes from / (past PATH_MAX)" \
+    test "$P0" = "4755 0:0 $(deep stat -c %i f)"
+t_exit 125 "  refused" cx --rw "$W/p" -- mmap-msync "$W/p/f"
+t_eq "  the start record counts it" "$(start_priv | jq -r .found)" 1
+t_eq "  host side: unchanged" "$(deep stat -c '%a %u:%g %i' f)" "$P0"
+t_exit 0 "  --degrade: the run goes on" cx --degrade --rw "$W/p" -- \
+    mmap-msync "$W/p/f"
+t_eq "  host side: stripped (0755), the same file" \
+    "$(deep stat -c '%a %u:%g %i' f)" "755 0:0 ${P0##* }"
+rm -rf "$W/p"
+
 # A symbolic link to a setuid file outside: not followed, not a file of
 # the tree (the payload opening it reaches the outside file's mount,
 # read-only in the view).
