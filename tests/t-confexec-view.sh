@@ -153,6 +153,9 @@ t_eq "host side: the log's metadata unchanged" "$(what "$O/log")" "$L0"
 # read-only clone of its mount, as standard output would be), and the same
 # through /proc/self/fd.
 N0=$(stat -c '%a %u:%g %Z' /dev/null)
+# A broken view (make mutate) would leave the machine's /dev/null changed:
+# its mode put back at exit.
+at_exit "[ \"\$(stat -c %a /dev/null)\" = ${N0%% *} ] || chmod ${N0%% *} /dev/null"
 try EROFS "fchmod of a handed-in /dev/null: EROFS" --keep-fd 3 -- \
 	fchmod-fd 3 600 3>/dev/null
 try EROFS "chmod of /proc/self/fd/3 on it: EROFS" --keep-fd 3 \
