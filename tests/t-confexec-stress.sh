@@ -78,6 +78,8 @@ t_eq "the second launch starts and times out: 124" "$rc" 124
 note "the second launch ended after $ms ms (timeout 1 s, 300 ms flock delay)"
 ok "within 5 s (it was held until the attacker ended, 20 s, before)" \
 	test "$ms" -lt 5000
+t_within "  its timeout on time by the run's clock: after 1 s, before 1.7 s" \
+	"$(end_ms "$JD/t1.jnl")" 1000 1700
 B1=$(jcg "$JD/t1.jnl")
 ok "its cgroup is named in its start record" test -n "$B1"
 kill -TERM "$APID"
