@@ -15,6 +15,8 @@
 #   - the mount view (read-only outside the --rw rules), and beneath a
 #     --rw rule what a caller without capabilities may not change
 #     (owner, trusted. xattrs, inode flags, links, sticky);
+#   - the run's own network (loopback up, nothing of the host's) and its
+#     init (no descriptor held, no zombie left), from the host;
 #   - the cgroup kill: what a run without a pid namespace leaves behind
 #     when confexec is killed is killed by --reap, through cgroup.kill.
 # tests/mutate.sh (make mutate) breaks each of these on purpose, one at a

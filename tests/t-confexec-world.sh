@@ -4,7 +4,8 @@
 # descriptor the rule's walk opened (never by its name again), private,
 # nosuid and nodev; what no rule names is not there.  Each point tried
 # from inside and checked from the host side: a rule path swapped during
-# launch by a host user and by another run's payload, a root listener
+# launch by a host user and by another run's payload (and at the walk's
+# bounds: a path near PATH_MAX among 201 rules), a root listener
 # outside every rule, a host mount made during the run, /proc's controls,
 # the run's mount table and every attribute of each of its mounts.
 # Runs in a mount namespace of its own (its shared mount and tmpfs are
