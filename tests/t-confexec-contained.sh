@@ -222,6 +222,33 @@ t_eq "timeout: 124" "$?" 124
 t_grep "said" 'timed out after 3000 ms; the run.s tree was killed' "$ERR"
 daemon_gone "the setsid daemon"
 
+# confexec SIGKILLed mid-run: without a pid namespace the payload's own
+# parent-death signal ends it (its descendants are not covered: they are
+# the cgroup's or --reap's).  The payload, a shell, writes its pid and
+# execs a sleep of the same pid; confexec, its parent, is killed.
+M=$D/rw/pdeath
+plan --degrade --rw "$D/rw" --rox /bin -- /bin/sh -c 'echo $$ >"$0.pid"
+	exec /bin/sleep 600' "$M" >"$TMP/p.pd" || fail "planenc: pdeath"
+ccx <"$TMP/p.pd" >/dev/null 2>&1 &
+PDC=$!
+at_exit "kill_ours $PDC"
+# gone PID START: that process is no more.
+gone() { [ "$(pid_start "$1")" != "$2" ]; }
+if wait_for test -s "$M.pid"; then
+	PP=$(cat "$M.pid")
+	PS=$(pid_start "$PP")
+	CXP=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$PP/status")
+	ok "the payload runs, confexec its parent" \
+		grep -q confexec "/proc/$CXP/cmdline"
+	kill -KILL "$CXP"
+	ok "confexec SIGKILLed: the payload is gone too (10 s at most)" \
+		wait_for -t 10 gone "$PP" "$PS"
+	kill_same -KILL "$PP" "$PS"
+else
+	fail "the payload wrote its pid"
+fi
+wait "$PDC" 2>/dev/null
+
 # ---- nested: confexec as the payload of confexec -------------------------
 # The outer run is this host's, every layer on; its payload (the inner
 # confexec) has no capability, no_new_privs, a filter refusing
