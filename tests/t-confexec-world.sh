@@ -77,13 +77,18 @@ rounds() {
 T=$TMP/t
 V=$TMP/v
 tree "$T" "$V"
-chown -R 65534:65534 "$T/own"
-chown -h 65534:65534 "$T/own/b"
-chown 0:0 "$T/own/a/job/f"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$SW" "$T/own" a b \
-    >"$TMP/swap.n" 2>&1 &
-SWP=$!
-at_exit "kill_ours $SWP"
+# host_swap T: T/own given to uid 65534 (but the file the payloads
+# change), who swaps a and b there; its pid in $SWP.
+host_swap() {
+	chown -R 65534:65534 "$1/own"
+	chown -h 65534:65534 "$1/own/b"
+	chown 0:0 "$1/own/a/job/f"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$SW" "$1/own" a b \
+	    >/dev/null 2>&1 &
+	SWP=$!
+	at_exit "kill_ours $SWP"
+}
+host_swap "$T"
 rounds "host user" "$V" "$SWP"
 
 # ---- 2. the same swap by another run's payload -------------------------
@@ -122,15 +127,9 @@ done
 "$PE" $SYS --rw "$T3/own/a/job" $MANY $QUIET -- /bin/sh -c \
     'chmod 0606 "$1/f" && touch -d @1 "$1/f"; stat -c %d:%i "$1"' sh \
     "$T3/own/a/job" >"$TMP/p.swap" || fail "planenc: the deep swap plan"
-chown -R 65534:65534 "$T3/own"
-chown -h 65534:65534 "$T3/own/b"
-chown 0:0 "$T3/own/a/job/f"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$SW" "$T3/own" a b \
-    >"$TMP/swap3.n" 2>&1 &
-SWP3=$!
-at_exit "kill_ours $SWP3"
+host_swap "$T3"
 rounds "host user, a rule path of $((${#T3} + 10)) bytes among 201 rules," \
-	"$V3" "$SWP3"
+	"$V3" "$SWP"
 
 # ---- 3. a root daemon's socket outside every rule ----------------------
 # connect(2) to a pathname socket needs no Landlock right before ABI 9: the
