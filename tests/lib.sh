@@ -36,7 +36,19 @@ BIN=${BORNE_BIN:-$T_TOP/.build/dyn/bin}
 HELP=${BORNE_HELPERS:-$T_TOP/.build/dyn/helpers}
 VARIANT=${BORNE_VARIANT:-dyn}
 export PATH="$BIN:$PATH"
+# The programs most files run, and the planenc options most plans start
+# from: ROOTFS the system's programs and libraries (/lib and /lib64 may
+# be links into /usr: followed), ASANQ the sanitized build's runtime kept
+# quiet in a run (no leak report, no SEGV handler of its own).
+CX=$BIN/confexec
+PE=$BIN/planenc
+E=$HELP/escape
+ROOTFS="--rox /usr --rox /lib --rox /lib64 --follow-symlinks /lib"
+ROOTFS="$ROOTFS --follow-symlinks /lib64"
+ASANQ="--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/borne-test.XXXXXX")
+# plan ARGS...: planenc with the file's own $BASE options first.
+plan() { "$PE" $BASE "$@"; }
 OUT=$TMP/.out
 ERR=$TMP/.err
 T_CLEANUP=
@@ -50,6 +62,13 @@ t_cleanup() {
 
 # at_exit CMD: run CMD (a string) when the test file ends.
 at_exit() { T_CLEANUP="$1${T_CLEANUP:+; $T_CLEANUP}"; }
+# journal_dir: $JD, a directory for journals out of the payloads' reach
+# (plans that grant rw over $TMP: confexec refuses a journal that a rw
+# rule reaches), removed at exit.
+journal_dir() {
+	JD=$(mktemp -d "${TMPDIR:-/tmp}/borne-jnl.XXXXXX")
+	at_exit "rm -rf '$JD'"
+}
 # /etc/subuid and /etc/subgid are machine-wide: every test or bench that
 # edits them takes this lock first (descriptor 9, 5 minutes at most) and
 # restores them before letting go.  subid_lock: 0 once held.  subid_add:
@@ -186,6 +205,40 @@ t_eq() {
 		fail "$1"; diag "got:  '$2'" "want: '$3'"; fi
 }
 
+# end_ms JOURNAL [FIELD]: the last end record's FIELD (wall_ns by default:
+# the run's own clock, from just before its start record to its end) in
+# ms.  A bound on a run's time is asserted on it, never on the test's own
+# clock (a loaded machine delays the test, not the run's clock).
+end_ms() {
+	sed -n "s/.*\"event\":\"end\".*\"${2:-wall_ns}\":\"\([0-9]*\)\".*/\1/p" \
+	    "$1" | tail -n 1 | awk '{ printf "%.0f\n", int($1 / 1000000) }'
+}
+# t_within DESC GOT LO HI: pass when LO <= GOT < HI (integers; a bound
+# tight enough that a doubled or shifted value falls outside).
+t_within() {
+	if [ -n "$2" ] && [ "$2" -ge "$3" ] 2>/dev/null && [ "$2" -lt "$4" ]
+	then pass "$1"; else
+		fail "$1"; diag "got:  '$2'" "want: within [$3, $4)"; fi
+}
+
+# plain_edits DESC: the file's cx (a run granted --rw over $W) changes a
+# plain file of $W's: chmod +x, touch -d, then setfattr user.* (DESC);
+# each seen from the host.
+plain_edits() {
+	echo plain >"$W/plain"
+	chmod 644 "$W/plain"
+	t_exit 0 "chmod +x" cx -- /usr/bin/chmod +x "$W/plain"
+	t_eq "host side: now 755" "$(stat -c %a "$W/plain")" 755
+	t_exit 0 "touch -d" cx -- /usr/bin/touch -d '2001-09-09 01:46:40 UTC' \
+		"$W/plain"
+	t_eq "host side: mtime set" "$(stat -c %Y "$W/plain")" 1000000000
+	t_exit 0 "$1" \
+		cx -- /usr/bin/setfattr -n user.origin -v build "$W/plain"
+	t_eq "host side: the xattr is there" \
+		"$(getfattr --absolute-names --only-values -n user.origin \
+		    "$W/plain")" build
+}
+
 # Skip the remainder of the file (every later test) with a loud reason.
 # After a test has been printed, a "1..0" plan would be a second plan:
 # one skipped test stands for the rest and done_testing prints the plan.
@@ -225,6 +278,19 @@ need_landlock() {
 	[ "${v:-0}" -ge "${1:-1}" ] || skip_all "needs Landlock ABI ${1:-1} (have $v)"
 }
 host_can() { "$BIN/cgprobe" --require "$1" >/dev/null 2>&1; }
+# needs WHAT...: a file's guards on one line, each WHAT in turn: root,
+# landlock=N (need_landlock N), cgroup2 (need_cgroup2), else a command
+# (need_cmd).
+needs() {
+	for _nw in "$@"; do
+		case $_nw in
+		root) need_root ;;
+		landlock=*) need_landlock "${_nw#landlock=}" ;;
+		cgroup2) need_cgroup2 ;;
+		*) need_cmd "$_nw" ;;
+		esac
+	done
+}
 need_cgroup2() {
 	grep -q ' - cgroup2 ' /proc/self/mountinfo || skip_all "needs a cgroup2 mount"
 }

@@ -2,12 +2,7 @@
 # cgprobe: its answers checked against independent probes of this machine,
 # --require, --json, the daemon inventory, and read-only operation.
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cgroup2
-need_landlock 1
-need_cmd jq
-need_cmd unshare
-need_cmd setpriv
+needs root cgroup2 landlock=1 jq unshare setpriv
 
 CG=$BIN/cgprobe
 t_exit 0 "cgprobe runs" "$CG"

@@ -6,9 +6,7 @@
 # can enforce (cgprobe).  tests/t-confexec-docker.sh runs the same job
 # inside a container.
 . "$(dirname "$0")/lib.sh"
-need_cmd cc
-need_cmd make
-need_cmd jq
+needs cc make jq
 JOB=$T_TOP/contrib/ci-job.sh
 
 # The project: a program and its test.

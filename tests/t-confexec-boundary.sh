@@ -15,26 +15,21 @@
 #   - the mount view (read-only outside the --rw rules), and beneath a
 #     --rw rule what a caller without capabilities may not change
 #     (owner, trusted. xattrs, inode flags, links, sticky);
+#   - the run's own network (loopback up, nothing of the host's) and its
+#     init (no descriptor held, no zombie left), from the host;
 #   - the cgroup kill: what a run without a pid namespace leaves behind
 #     when confexec is killed is killed by --reap, through cgroup.kill.
 # tests/mutate.sh (make mutate) breaks each of these on purpose, one at a
 # time, and expects this file to fail.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 6
-need_cmd setpriv
-need_cmd flock
-need_cgroup2
+needs root landlock=6 setpriv flock cgroup2
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 BP=$HELP/bprobe
 C=$HELP/contained
 [ -x "$C" ] || skip_all "no contained helper"
-ASANOPT="--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
-SYS="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc --rox $HELP"
-SYS="$SYS --follow-symlinks /lib --follow-symlinks /lib64 $ASANOPT"
+ASANOPT=$ASANQ
+SYS="$ROOTFS --ro /etc --ro /proc --rox $HELP $ASANOPT"
 # In the container: no cgroup, no namespace; --degrade runs without them.
 ccx() { "$C" "$CX" --no-image-cache "$@"; }
 # expect WHAT FILE: each line "NAME WANT" of stdin is FILE's line for
@@ -228,6 +223,47 @@ ok "no socket bound beneath the other's directory" test ! -e "$D/rw/other/sock"
 ok "the socket bound beneath the --rw rule" test -S "$D/rw/sock"
 ok "the host's process is alive" kill -0 "$SP"
 ok "the host's listener is alive" kill -0 "$LP"
+
+# ---- the run's own network: loopback up, nothing of the host's -------------
+# --unix alone: a network namespace of the run's own, its loopback up (the
+# kernel's local routes: 127.0.0.0/8 and 127.0.0.1, none of the host's).
+"$PE" $SYS --unix -- /bin/sh -c 'grep -c "/32 host LOCAL" /proc/net/fib_trie' \
+	>"$TMP/p.net" || fail "planenc: the network plan"
+t_exit 0 "a --unix run reads its network's local routes" "$CX" <"$TMP/p.net"
+t_eq "  its own network, loopback up: two local routes, none of the host's" \
+	"$(cat "$OUT")" 2
+
+# ---- the run's init: no descriptor, no zombie -------------------------------
+# pid 1 of the run's namespace closes every descriptor it was cloned with
+# and ignores SIGCHLD (the kernel reaps what is reparented to it).  The
+# payload leaves five orphans that exit at once, then waits; from the
+# host: init (confexec's child that is pid 1 in its namespace) holds no
+# descriptor, and its children (zombies among them) are gone.
+mkfifo "$D/rw/go"
+"$PE" $SYS --rw "$D/rw" -- /bin/sh -c 'for i in 1 2 3 4 5; do (/bin/true &)
+	done; : >"$0/orphaned"; read x <"$0/go"' "$D/rw" >"$TMP/p.init" ||
+	fail "planenc: the init plan"
+"$CX" <"$TMP/p.init" >"$TMP/init.out" 2>&1 &
+IP=$!
+at_exit "kill_ours $IP"
+INIT=
+if wait_for test -e "$D/rw/orphaned"; then
+	for c in $(cat /proc/$IP/task/*/children); do
+		sed -n 's/^NSpid:[[:space:]]*[0-9]*[[:space:]]*//p' \
+		    "/proc/$c/status" | grep -qx 1 && INIT=$c
+	done
+fi
+if [ -n "$INIT" ]; then
+	t_eq "the run's init holds no descriptor" \
+		"$(ls "/proc/$INIT/fd" | wc -l | tr -d ' ')" 0
+	ok "the run's init has no child left (its orphans reaped)" wait_for \
+		-t 10 sh -c '[ -z "$(cat /proc/$0/task/*/children)" ]' "$INIT"
+else
+	fail "the run's init found among confexec's children"
+fi
+echo go >"$D/rw/go"
+wait "$IP"
+t_eq "  the run ends (0)" "$?" 0
 
 # ---- the descriptor check before the exec -----------------------------------
 # The payload's close_range made a no-op (tests/helpers/faultinj: errno 0,

@@ -9,13 +9,9 @@
 . "$(dirname "$0")/docker-engine.sh"
 docker_unshare "$@"
 . "$(dirname "$0")/lib.sh"
-need_root
-need_landlock 4
-need_cmd dockerd
+needs root landlock=4 dockerd
 [ -x "$BIN/confexec-canary" ] || skip_all "no $BIN/confexec-canary (make all)"
 docker_start
-CX=$BIN/confexec
-PE=$BIN/planenc
 
 # The engine's socket on /run/docker.sock, in this namespace only.
 mount -t tmpfs -o mode=0755 tmpfs /run && : >/run/docker.sock &&

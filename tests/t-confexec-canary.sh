@@ -10,13 +10,8 @@
 # a real dockerd: tests/t-confexec-canary-docker.sh.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd python3
+needs root landlock=4 jq python3
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 WEAK=$HELP/confexec-weak-landlock
 J=$TMP/run.jnl
 [ -x "$BIN/confexec-canary" ] || skip_all "no $BIN/confexec-canary (make all)"

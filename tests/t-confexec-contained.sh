@@ -14,20 +14,12 @@
 # $TMP), never by program name: the machine is shared.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 1
-need_cmd setpriv
+needs root landlock=1 setpriv
 
-CX=$BIN/confexec
-PE=$BIN/planenc
-E=$HELP/escape
 C=$HELP/contained
 [ -x "$C" ] || skip_all "no contained helper"
 "$C" true 2>"$ERR" || skip_all "contained cannot run here: $(cat "$ERR")"
-BASE="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc --rox $HELP"
-BASE="$BASE --follow-symlinks /lib --follow-symlinks /lib64"
-BASE="$BASE --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
-plan() { "$PE" $BASE "$@"; }
+BASE="$ROOTFS --ro /etc --ro /proc --rox $HELP $ASANQ"
 # In the container: confexec with the image cache off (CAP_LINUX_IMMUTABLE
 # is not among a runtime's default capabilities, said on stderr).
 ccx() { "$C" "$CX" --no-image-cache "$@"; }
@@ -183,6 +175,18 @@ cx -- "$E" exe >"$OUT" 2>"$ERR"
 t_grep "the image executed is a sealed memfd" '^/memfd:' "$OUT"
 cx --rlimit nofile=37 --rox /bin -- /bin/sh -c 'ulimit -n' >"$OUT" 2>"$ERR"
 t_eq "rlimits applied (nofile 37)" "$(cat "$OUT")" 37
+
+# daemon_gone WHAT: the run's setsid daemon ($M.pid, its start time in
+# $M.pid.start) recorded and gone, its lock free, nothing of the run left.
+daemon_gone() {
+	P=$(cat "$M.pid" 2>/dev/null)
+	S=$(cat "$M.pid.start" 2>/dev/null)
+	ok "the daemon's pid and start time were recorded" test -n "$P" -a -n "$S"
+	ok "$1 is gone (pid $P, start $S)" \
+		test "$(pid_start "${P:-0}")" != "$S"
+	ok "its lock is free" flock -n "$M.pid.lock" true
+	t_eq "no process of the run is left" "$(alive "$M")" 0
+}
 # ---- the tree ends with the run, without a pid namespace -----------------
 # The payload starts a setsid daemon (its child, which it leaves: an
 # orphan, reparented to confexec), records its pid and start time, and
@@ -192,13 +196,7 @@ cx --rox /bin -- /bin/sh -c '"$0" grandchild "$1" &&
 	p=$(cat "$1") && sed "s/.*) //" "/proc/$p/stat" | cut -d" " -f20 >"$1.start"' \
 	"$E" "$M.pid" >"$OUT" 2>"$ERR"
 t_eq "a payload that leaves a setsid daemon: confexec exits 0" "$?" 0
-P=$(cat "$M.pid" 2>/dev/null)
-S=$(cat "$M.pid.start" 2>/dev/null)
-ok "the daemon's pid and start time were recorded" test -n "$P" -a -n "$S"
-ok "that process is gone (pid $P, start $S)" \
-	test "$(pid_start "${P:-0}")" != "$S"
-ok "its lock is free" flock -n "$M.pid.lock" true
-t_eq "no process of the run is left" "$(alive "$M")" 0
+daemon_gone "that process"
 
 # Orphans that end during the run are reaped then (no zombie of confexec
 # holds a pid until the end): five orphans that exit at once, then, from
@@ -222,13 +220,34 @@ cx --timeout 3s --rox /bin -- /bin/sh -c '"$0" grandchild "$1" &&
 	"$0" sleep 60' "$E" "$M.pid" >"$OUT" 2>"$ERR"
 t_eq "timeout: 124" "$?" 124
 t_grep "said" 'timed out after 3000 ms; the run.s tree was killed' "$ERR"
-P=$(cat "$M.pid" 2>/dev/null)
-S=$(cat "$M.pid.start" 2>/dev/null)
-ok "the daemon's pid and start time were recorded" test -n "$P" -a -n "$S"
-ok "the setsid daemon is gone (pid $P, start $S)" \
-	test "$(pid_start "${P:-0}")" != "$S"
-ok "its lock is free" flock -n "$M.pid.lock" true
-t_eq "no process of the run is left" "$(alive "$M")" 0
+daemon_gone "the setsid daemon"
+
+# confexec SIGKILLed mid-run: without a pid namespace the payload's own
+# parent-death signal ends it (its descendants are not covered: they are
+# the cgroup's or --reap's).  The payload, a shell, writes its pid and
+# execs a sleep of the same pid; confexec, its parent, is killed.
+M=$D/rw/pdeath
+plan --degrade --rw "$D/rw" --rox /bin -- /bin/sh -c 'echo $$ >"$0.pid"
+	exec /bin/sleep 600' "$M" >"$TMP/p.pd" || fail "planenc: pdeath"
+ccx <"$TMP/p.pd" >/dev/null 2>&1 &
+PDC=$!
+at_exit "kill_ours $PDC"
+# gone PID START: that process is no more.
+gone() { [ "$(pid_start "$1")" != "$2" ]; }
+if wait_for test -s "$M.pid"; then
+	PP=$(cat "$M.pid")
+	PS=$(pid_start "$PP")
+	CXP=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$PP/status")
+	ok "the payload runs, confexec its parent" \
+		grep -q confexec "/proc/$CXP/cmdline"
+	kill -KILL "$CXP"
+	ok "confexec SIGKILLed: the payload is gone too (10 s at most)" \
+		wait_for -t 10 gone "$PP" "$PS"
+	kill_same -KILL "$PP" "$PS"
+else
+	fail "the payload wrote its pid"
+fi
+wait "$PDC" 2>/dev/null
 
 # ---- nested: confexec as the payload of confexec -------------------------
 # The outer run is this host's, every layer on; its payload (the inner

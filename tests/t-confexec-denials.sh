@@ -10,13 +10,8 @@
 # the kernel answers.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
+needs root landlock=4 jq
 
-CX=$BIN/confexec
-PE=$BIN/planenc
-E=$HELP/escape
 OK=$TMP/ok
 OUTSIDE=$TMP/outside
 mkdir -p "$OK" "$OUTSIDE/sub"

@@ -6,8 +6,7 @@
 . "$(dirname "$0")/docker-engine.sh"
 docker_unshare "$@"
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmd dockerd
+needs root dockerd
 docker_start
 CE_NAME=docker
 ce() { "$DOCKER" "$@"; }

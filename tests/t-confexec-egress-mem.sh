@@ -12,29 +12,13 @@
 # the whole machine's (other runs share it): said, not asserted.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd ss
-need_cmd nsenter
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip_all "needs /usr/bin/python3"
-
-CX=$BIN/confexec
-PE=$BIN/planenc
-UPS=$T_TOP/tests/egress-upstream.py
-CLI=$T_TOP/tests/egress-client.py
+needs root landlock=4 jq ss nsenter
+. "$T_TOP/tests/egress-lib.sh"
 MEM=$T_TOP/tests/egress-mem.py
-IO=$TMP/io
-mkdir -p "$IO"
-J=$TMP/run.jnl
 BOUND=$((64 * 1048576))	# confexec(1), Egress
 N=64			# BROKER_MAXCONN: the most a payload can hold
 
-"$PY" "$UPS" 127.0.0.1 "$TMP/up.port" "$TMP/up.log" >/dev/null \
-    2>"$TMP/up.err" &
-at_exit "kill_ours $! 2>/dev/null"
-wait_for test -s "$TMP/up.port"
+upstream 127.0.0.1 up
 UP=$(cat "$TMP/up.port" 2>/dev/null)
 [ -n "$UP" ] || skip_all "the test destination did not start"
 

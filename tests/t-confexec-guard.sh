@@ -8,37 +8,10 @@
 # /etc/hosts is the test's, as in t-confexec-egress.sh.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd ip
-need_cmd unshare
-need_cmd setpriv
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip_all "needs /usr/bin/python3"
-
-CX=$BIN/confexec
-PE=$BIN/planenc
-UPS=$T_TOP/tests/egress-upstream.py
-CLI=$T_TOP/tests/egress-client.py
-IO=$TMP/io
-mkdir -p "$IO"
-BASEP="--preset sys --ro /proc --ro $T_TOP/tests --rox $HELP --rw $IO \
-	--setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
-J=$TMP/run.jnl
+needs root landlock=4 jq ip unshare setpriv
+. "$T_TOP/tests/egress-lib.sh"
 chmod 755 "$TMP"
 
-# upstream ADDR NAME [freebind]: a destination on ADDR; its port in
-# $NAME.port, its requests in $NAME.log, its accepted connections in
-# $NAME.acc.
-upstream() {
-	"$PY" "$UPS" "$1" "$TMP/$2.port" "$TMP/$2.log" "$TMP/$2.acc" \
-	    ${3:-} >/dev/null 2>"$TMP/$2.err" &
-	at_exit "kill_ours $! 2>/dev/null"
-	wait_for test -s "$TMP/$2.port"
-	: >>"$TMP/$2.log"
-	: >>"$TMP/$2.acc"
-}
 lines() { wc -l <"$1" | tr -d ' '; }
 events() { jq -c ".event | select(.event == \"egress\") | $1" "$J" \
 	2>/dev/null; }

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/docker-engine.sh"
 docker_unshare "$@"
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmd dockerd
-need_cmd jq
+needs root dockerd jq
 [ -n "${BORNE_DOCKER_UNSHARED:-}" ] || skip_all "needs unshare -m"
 mount -t tmpfs tmpfs /run || skip_all "cannot mount a tmpfs on /run"
 docker_start -H unix:///run/docker.sock

@@ -12,8 +12,7 @@ if [ -z "${BORNE_HANDOFF_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
 	BORNE_HANDOFF_NS=1 exec unshare -m --propagation private sh "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmd jq
+needs root jq
 [ -n "${BORNE_HANDOFF_NS:-}" ] || skip_all "needs unshare -m"
 H=$HELP/handoff
 [ -x "$H" ] || skip_all "no handoff helper (make helpers)"

@@ -14,11 +14,7 @@ if [ -z "${BORNE_PODMAN_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ] &&
 	BORNE_PODMAN_UNSHARED=1 exec unshare -m --propagation private sh "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmd podman
-need_cmd newuidmap
-need_cmd newgidmap
-need_cmd setpriv
+needs root podman newuidmap newgidmap setpriv
 [ -n "${BORNE_PODMAN_UNSHARED:-}" ] || skip_all "needs a private mount namespace (unshare)"
 for f in passwd group subuid subgid; do
 	[ -f "/etc/$f" ] || skip_all "needs /etc/$f to bind a copy over"

@@ -11,21 +11,11 @@
 # confexec ends the run.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd setcap
-need_cmd getcap
-need_cmd sha256sum
-need_cmd jq
-need_cmd socat
+needs root landlock=1 cgroup2 setcap getcap sha256sum jq socat
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 H=$HELP/privrw
 [ -x "$H" ] || skip_all "no $H (make helpers)"
-SYS="--rox /usr --rox /lib --rox /lib64 --follow-symlinks /lib"
-SYS="$SYS --follow-symlinks /lib64"
+SYS=$ROOTFS
 W=$TMP/w		# the --rw tree
 O=$TMP/o		# outside every rule
 J=$TMP/run.jnl
@@ -124,6 +114,32 @@ t_eq "  the start record counts both" "$(start_priv | jq -r .found)" 2
 t_eq "  host side: unchanged" "$(state "$W/a/b/c/d/deep")" "$D0"
 rm -rf "$W/a"
 
+# Past PATH_MAX from / (110 directories of 40 bytes beneath $W/p): the
+# walk goes by descriptors, never by the path; found, refused, and with
+# --degrade stripped all the same.  deep CMD...: CMD in that directory.
+DN=d0123456789012345678901234567890123456789
+deep() {
+	(cd "$W/p" || exit 1
+	i=0
+	while [ $i -lt 110 ]; do cd -P "$DN" || exit 1; i=$((i + 1)); done
+	"$@")
+}
+mkdir "$W/p"
+(cd "$W/p" && i=0 && while [ $i -lt 110 ]; do
+	mkdir "$DN" && cd -P "$DN" || exit 1; i=$((i + 1)); done)
+deep sh -c 'cp /usr/bin/true f && chmod 4755 f'
+P0=$(deep stat -c '%a %u:%g %i' f)
+ok "a setuid file $(( ${#W} + 3 + 41 * 110 + 2 )) bytes from / (past PATH_MAX)" \
+    test "$P0" = "4755 0:0 $(deep stat -c %i f)"
+t_exit 125 "  refused" cx --rw "$W/p" -- mmap-msync "$W/p/f"
+t_eq "  the start record counts it" "$(start_priv | jq -r .found)" 1
+t_eq "  host side: unchanged" "$(deep stat -c '%a %u:%g %i' f)" "$P0"
+t_exit 0 "  --degrade: the run goes on" cx --degrade --rw "$W/p" -- \
+    mmap-msync "$W/p/f"
+t_eq "  host side: stripped (0755), the same file" \
+    "$(deep stat -c '%a %u:%g %i' f)" "755 0:0 ${P0##* }"
+rm -rf "$W/p"
+
 # A symbolic link to a setuid file outside: not followed, not a file of
 # the tree (the payload opening it reaches the outside file's mount,
 # read-only in the view).
@@ -181,6 +197,17 @@ for kind in suid sgid cap; do
 	    '"warnings":\[[^]]*"1 privileged file\(s\) beneath the rw rules stripped before the run"' "$J"
 done
 
+# stripped WHOSE: host side, $W/t has no setuid, setgid or capability
+# left, and WHOSE bytes are the payload's.
+stripped() {
+	sync
+	ok "  host side: no setuid, setgid or capability left" \
+	    sh -c '! { [ -n "$(find "$1" -perm /6000)" ] ||
+		[ -n "$(getcap "$1")" ]; }' sh "$W/t"
+	ok "  host side: $1 bytes are the payload's (the rewrite landed)" \
+	    grep -q "rewritten by the payload" "$W/t"
+}
+
 # ---- how the run ends opens nothing ---------------------------------------
 # Strict: whatever would have ended it, the run never started.
 mk suid "$W/t"
@@ -198,12 +225,7 @@ for kind in suid sgid cap; do
 	t_exit 124 "degrade, $kind rewritten, then the timeout: 124" \
 	    cx --degrade --timeout 2s -- mmap-exit "$W/t" "$W/ready"
 	t_eq "  it was rewritten" "$(cat "$OUT")" OK
-	sync
-	ok "  host side: no setuid, setgid or capability left" \
-	    sh -c '! { [ -n "$(find "$1" -perm /6000)" ] ||
-		[ -n "$(getcap "$1")" ]; }' sh "$W/t"
-	ok "  host side: its bytes are the payload's (the rewrite landed)" \
-	    grep -q "rewritten by the payload" "$W/t"
+	stripped its
 done
 rm -f "$W/ready"
 
@@ -244,12 +266,7 @@ for kind in suid sgid cap; do
 	if command -v fuser >/dev/null 2>&1; then
 		ok "  the payload is gone within the wait" wait_for -t 10 gone
 	fi
-	sync
-	ok "  host side: no setuid, setgid or capability left" \
-	    sh -c '! { [ -n "$(find "$1" -perm /6000)" ] ||
-		[ -n "$(getcap "$1")" ]; }' sh "$W/t"
-	ok "  host side: the bytes are the payload's (the rewrite landed)" \
-	    grep -q "rewritten by the payload" "$W/t"
+	stripped the
 done
 rm -f "$W/t" "$W/ready"
 

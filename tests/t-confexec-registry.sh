@@ -9,14 +9,8 @@
 # SHA-256; --canary runs under it.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd jq
-need_cmd sha256sum
+needs root landlock=1 cgroup2 jq sha256sum
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 J=$TMP/run.jnl
 IO=$TMP/io
 RD=$TMP/reg

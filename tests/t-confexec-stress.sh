@@ -13,24 +13,12 @@
 # the stale ones it leaves on purpose are its alone; the machine is
 # shared); processes are found by a marker in their argv.
 . "$(dirname "$0")/lib.sh"
-# The journals, out of the payloads' reach: their plans grant rw over
-# $TMP, and confexec refuses a journal that a rw rule reaches.
-JD=$(mktemp -d "${TMPDIR:-/tmp}/borne-jnl.XXXXXX")
-at_exit "rm -rf '$JD'"
+journal_dir
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd strace
-need_cmd unshare
+needs root landlock=1 cgroup2 strace unshare
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 L=$HELP/cglock
-BASE="--rox /usr --rox /lib --rox /lib64"
-BASE="$BASE --follow-symlinks /lib --follow-symlinks /lib64"
-BASE="$BASE --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
-plan() { "$PE" $BASE "$@"; }
+BASE="$ROOTFS $ASANQ"
 D=${BORNE_STRESS_SECONDS:-90}
 
 CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
@@ -90,6 +78,8 @@ t_eq "the second launch starts and times out: 124" "$rc" 124
 note "the second launch ended after $ms ms (timeout 1 s, 300 ms flock delay)"
 ok "within 5 s (it was held until the attacker ended, 20 s, before)" \
 	test "$ms" -lt 5000
+t_within "  its timeout on time by the run's clock: after 1 s, before 1.7 s" \
+	"$(end_ms "$JD/t1.jnl")" 1000 1700
 B1=$(jcg "$JD/t1.jnl")
 ok "its cgroup is named in its start record" test -n "$B1"
 kill -TERM "$APID"

@@ -12,26 +12,12 @@
 # $TMP), never by program name; cgroups by confexec's pid or by the path
 # the journal's start record names: the machine is shared.
 . "$(dirname "$0")/lib.sh"
-# The journals, out of the payloads' reach: their plans grant rw over
-# $TMP, and confexec refuses a journal that a rw rule reaches.
-JD=$(mktemp -d "${TMPDIR:-/tmp}/borne-jnl.XXXXXX")
-at_exit "rm -rf '$JD'"
+journal_dir
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd strace
-need_cmd setpriv
+needs root landlock=1 cgroup2 strace setpriv
 
-CX=$BIN/confexec
-PE=$BIN/planenc
-E=$HELP/escape
 FI=$HELP/faultinj
-BASE="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc"
-# /lib and /lib64 may be symlinks into /usr (merged /usr): accepted.
-BASE="$BASE --follow-symlinks /lib --follow-symlinks /lib64"
-BASE="$BASE --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
-plan() { "$PE" $BASE "$@"; }
+BASE="$ROOTFS --ro /etc --ro /proc $ASANQ"
 
 CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
 	if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo |
@@ -98,17 +84,23 @@ t_eq "the payload is pid 2 of its namespace; its parent is outside (0)" \
 	"$(cat "$OUT")" "2 0"
 
 # ---- confexec SIGKILLed during supervision: the tree dies with it ------
+# kill_run PID RUNNING KILLED: once the run ($M) has written $M.pid, its
+# payload and grandchild alive; PID SIGKILLed; then no process of the run
+# (10 s at most).
+kill_run() {
+	wait_file "$M.pid"
+	t_eq "$2" "$(alive "$M")" 2
+	kill -KILL "$1"
+	wait "$1" 2>/dev/null
+	wait_for -t 10 gone "$M"
+	t_eq "$3: no process of the run (10 s at most)" "$(alive "$M")" 0
+}
 M=$TMP/mk-die
 plan --rw "$TMP" -- "$E" grandchild-sleep "$M.pid" >"$TMP/p.die"
 "$CX" <"$TMP/p.die" >/dev/null 2>&1 &
 CXPID=$!
-wait_file "$M.pid"
-t_eq "payload and setsid grandchild running" "$(alive "$M")" 2
-kill -KILL "$CXPID"
-wait "$CXPID" 2>/dev/null
-wait_for -t 10 gone "$M"
-t_eq "SIGKILL of confexec: no process of the run (10 s at most)" \
-	"$(alive "$M")" 0
+kill_run "$CXPID" "payload and setsid grandchild running" \
+	"SIGKILL of confexec"
 t_eq "its cgroup holds nothing" "$(populated_cgroups "$CXPID")" 0
 STALE=$CXPID
 
@@ -229,12 +221,7 @@ plan --rw "$TMP" -- "$E" grandchild-sleep "$M.pid" >"$TMP/p.caller"
 sh -c '"$1" --journal "$2" <"$3"; echo done' sh "$CX" "$J" "$TMP/p.caller" \
 	>/dev/null 2>&1 &
 SH=$!
-wait_file "$M.pid"
-t_eq "run started under a shell" "$(alive "$M")" 2
-kill -KILL "$SH"
-wait "$SH" 2>/dev/null
-wait_for -t 10 gone "$M"
-t_eq "caller SIGKILLed: no process of the run (10 s at most)" "$(alive "$M")" 0
+kill_run "$SH" "run started under a shell" "caller SIGKILLed"
 t_grep "end record: cancelled by the parent, 129" \
 	'"cancel":"parent",.*"exit":129' "$J"
 C=$(jcg "$J")

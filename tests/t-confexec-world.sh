@@ -4,7 +4,8 @@
 # descriptor the rule's walk opened (never by its name again), private,
 # nosuid and nodev; what no rule names is not there.  Each point tried
 # from inside and checked from the host side: a rule path swapped during
-# launch by a host user and by another run's payload, a root listener
+# launch by a host user and by another run's payload (and at the walk's
+# bounds: a path near PATH_MAX among 201 rules), a root listener
 # outside every rule, a host mount made during the run, /proc's controls,
 # the run's mount table and every attribute of each of its mounts.
 # Runs in a mount namespace of its own (its shared mount and tmpfs are
@@ -15,26 +16,17 @@ if [ -z "${BORNE_WORLD_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
 fi
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 6
-need_cgroup2
-need_cmd setpriv
-need_cmd python3
-need_cmd jq
+needs root landlock=6 cgroup2 setpriv python3 jq
 [ -n "${BORNE_WORLD_NS:-}" ] || skip_all "needs unshare -m"
 
-CX=$BIN/confexec
-PE=$BIN/planenc
-E=$HELP/escape
 SW=$HELP/swapper
 [ -x "$SW" ] || skip_all "no swapper helper (make helpers)"
-SYS="--rox /usr --rox /lib --rox /lib64 --follow-symlinks /lib"
-SYS="$SYS --follow-symlinks /lib64 --rox $HELP"
+SYS="$ROOTFS --rox $HELP"
 # The sanitized helpers read /proc/self/maps and must stay quiet.
 QUIET=
 PROC="--ro /proc"
 [ "$VARIANT" = asan ] && QUIET="--ro /proc" PROC=
-QUIET="$QUIET --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+QUIET="$QUIET $ASANQ"
 chmod 711 "$TMP"	# a host user of the test's reaches its own tree
 ROUNDS=40
 
@@ -85,13 +77,18 @@ rounds() {
 T=$TMP/t
 V=$TMP/v
 tree "$T" "$V"
-chown -R 65534:65534 "$T/own"
-chown -h 65534:65534 "$T/own/b"
-chown 0:0 "$T/own/a/job/f"
-setpriv --reuid=65534 --regid=65534 --clear-groups "$SW" "$T/own" a b \
-    >"$TMP/swap.n" 2>&1 &
-SWP=$!
-at_exit "kill_ours $SWP"
+# host_swap T: T/own given to uid 65534 (but the file the payloads
+# change), who swaps a and b there; its pid in $SWP.
+host_swap() {
+	chown -R 65534:65534 "$1/own"
+	chown -h 65534:65534 "$1/own/b"
+	chown 0:0 "$1/own/a/job/f"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$SW" "$1/own" a b \
+	    >/dev/null 2>&1 &
+	SWP=$!
+	at_exit "kill_ours $SWP"
+}
+host_swap "$T"
 rounds "host user" "$V" "$SWP"
 
 # ---- 2. the same swap by another run's payload -------------------------
@@ -108,6 +105,31 @@ at_exit "kill_ours $SWC"
 # The swapper runs once a is seen as the link.
 wait_for test -L "$T2/own/a" || fail "the other run's swapper runs"
 rounds "another run" "$V2" "$SWC"
+
+# ---- 2b. the same swap at the walk's bounds ----------------------------
+# The rule path near PATH_MAX (some 90 components walked before the swapped
+# one), beside 200 more rules, files of the swapped directory's parent:
+# the walk reaches each from the directory it keeps for siblings.
+T3=$TMP/t3
+while [ ${#T3} -lt 3990 ]; do
+	T3=$T3/0123456789012345678901234567890123456789
+done
+V3=$TMP/v3
+tree "$T3" "$V3"
+MANY=
+i=0
+while [ $i -lt 200 ]; do
+	: >"$T3/own/r$i"
+	MANY="$MANY --ro $T3/own/r$i"
+	i=$((i + 1))
+done
+# shellcheck disable=SC2086
+"$PE" $SYS --rw "$T3/own/a/job" $MANY $QUIET -- /bin/sh -c \
+    'chmod 0606 "$1/f" && touch -d @1 "$1/f"; stat -c %d:%i "$1"' sh \
+    "$T3/own/a/job" >"$TMP/p.swap" || fail "planenc: the deep swap plan"
+host_swap "$T3"
+rounds "host user, a rule path of $((${#T3} + 10)) bytes among 201 rules," \
+	"$V3" "$SWP"
 
 # ---- 3. a root daemon's socket outside every rule ----------------------
 # connect(2) to a pathname socket needs no Landlock right before ABI 9: the
@@ -198,20 +220,28 @@ t_eq "  host side: core_pattern unchanged" \
 # the rw rules and the private tmp; /proc noexec and read-only; none
 # shared with any other mount (no "shared:" or "master:" field); and no
 # mount point but /, the rules' paths, /proc and the tmp.
+# A --ro rule over a directory holding a mount of the host's (a tmpfs,
+# writable there): its clone's attributes reach that mount too.
 W=$TMP/w
+R=$TMP/rec
 mknod "$W/nulldev" c 1 3
-"$PE" $SYS --rw "$W" --ro /etc --rw /dev/null $PROC --tmp $QUIET -- \
+mkdir -p "$R/sub"
+mount -t tmpfs -o mode=755 tmpfs "$R/sub" || fail "a tmpfs beneath the --ro rule"
+at_exit "umount -l '$R/sub' 2>/dev/null"
+"$PE" $SYS --rw "$W" --ro "$R" --ro /etc --rw /dev/null $PROC --tmp $QUIET -- \
     /bin/sh -c 'cat /proc/self/mountinfo; echo "TMP $TMPDIR"
-	"$0" write "$1/nulldev" | sed "s/^/NODEV /"' "$E" "$W" \
+	"$0" write "$1/nulldev" | sed "s/^/NODEV /"
+	"$0" write "$2/sub/f" | sed "s/^/SUBMOUNT /"
+	chmod 0666 /dev/null 2>&1 | sed "s/^/DEVCHMOD /"' "$E" "$W" "$R" \
     >"$TMP/p.mi" || fail "planenc: the mountinfo plan"
 t_exit 0 "a run lists its mount table" "$CX" <"$TMP/p.mi"
 cp "$OUT" "$TMP/mi.out"
-grep -v '^TMP \|^NODEV ' "$TMP/mi.out" >"$TMP/mi"
+grep -v '^TMP \|^NODEV \|^SUBMOUNT \|^DEVCHMOD ' "$TMP/mi.out" >"$TMP/mi"
 TD=$(sed -n 's/^TMP //p' "$TMP/mi.out")
 # mountpoint options optional-fields - fstype: one line each
 awk '{ o = ""; for (i = 7; $i != "-"; i++) o = o " " $i
 	print $5, $6, o }' "$TMP/mi" >"$TMP/mi.f"
-allowed=" / /proc $TD $W /etc /dev/null $HELP /usr $(realpath /lib) $(realpath /lib64) "
+allowed=" / /proc $TD $W $R $R/sub /etc /dev/null $HELP /usr $(realpath /lib) $(realpath /lib64) "
 # (and beneath /etc, the covers of its secrets: mountview.h)
 t_eq "  every mount point is the root, a rule, /proc, the tmp or a cover in /etc" \
 	"$([ -s "$TMP/mi.f" ] || echo "no mount table read"
@@ -227,17 +257,52 @@ t_eq "  nosuid: every mount" \
 	"$(awk '$2 !~ /(^|,)nosuid(,|$)/ {print $1}' "$TMP/mi.f")" ""
 t_eq "  nodev: every mount but the device node's" \
 	"$(awk '$1 != "/dev/null" && $2 !~ /(^|,)nodev(,|$)/ {print $1}' "$TMP/mi.f")" ""
-t_eq "  read-only: every mount but the rw rule, the device node and the tmp" \
-	"$(awk -v w="$W" -v t="$TD" '$1 != w && $1 != t && $1 != "/dev/null" &&
+t_eq "  read-only: every mount but the rw rule and the tmp (a device node's too)" \
+	"$(awk -v w="$W" -v t="$TD" '$1 != w && $1 != t &&
 	    $2 !~ /^ro(,|$)/ {print $1}' "$TMP/mi.f")" ""
 t_eq "  /proc: read-only, noexec" \
 	"$(awk '$1 == "/proc" {print ($2 ~ /^ro,/) ($2 ~ /noexec/)}' "$TMP/mi.f")" 11
+t_eq "  the view's own root: read-only, noexec" \
+	"$(awk '$1 == "/" {print ($2 ~ /^ro,/) ($2 ~ /noexec/)}' "$TMP/mi.f")" 11
+t_eq "  the host's mount beneath the --ro rule: there, read-only, nosuid, nodev" \
+	"$(awk -v m="$R/sub" '$1 == m {print ($2 ~ /^ro,/) ($2 ~ /nosuid/) ($2 ~ /nodev/)}' "$TMP/mi.f")" 111
+t_eq "  the tmp: mode 0700 (its super options)" \
+	"$(awk -v t="$TD" '$5 == t {print $NF}' "$TMP/mi" | tr , '\n' | grep '^mode=')" mode=700
 t_eq "  private: no mount shares events with another" \
 	"$(grep -E ' (shared|master|propagate_from):' "$TMP/mi" | wc -l | tr -d ' ')" 0
 t_eq "  a device node beneath the rw rule: EACCES (nodev)" \
 	"$(sed -n 's/^NODEV //p' "$TMP/mi.out")" EACCES
 t_eq "  host side: the node is still there, unchanged" \
 	"$(stat -c '%F %t:%T' "$W/nulldev")" "character special file 1:3"
+t_eq "  a write beneath the host's mount beneath the --ro rule: EROFS" \
+	"$(sed -n 's/^SUBMOUNT //p' "$TMP/mi.out")" EROFS
+t_eq "  host side: that tmpfs is still empty" "$(ls -A "$R/sub")" ""
+t_grep "  chmod of the --rw device node: read-only file system" \
+	'^DEVCHMOD .*Read-only file system' "$TMP/mi.out"
+
+# The tmp's size: the plan's memory limit (without one, tmpfs's own
+# default, which its options do not show); --degrade: the same where no
+# memory controller enforces the limit itself.
+"$PE" $SYS $PROC $QUIET --degrade --tmp --memory-max 64M -- /bin/sh -c \
+    'grep " $TMPDIR " /proc/self/mountinfo' >"$TMP/p.tmpsz" ||
+	fail "planenc: the tmp size plan"
+t_exit 0 "--tmp --memory-max 64M: a run lists its tmp's mount" \
+	"$CX" <"$TMP/p.tmpsz"
+t_eq "  the tmp is 64 MiB (size=65536k)" \
+	"$(awk '{print $NF}' "$OUT" | tr , '\n' | grep '^size=')" size=65536k
+
+# A device node handed in as standard output: reopened off a read-only
+# clone of its mount (its mode and owner stay the host's).
+mknod "$TMP/outdev" c 1 3
+chmod 0666 "$TMP/outdev"
+"$PE" $SYS $PROC $QUIET -- /bin/sh -c 'chmod 0600 /proc/self/fd/1' \
+    >"$TMP/p.hdev" || fail "planenc: the handed device plan"
+"$CX" <"$TMP/p.hdev" >"$TMP/outdev" 2>"$TMP/hdev.err"
+t_eq "a payload's chmod of its stdout, a device node of the host's: fails" \
+	"$?" 1
+t_grep "  read-only file system" 'Read-only file system' "$TMP/hdev.err"
+t_eq "  host side: the node's mode unchanged" \
+	"$(stat -c '%F %a' "$TMP/outdev")" "character special file 666"
 
 # ---- 7. --timings: where a launch's time went ----------------------------
 "$PE" $SYS $QUIET -- /bin/true >"$TMP/p.true" || fail "planenc: /bin/true"

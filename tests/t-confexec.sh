@@ -6,15 +6,8 @@
 # file depends on confexec and the codec only.
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 4
-need_cgroup2
-need_cmd unshare
-need_cmd strace
-need_cmd flock
+needs root landlock=4 cgroup2 unshare strace flock
 
-CX=$BIN/confexec
-E=$HELP/escape
 
 # ---- plan construction -------------------------------------------------
 # mkplan LINE... -- PROGRAM ARGS...: a canonical plan on stdout.  Each LINE
@@ -174,26 +167,25 @@ cxfs_run() { # cxfs_run ESCAPE-ARGS...
 	unset IFS; mkplan "$@" ) >"$plan"
 	"$CX" <"$plan"
 }
-cxfs_run write "$TMP/ro/g" >"$OUT" 2>"$ERR"
+# fs_try WANT DESC ARGS...: cxfs_run ARGS prints WANT alone.
+fs_try() {
+	_fw=$1 _fd=$2
+	shift 2
+	cxfs_run "$@" >"$OUT" 2>"$ERR"
+	t_grep "$_fd" "^$_fw\$" "$OUT"
+}
 # Writes beneath a ro rule meet the run's read-only mount view before
 # Landlock (the mount's write check comes first): EROFS; outside every
 # rule there is nothing (the view holds only what the plan names).
-t_grep "write under --ro: EROFS (the mount view)" '^EROFS$' "$OUT"
-cxfs_run write "$TMP/none/g" >"$OUT" 2>"$ERR"
-t_grep "write outside any rule: ENOENT (not in the view)" '^ENOENT$' "$OUT"
-cxfs_run write "$TMP/rw/g" >"$OUT" 2>"$ERR"
-t_grep "write under --rw: OK" '^OK$' "$OUT"
+fs_try EROFS "write under --ro: EROFS (the mount view)" write "$TMP/ro/g"
+fs_try ENOENT "write outside any rule: ENOENT (not in the view)" write "$TMP/none/g"
+fs_try OK "write under --rw: OK" write "$TMP/rw/g"
 ok "the file was written" test -f "$TMP/rw/g"
-cxfs_run mkdir "$TMP/rw/d" >"$OUT" 2>"$ERR"
-t_grep "mkdir under --rw: OK" '^OK$' "$OUT"
-cxfs_run mkdir "$TMP/ro/d" >"$OUT" 2>"$ERR"
-t_grep "mkdir under --ro: EROFS" '^EROFS$' "$OUT"
-cxfs_run read "$TMP/none/secret" >"$OUT" 2>"$ERR"
-t_grep "read outside any rule: ENOENT (not in the view)" '^ENOENT$' "$OUT"
-cxfs_run read "$TMP/ro/f" >"$OUT" 2>"$ERR"
-t_grep "read under --ro: OK" '^OK$' "$OUT"
-cxfs_run exec "$TMP/ro/true" >"$OUT" 2>"$ERR"
-t_grep "exec under --ro (no x right): EACCES" '^EACCES$' "$OUT"
+fs_try OK "mkdir under --rw: OK" mkdir "$TMP/rw/d"
+fs_try EROFS "mkdir under --ro: EROFS" mkdir "$TMP/ro/d"
+fs_try ENOENT "read outside any rule: ENOENT (not in the view)" read "$TMP/none/secret"
+fs_try OK "read under --ro: OK" read "$TMP/ro/f"
+fs_try EACCES "exec under --ro (no x right): EACCES" exec "$TMP/ro/true"
 t_exit 0 "exec under --rox runs the program" cxfs_run exec "$TMP/x/true"
 t_eq "and it printed nothing (exec replaced the helper)" "$(cat "$OUT")" ""
 
@@ -499,6 +491,18 @@ do
 		t_grep "the refusal names the $1 layer" "refusing: $1" "$ERR"
 	fi
 done
+# memory-max: no swap beyond it; cpu-max as asked.
+if host_can memory; then
+	t_exit 0 "memory-max: the payload reads its cgroup's memory.swap.max" \
+		cglimit memory.swap.max "memory-max 67108864"
+	t_eq "  0: no swap beyond memory.max" "$(cat "$OUT")" 0
+fi
+if host_can cpu; then
+	t_exit 0 "cpu-max 50000 100000: the payload reads its cgroup's cpu.max" \
+		cglimit cpu.max "cpu-max 50000 100000"
+	t_eq "  the run's cgroup has cpu.max 50000 100000" "$(cat "$OUT")" \
+		"50000 100000"
+fi
 if host_can pids; then
 	cxp "pids-max 4" -- /bin/sh -c \
 		'for i in 1 2 3 4 5 6; do /bin/sleep 5 & done; wait' \
@@ -633,9 +637,7 @@ cg_same "no cgroup left after a cancel"
 
 # ---- the real pipeline: planenc | confexec --------------------------------
 if [ -x "$BIN/planenc" ]; then
-	PE="$BIN/planenc --rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc"
-	PE="$PE --follow-symlinks /lib --follow-symlinks /lib64"
-	PE="$PE --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
+	PE="$BIN/planenc $ROOTFS --ro /etc --ro /proc $ASANQ"
 	t_exit 0 "planenc --tcp | confexec: two layers" sh -c \
 		"$PE --tcp -- \"\$1\" tcp-udp 9 | \"\$2\"" sh "$E" "$CX"
 	t_eq "pipeline: EACCES from Landlock, EPERM from seccomp" \
@@ -691,13 +693,18 @@ J=$TMP/runs.jnl
 ( IFS='
 '; set -- $(base) -- /bin/true; unset IFS; mkplan "$@" ) >"$TMP/j1"
 ( IFS='
-'; set -- $(base) "timeout-ms 300" -- "$E" sleep 5; unset IFS
+'; set -- $(base) "timeout-ms 1000" -- "$E" sleep 5; unset IFS
   mkplan "$@" ) >"$TMP/j2"
 ( IFS='
 '; set -- $(base) "memory-max 67108864" -- /bin/true; unset IFS
   mkplan "$@" ) >"$TMP/j3"
 t_exit 0 "journaled run" "$CX" --journal "$J" <"$TMP/j1"
 t_exit 124 "journaled timeout" "$CX" --journal "$J" <"$TMP/j2"
+# Its end by the run's own clock: not before the timeout, and well before
+# a doubled or a 1 s later one (a loaded machine delays the kill and the
+# reaping a little, never by a second).
+t_within "  the 1 s timeout ended it after 1 s, before 1.7 s (the run's clock)" \
+	"$(end_ms "$J")" 1000 1700
 t_exit 125 "journaled refusal" in_noctl "$CX" --journal "$J" <"$TMP/j3"
 t_eq "six records: a start/end pair per run" "$(wc -l <"$J" | tr -d ' ')" 6
 t_eq "three starts" "$(grep -c '"event":"start"' "$J")" 3

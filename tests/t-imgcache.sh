@@ -19,10 +19,7 @@
 # Eviction is proven by the unit test (tests/unit/imgcache.c).
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd strace
+needs root landlock=1 cgroup2 strace
 # (LeakSanitizer cannot run under ptrace: a sanitized confexec traced by
 # strace runs with leak detection off.)
 need_cmd lsattr
@@ -31,8 +28,6 @@ need_cmd unshare
 need_cmd flock
 need_cmd setpriv
 
-CX=$BIN/confexec
-PE=$BIN/planenc
 C=$TMP/cache
 D=$TMP/bin
 mkdir -m 700 "$C"
@@ -73,7 +68,6 @@ sleep 4
 # /proc and ASAN_OPTIONS: the sanitized helpers (asan build) need /proc
 # at exit; the other builds ignore both.
 BASE="--rox /usr --rox /lib --rox /lib64 --ro /etc --ro /proc --rox $D --setenv ASAN_OPTIONS=detect_leaks=0:handle_segv=0"
-plan() { "$PE" $BASE "$@"; }
 cx() { "$CX" --image-cache "$C" "$@"; }
 
 # ---- first launch, then hits ------------------------------------------

@@ -8,13 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$T_TOP/tests/serve-lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd curl
-need_cmd socat
-need_cmd node
-need_cmd npm
+needs root landlock=4 jq curl socat node npm
 
 # ---- the reference client, installed once under .build/npm ------------
 NPMDIR=$T_TOP/.build/npm

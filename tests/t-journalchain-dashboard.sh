@@ -8,13 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$T_TOP/tests/serve-lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd curl
-need_cmd node
-need_cmd chromium
-need_cmd unshare
+needs root landlock=4 jq curl node chromium unshare
 [ -x "$BIN/confexec-canary" ] || skip_all "no $BIN/confexec-canary (make all)"
 [ -x "$HELP/handoff" ] || skip_all "no handoff helper (make helpers)"
 NODE="node"

@@ -8,12 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$T_TOP/tests/serve-lib.sh"
 
-need_root
-need_landlock 4
-need_cmd jq
-need_cmd curl
-need_cmd setpriv
-need_cmd python3
+needs root landlock=4 jq curl setpriv python3
 
 JC=$BIN/journalchain
 J=$TMP/runs.jnl

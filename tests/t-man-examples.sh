@@ -14,13 +14,7 @@ if [ -z "${MX_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ]; then
 fi
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/man-examples.sh"
-need_root
-need_cmd scdoc
-need_cmd man
-need_cmd jq
-need_cmd socat
-need_cmd getcap
-need_cmd setcap
+needs root scdoc man jq socat getcap setcap
 
 # ---- the extractor itself, on a page written the old (wrong) way ----
 cat >"$TMP/bad.1.scd" <<'PAGE'

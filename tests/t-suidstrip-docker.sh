@@ -8,12 +8,7 @@
 . "$(dirname "$0")/docker-engine.sh"
 docker_unshare "$@"
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmd dockerd
-need_cmd busybox
-need_cmd cc
-need_cmd getcap
-need_cmd jq
+needs root dockerd busybox cc getcap jq
 S=$BIN/suidstrip
 
 # ---- the daemon (tests/docker-engine.sh) ----

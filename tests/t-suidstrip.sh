@@ -14,13 +14,7 @@ if [ -z "${SUID_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ]; then
 	SUID_UNSHARED=1 exec unshare -m --propagation private sh "$0" "$@"
 fi
 . "$(dirname "$0")/lib.sh"
-need_root
-need_cmd getcap
-need_cmd setcap
-need_cmd getfattr
-need_cmd jq
-need_cmd script
-need_cmd strace
+needs root getcap setcap getfattr jq script strace
 [ -x "$HELP/swapper" ] && [ -x "$HELP/mkmany" ] && [ -x "$HELP/fcapset" ] ||
 	skip_all "helpers not built (make helpers)"
 

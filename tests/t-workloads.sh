@@ -15,17 +15,8 @@ if [ -z "${WL_UNSHARED:-}" ] && [ "$(id -u)" -eq 0 ] &&
 fi
 . "$(dirname "$0")/lib.sh"
 
-need_root
-need_landlock 1
-need_cgroup2
-need_cmd python3
-need_cmd git
-need_cmd gcc
-need_cmd make
-need_cmd bash
+needs root landlock=1 cgroup2 python3 git gcc make bash
 
-PE=$BIN/planenc
-CX=$BIN/confexec
 PROF=$T_TOP/contrib/profiles
 # What every confexec run needs (confexec(1), Mode selection): a host
 # that cannot enforce it refuses every plan (125).

@@ -91,6 +91,19 @@ report(long rc)
 	return 0;
 }
 
+/* A unix stream socket (with flags) and u set to PATH: the socket, or
+ * -1 with errno. */
+static int
+unix_socket(const char *path, struct sockaddr_un *u, int flags)
+{
+	int l = socket(AF_UNIX, SOCK_STREAM | flags, 0);
+
+	memset(u, 0, sizeof(*u));
+	u->sun_family = AF_UNIX;
+	snprintf(u->sun_path, sizeof(u->sun_path), "%s", path);
+	return l;
+}
+
 static unsigned long long
 num(const char *s)
 {
@@ -279,15 +292,12 @@ main(int argc, char *argv[])
 		/* unix-listen: test fixture (listen at PATH, wait to be
 		 * killed); unix-connect: connect to it from inside. */
 		struct sockaddr_un u;
-		int l = socket(AF_UNIX, SOCK_STREAM, 0);
+		int l = unix_socket(argv[2], &u, 0);
 
 		if (l == -1) {
 			printf("socket:");
 			return report(-1);
 		}
-		memset(&u, 0, sizeof(u));
-		u.sun_family = AF_UNIX;
-		snprintf(u.sun_path, sizeof(u.sun_path), "%s", argv[2]);
 		if (strcmp(c, "unix-connect") == 0)
 			return report(connect(l, (struct sockaddr *)&u,
 			    sizeof(u)));
@@ -300,16 +310,13 @@ main(int argc, char *argv[])
 		/* A control socket's client, from inside. */
 		struct sockaddr_un u;
 		char ans[4096];
-		int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int l = unix_socket(argv[2], &u, SOCK_CLOEXEC);
 		size_t len = strlen(argv[3]);
 
 		if (l == -1) {
 			printf("socket:");
 			return report(-1);
 		}
-		memset(&u, 0, sizeof(u));
-		u.sun_family = AF_UNIX;
-		snprintf(u.sun_path, sizeof(u.sun_path), "%s", argv[2]);
 		for (n = 0; argc == 5 && access(argv[4], F_OK) == -1 &&
 		     n < 3000; n++)
 			usleep(10000);

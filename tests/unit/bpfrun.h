@@ -20,6 +20,20 @@ struct sdata {
 	uint64_t args[6];
 };
 
+/* d: the call nr of arch with its first four arguments, the rest 0. */
+static inline void
+sdata_set(struct sdata *d, uint32_t arch, int32_t nr, uint64_t a0,
+    uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	memset(d, 0, sizeof(*d));
+	d->nr = nr;
+	d->arch = arch;
+	d->args[0] = a0;
+	d->args[1] = a1;
+	d->args[2] = a2;
+	d->args[3] = a3;
+}
+
 static long long
 bpf_run(const struct sock_fprog *p, const struct sdata *d)
 {

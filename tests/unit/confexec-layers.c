@@ -126,12 +126,7 @@ ask(unsigned v, uint32_t arch, int32_t nr, uint64_t a0, uint64_t a1,
 	char err[256];
 	long long r;
 
-	memset(&d, 0, sizeof(d));
-	d.nr = nr;
-	d.arch = arch;
-	d.args[0] = a0;
-	d.args[1] = a1;
-	d.args[2] = a2;
+	sdata_set(&d, arch, nr, a0, a1, a2, 0);
 	if (sf_build(v, &p, err, sizeof(err)) == -1)
 		return -2;
 	r = bpf_run(&p, &d);

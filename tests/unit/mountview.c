@@ -61,6 +61,26 @@ prepare(struct mountview *mv, struct plan *p, char **real, int *fd,
 	return mv_prepare(mv, &a, err, len);
 }
 
+/* prepare with one rule (intent, path), as uid 0, no tmp: its result,
+ * errno as it left it. */
+static int
+prepare_one(enum plan_intent intent, const char *path, char *err, size_t len)
+{
+	struct plan_fsrule fs[1] = {{intent, (char *)path}};
+	char *real[1] = {(char *)path};
+	struct mountview mv;
+	struct plan p;
+	int fd[1], r, e;
+
+	mkplan(&p, fs, 1, fd);
+	r = prepare(&mv, &p, real, fd, 0, NULL, err, len);
+	e = errno;
+	mv_free(&mv);
+	unplan(fd, 1);
+	errno = e;
+	return r;
+}
+
 static const struct mv_bind *
 bind_of(const struct mountview *mv, const char *path)
 {
@@ -152,31 +172,16 @@ test_prepare(void)
 	unplan(fd, 1);
 
 	/* The host's controls: never writable, whatever the plan says. */
-	fs[0] = (struct plan_fsrule){PLAN_RW, "/proc/sys"};
-	real[0] = fs[0].path;
-	mkplan(&p, fs, 1, fd);
 	errno = 0;
-	is_int(prepare(&mv, &p, real, fd, 0, NULL, err, sizeof(err)), -1,
+	is_int(prepare_one(PLAN_RW, "/proc/sys", err, sizeof(err)), -1,
 	    "rw /proc/sys: refused");
 	ok(errno == EPERM && strstr(err, "read-only") != NULL, "EPERM, "
 	    "saying why: %s", err);
-	mv_free(&mv);
-	unplan(fd, 1);
-	fs[0] = (struct plan_fsrule){PLAN_RWX, "/sys"};
-	real[0] = fs[0].path;
-	mkplan(&p, fs, 1, fd);
-	is_int(prepare(&mv, &p, real, fd, 0, NULL, err, sizeof(err)), -1,
+	is_int(prepare_one(PLAN_RWX, "/sys", err, sizeof(err)), -1,
 	    "rwx /sys: refused");
-	mv_free(&mv);
-	unplan(fd, 1);
-	fs[0] = (struct plan_fsrule){PLAN_RW, "/dev"};
-	real[0] = fs[0].path;
-	mkplan(&p, fs, 1, fd);
-	is_int(prepare(&mv, &p, real, fd, 0, NULL, err, sizeof(err)), -1,
+	is_int(prepare_one(PLAN_RW, "/dev", err, sizeof(err)), -1,
 	    "rw /dev (a directory of devices): refused");
 	ok(strstr(err, "device node") != NULL, "saying why: %s", err);
-	mv_free(&mv);
-	unplan(fd, 1);
 }
 
 /* In a child: a mount namespace, the view, then each answer written to

@@ -39,13 +39,7 @@ ask6(unsigned v, int32_t nr, uint64_t a0, uint64_t a1, uint64_t a2,
 {
 	struct sdata d;
 
-	memset(&d, 0, sizeof(d));
-	d.nr = nr;
-	d.arch = X86_64;
-	d.args[0] = a0;
-	d.args[1] = a1;
-	d.args[2] = a2;
-	d.args[3] = a3;
+	sdata_set(&d, X86_64, nr, a0, a1, a2, a3);
 	return bpf_run(&progs[v], &d);
 }
 #define ask(v, nr, a0, a1, a2) ask6(v, nr, a0, a1, a2, 0)
