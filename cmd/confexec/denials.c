@@ -20,7 +20,6 @@
 
 #include "denials.h"
 #include "err.h"
-#include "events.h"
 #include "landlock.h"
 #include "layers.h"
 #include "observe.h"

@@ -30,7 +30,6 @@ void denials_seen(void *run, const struct obs_seen *s);
 size_t denials_count(uint64_t *calls, uint64_t *unlisted);
 int denials_get(size_t i, const char **path, const char **access,
     const char **grant, uint64_t *count);
-struct outcome;
 int denials_ignored(const struct outcome *o);
 void denials_argv(const struct run *r);
 void denials_say(const struct run *r, const struct outcome *o);

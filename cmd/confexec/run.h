@@ -271,4 +271,21 @@ struct run {
 	int newnet;		/* CLONE_NEWNET for the payload */
 };
 
+/* What the end record says. */
+struct outcome {
+	int code;		/* confexec's exit status */
+	int have_status;	/* the payload was waited for */
+	siginfo_t si;
+	const char *refused;	/* why the run ended before execveat */
+	uint64_t wall_ns;
+	uint64_t cpu_usec;
+	int residue;
+	int have_oom;
+	uint64_t oom;
+	const char *signal_by;	/* who killed the payload: "confexec",
+				 * "oom", "outside", "outside-init" (its
+				 * init was killed), or NULL (no signal) */
+	int init_killed;	/* init was killed by SIGKILL first */
+};
+
 #endif
