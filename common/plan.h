@@ -59,8 +59,8 @@ struct plan_fsrule {
 };
 
 /* One destination of the run's egress broker (launchplan(5), "egress"):
- * host is a lowercase DNS name ("pypi.org"), a suffix wildcard
- * ("*.github.com": any name beneath github.com, not github.com itself),
+ * host is a lowercase DNS name ("pkgs.example"), a suffix wildcard
+ * ("*.forge.example": any name beneath forge.example, not forge.example itself),
  * or an IP literal in RFC 5952's form (plan_ip_text: "192.0.2.7",
  * "2001:db8::1", "::ffff:192.0.2.7", no brackets; never an unspecified
  * address, plan_ip_unspecified).  port 1..65535. */

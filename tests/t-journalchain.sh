@@ -359,24 +359,25 @@ else
 	    "$(sed -n 1p "$R" | wc -c | awk '$1 > 9000 { print "yes" }')" yes
 	t_eq "  no line over 162 bytes and twice the number width (166)" \
 	    "$(LC_ALL=C awk 'length > 166' "$TMP/runs.show")" ""
-	t_grep "  its end: exit 0, no denial counted (not explained)" \
-	    '^ 2  [0-9T:-]{19}Z   1  end      \.\.\./echo a{28}\.\.\.  exit=0 denials=- egress=0/0 handoffs=0$' \
+	t_grep "  its end: exit 0, no denial counted (writes observed, none denied)" \
+	    '^ 2  [0-9T:-]{19}Z   1  end      \.\.\./echo a{28}\.\.\.  exit=0 denials=0 egress=0/0 handoffs=0$' \
 	    "$TMP/runs.show"
 	t_grep "the denial's end: the denied calls its record counts" \
-	    "^ 4  [0-9T:-]{19}Z   3  end      \\.\\.\\./escape read /var/lib/dpkg/status {4}  exit=$(ev 4 .exit) denials=$(ev 4 .denials.calls) egress=0/0 handoffs=0\$" \
+	    "^ 4  [0-9T:-]{19}Z   3  end      \\.\\.\\./escape read /var/lib/dpkg/status {4}  exit=$(ev 4 .exit) denials=$(ev 4 .denials.calls)\\(ignored\\) egress=0/0 handoffs=0\$" \
 	    "$TMP/runs.show"
 	t_eq "  at least one" "$(ev 4 '.denials.calls | tonumber > 0')" true
+	t_eq "  ignored: the program exited 0" "$(ev 4 '.denials.ignored')" true
 	t_grep "the egress refusal: its event, verdict and destination" \
 	    '^ 6  [0-9T:-]{19}Z   5  egress   \.\.\./curl -sS .*  refused 127\.0\.0\.1:2 status=403: ' \
 	    "$TMP/runs.show"
 	t_grep "  its end counts it" \
-	    '^ 7  [0-9T:-]{19}Z   5  end      \.\.\./curl -sS .*  exit=0 denials=- egress=0/1 handoffs=0$' \
+	    '^ 7  [0-9T:-]{19}Z   5  end      \.\.\./curl -sS .*  exit=0 denials=0 egress=0/1 handoffs=0$' \
 	    "$TMP/runs.show"
 	t_grep "the handoff: the daemon and its pid, as recorded" \
 	    "^ 9  [0-9T:-]{19}Z   8  handoff  \\.\\.\\./handoff connect plain /run/docker\\.\\.\\.  docker pid=$(ev 9 .pid) uid=$(ev 9 .uid)\$" \
 	    "$TMP/runs.show"
 	t_grep "  its end counts it" \
-	    '^10  [0-9T:-]{19}Z   8  end      .*  exit=0 denials=- egress=0/0 handoffs=1$' \
+	    '^10  [0-9T:-]{19}Z   8  end      .*  exit=0 denials=0 egress=0/0 handoffs=1$' \
 	    "$TMP/runs.show"
 	t_grep "the refusal: exit 125 and why" \
 	    '^12  [0-9T:-]{19}Z  11  end      /bin/true {31}  exit=125: /bin/true: SHA-256 differs from the pinned digest$' \

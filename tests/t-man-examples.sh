@@ -371,9 +371,9 @@ at_exit "kill_ours $! 2>/dev/null"
 wait_for test -s "$TMP/mxup.port"
 MXUP=$(cat "$TMP/mxup.port" 2>/dev/null)
 mkdir -p "$W/etc/borne"
-page_examples ex_confexec "s|pypi.org:443|127.0.0.1:$MXUP|;
+page_examples ex_confexec "s|pkgs.example:443|127.0.0.1:$MXUP|;
     s|/etc/borne|$W/etc/borne|g;
-    s|https://pypi.org/simple/|http://127.0.0.1:$MXUP/|;
+    s|https://pkgs.example/simple/|http://127.0.0.1:$MXUP/|;
     s|sha256sum /usr/bin/tool|sha256sum /bin/sh|;
     s|-- /usr/bin/tool|-- /bin/sh $SBIN/tool|; s|/srv/data|$W/srv/data|g;
     s|/tmp/out|$W/tmp/out|g; s|/var/log/borne|$W/log|g"
@@ -491,7 +491,7 @@ ex_journalchain_1() {
 		t_grep "  a line for its start: run 1, the preset by name" \
 		    '^1  [0-9T:-]{19}Z  1  start    /bin/echo hello +  mode=strict preset=sys rules=[0-9]+ layers=[0-9]+ degraded=0$' "$OUT"
 		t_grep "  its end: exit 0 and the counts" \
-		    '^2  [0-9T:-]{19}Z  1  end      /bin/echo hello +  exit=0 denials=- egress=0/0 handoffs=0$' "$OUT"
+		    '^2  [0-9T:-]{19}Z  1  end      /bin/echo hello +  exit=0 denials=0 egress=0/0 handoffs=0$' "$OUT"
 		t_grep "  the second run's end: exit 2" \
 		    '^4  [0-9T:-]{19}Z  3  end      /bin/ls /nonexistent +  exit=2 ' "$OUT"
 		t_eq "  --run 3 --json: that run's two records whole" \
@@ -664,7 +664,7 @@ ex_planenc() {
 	"a plan that may reach the package index only")
 		run 0
 		t_eq "  the destinations, sorted by host" "$(cat "$OUT")" \
-		    '[{"host":"*.pythonhosted.org","port":443},{"host":"pypi.org","port":443}]'
+		    '[{"host":"*.files.example","port":443},{"host":"pkgs.example","port":443}]'
 		;;
 	"check a plan")
 		run 0

@@ -753,17 +753,17 @@ t_exit 0 "  put back, found again" \
 
 
 # ---- egress: destinations of the run's broker ----
-t_exit 0 "--egress, several, any order and case" $P --egress pypi.org:443 \
-	--egress 'PyPI.org:80' --egress '*.pythonhosted.org:443' \
+t_exit 0 "--egress, several, any order and case" $P --egress pkgs.example:443 \
+	--egress 'PkGS.example:80' --egress '*.files.example:443' \
 	--egress 192.0.2.7:8080 --egress '[2001:DB8:0::1]:443' -- /bin/true
 cp "$OUT" "$TMP/eg.plan"
 t_eq "egress lines in canonical order (host bytes, then port as a number)" \
 	"$(grep -a '^egress ' "$TMP/eg.plan")" \
-	"egress *.pythonhosted.org 443
+	"egress *.files.example 443
 egress 192.0.2.7 8080
 egress 2001:db8::1 443
-egress pypi.org 80
-egress pypi.org 443"
+egress pkgs.example 80
+egress pkgs.example 443"
 t_grep "--egress implies the tcp socket right" '^socket tcp$' "$TMP/eg.plan"
 t_eq "egress lines between bind-tcp and env" \
 	"$(grep -a -n -E '^(socket|egress|mode)' "$TMP/eg.plan" | cut -d: -f1 |
@@ -774,7 +774,7 @@ cp "$OUT" "$TMP/eg.re"
 ok "--reencode gives identical bytes" cmp "$TMP/eg.re" "$TMP/eg.plan"
 $P --decode <"$TMP/eg.plan" >"$TMP/j.json"
 jq_is egress .egress \
-	'[{"host":"*.pythonhosted.org","port":443},{"host":"192.0.2.7","port":8080},{"host":"2001:db8::1","port":443},{"host":"pypi.org","port":80},{"host":"pypi.org","port":443}]'
+	'[{"host":"*.files.example","port":443},{"host":"192.0.2.7","port":8080},{"host":"2001:db8::1","port":443},{"host":"pkgs.example","port":80},{"host":"pkgs.example","port":443}]'
 $P -- /bin/true | $P --decode >"$TMP/j.json"
 jq_is "egress always present, empty without --egress" .egress '[]'
 t_exit 0 "an IPv4-mapped address, in RFC 5952's form" \
@@ -786,19 +786,19 @@ printf '%s\n' '--egress Example.ORG:443' >"$TMP/eg.prof"
 t_exit 0 "--egress in a profile" $P --profile "$TMP/eg.prof" -- /bin/true
 t_grep "  lower case there too" '^egress example\.org 443$' "$OUT"
 # What planenc refuses before the rules (naming the argument).
-refuse "egress without a port" '--egress pypi\.org: want HOST:PORT' \
-	$P --egress pypi.org -- /bin/true
-refuse "egress port 0" '--egress pypi\.org:0: PORT not a number from 1 to 65535' \
-	$P --egress pypi.org:0 -- /bin/true
-refuse "egress port 65536" '--egress pypi\.org:65536: PORT not a number' \
-	$P --egress pypi.org:65536 -- /bin/true
-refuse "egress port by name" '--egress pypi\.org:https: PORT not a number' \
-	$P --egress pypi.org:https -- /bin/true
+refuse "egress without a port" '--egress pkgs\.example: want HOST:PORT' \
+	$P --egress pkgs.example -- /bin/true
+refuse "egress port 0" '--egress pkgs\.example:0: PORT not a number from 1 to 65535' \
+	$P --egress pkgs.example:0 -- /bin/true
+refuse "egress port 65536" '--egress pkgs\.example:65536: PORT not a number' \
+	$P --egress pkgs.example:65536 -- /bin/true
+refuse "egress port by name" '--egress pkgs\.example:https: PORT not a number' \
+	$P --egress pkgs.example:https -- /bin/true
 refuse "egress empty host" '--egress :443: empty host' \
 	$P --egress :443 -- /bin/true
 refuse "egress trailing dot" \
-	'--egress pypi\.org\.:443: trailing dot \(write the name without it\)' \
-	$P --egress pypi.org.:443 -- /bin/true
+	'--egress pkgs\.example\.:443: trailing dot \(write the name without it\)' \
+	$P --egress pkgs.example.:443 -- /bin/true
 refuse "egress IPv6 without brackets" \
 	'--egress 2001:db8::1:443: an IPv6 address goes in brackets' \
 	$P --egress 2001:db8::1:443 -- /bin/true
@@ -862,8 +862,8 @@ t_exit 0 "egress host of 253 bytes" $P --egress "$H253:443" -- /bin/true
 t_grep "  written whole" "^egress $H253 443\$" "$OUT"
 refuse "egress host of 254 bytes" 'host longer than 253 bytes' \
 	$P --egress "${H253}d:443" -- /bin/true
-refuse "egress destination twice" 'egress pypi\.org 443: same destination given twice' \
-	$P --egress pypi.org:443 --egress PYPI.org:443 -- /bin/true
+refuse "egress destination twice" 'egress pkgs\.example 443: same destination given twice' \
+	$P --egress pkgs.example:443 --egress PKGS.example:443 -- /bin/true
 set --
 i=1; while [ $i -le 64 ]; do set -- "$@" --egress "h$i.example:443"; i=$((i + 1)); done
 t_exit 0 "64 egress destinations" $P "$@" -- /bin/true
@@ -872,32 +872,32 @@ refuse "65 egress destinations" 'egress: more than 64 destinations' \
 set --
 # Contradictions.
 EGNET='a run with egress has a network of its own, loopback only, where its broker listens; list each destination with --egress'
-refuse "egress with --connect-tcp" "egress pypi\\.org 443: contradicts connect-tcp \\($EGNET\\)" \
-	$P --egress pypi.org:443 --connect-tcp 443 -- /bin/true
-refuse "egress with --bind-tcp" 'egress pypi\.org 443: contradicts bind-tcp \(a run with egress has a network of its own' \
-	$P --egress pypi.org:443 --bind-tcp 0 -- /bin/true
+refuse "egress with --connect-tcp" "egress pkgs\\.example 443: contradicts connect-tcp \\($EGNET\\)" \
+	$P --egress pkgs.example:443 --connect-tcp 443 -- /bin/true
+refuse "egress with --bind-tcp" 'egress pkgs\.example 443: contradicts bind-tcp \(a run with egress has a network of its own' \
+	$P --egress pkgs.example:443 --bind-tcp 0 -- /bin/true
 for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy ALL_PROXY all_proxy; do
 	refuse "egress with --setenv $v" \
 		"env $v: contradicts egress \\(confexec sets it to the run's broker\\)" \
-		$P --egress pypi.org:443 --setenv "$v=http://elsewhere:3128" -- /bin/true
+		$P --egress pkgs.example:443 --setenv "$v=http://elsewhere:3128" -- /bin/true
 done
 refuse "egress with --env https_proxy" 'env https_proxy: contradicts egress' \
-	env https_proxy=http://p:3128 $P --env https_proxy --egress pypi.org:443 \
+	env https_proxy=http://p:3128 $P --env https_proxy --egress pkgs.example:443 \
 	-- /bin/true
 t_exit 0 "NO_PROXY is the plan's own" \
-	$P --egress pypi.org:443 --setenv NO_PROXY=localhost -- /bin/true
+	$P --egress pkgs.example:443 --setenv NO_PROXY=localhost -- /bin/true
 t_exit 0 "HTTP_PROXY without egress is the plan's own" \
 	$P --setenv HTTP_PROXY=http://p:3128 -- /bin/true
-printf '%s\n' '--egress pypi.org:443' '--egress *.com:443' >"$TMP/eg2.prof"
+printf '%s\n' '--egress pkgs.example:443' '--egress *.com:443' >"$TMP/eg2.prof"
 refuse "an egress refusal names FILE:LINE" \
 	"$TMP/eg2.prof:2: refusing the plan: egress \\*\\.com 443: wildcard" \
 	$P --profile "$TMP/eg2.prof" -- /bin/true
 # The decoder: the same rules, and the canonical form only.
 hostile "egress upper case" \
-	'line 5: egress Pypi\.org 443: upper-case letter' 'socket tcp' \
-	'egress Pypi.org 443'
-hostile "egress trailing dot" 'line 5: egress pypi\.org\. 443: trailing dot' \
-	'socket tcp' 'egress pypi.org. 443'
+	'line 5: egress Pkgs\.example 443: upper-case letter' 'socket tcp' \
+	'egress Pkgs.example 443'
+hostile "egress trailing dot" 'line 5: egress pkgs\.example\. 443: trailing dot' \
+	'socket tcp' 'egress pkgs.example. 443'
 hostile "egress IPv6 not in RFC 5952's form" \
 	"line 5: egress 2001:db8:0::1 443: IP address not in RFC 5952's form" \
 	'socket tcp' 'egress 2001:db8:0::1 443'
@@ -911,31 +911,31 @@ for h in 0.0.0.0 :: ::ffff:0.0.0.0; do
 		'socket tcp' "egress $h 80"
 done
 hostile "egress ports out of order" \
-	'line 6: egress: pypi\.org 80: out of order \(sorted by host, then port\)' \
-	'socket tcp' 'egress pypi.org 443' 'egress pypi.org 80'
+	'line 6: egress: pkgs\.example 80: out of order \(sorted by host, then port\)' \
+	'socket tcp' 'egress pkgs.example 443' 'egress pkgs.example 80'
 hostile "egress hosts out of order" 'line 6: egress: a\.example 1: out of order' \
 	'socket tcp' 'egress b.example 1' 'egress a.example 1'
-hostile "egress twice" 'line 6: egress pypi\.org 443: same destination given twice' \
-	'socket tcp' 'egress pypi.org 443' 'egress pypi.org 443'
+hostile "egress twice" 'line 6: egress pkgs\.example 443: same destination given twice' \
+	'socket tcp' 'egress pkgs.example 443' 'egress pkgs.example 443'
 hostile "egress without socket tcp" \
-	'line 4: egress pypi\.org 443: without the tcp socket right' \
-	'egress pypi.org 443'
-hostile "egress after connect-tcp" 'line 6: egress pypi\.org 443: contradicts connect-tcp' \
-	'socket tcp' 'connect-tcp 443' 'egress pypi.org 443'
+	'line 4: egress pkgs\.example 443: without the tcp socket right' \
+	'egress pkgs.example 443'
+hostile "egress after connect-tcp" 'line 6: egress pkgs\.example 443: contradicts connect-tcp' \
+	'socket tcp' 'connect-tcp 443' 'egress pkgs.example 443'
 hostile "egress before env HTTPS_PROXY" 'line 6: env HTTPS_PROXY: contradicts egress' \
-	'socket tcp' 'egress pypi.org 443' 'env HTTPS_PROXY=x'
+	'socket tcp' 'egress pkgs.example 443' 'env HTTPS_PROXY=x'
 hostile "egress before connect-tcp" 'line 6: connect-tcp: out of order' \
-	'socket tcp' 'egress pypi.org 443' 'connect-tcp 443'
-hostile "egress port 0" 'line 5: egress pypi\.org 0: port outside 1-65535' \
-	'socket tcp' 'egress pypi.org 0'
+	'socket tcp' 'egress pkgs.example 443' 'connect-tcp 443'
+hostile "egress port 0" 'line 5: egress pkgs\.example 0: port outside 1-65535' \
+	'socket tcp' 'egress pkgs.example 0'
 hostile "egress port not canonical" 'line 5: egress: 0443: not a canonical number' \
-	'socket tcp' 'egress pypi.org 0443'
+	'socket tcp' 'egress pkgs.example 0443'
 hostile "egress without a port" 'line 5: egress: want HOST PORT' \
-	'socket tcp' 'egress pypi.org'
+	'socket tcp' 'egress pkgs.example'
 hostile "egress with two spaces" 'line 5: egress: empty field' \
-	'socket tcp' 'egress pypi.org  443'
-hostile "egress host with a backslash" 'line 5: egress pypi.+org 443: byte outside' \
-	'socket tcp' 'egress pypi\134.org 443'
+	'socket tcp' 'egress pkgs.example  443'
+hostile "egress host with a backslash" 'line 5: egress pkgs.+example 443: byte outside' \
+	'socket tcp' 'egress pkgs\134.example 443'
 hostile "egress host of 254 bytes" 'line 5: egress: host longer than 253 bytes' \
 	'socket tcp' "egress ${H253}d 443"
 

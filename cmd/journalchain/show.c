@@ -179,7 +179,11 @@ end_detail(json_t *ev, struct sbuf *s)
 		sadd(s, ": %s", VAL(KEY(ev, "refused")));
 		return;
 	}
+	/* Denials the payload went on without (it exited 0): not failures. */
 	sadd(s, " denials=%s", VAL(KEY(KEY(ev, "denials"), "calls")));
+	if (json_is_true(KEY(KEY(ev, "denials"), "ignored")) &&
+	    strcmp(VAL(KEY(KEY(ev, "denials"), "calls")), "0") != 0)
+		sadd(s, "(ignored)");
 	sadd(s, " egress=%s/%s", json_is_object(eg) ?
 	    VAL(KEY(eg, "allowed")) : "0", json_is_object(eg) ?
 	    VAL(KEY(eg, "refused")) : "0");

@@ -151,7 +151,7 @@ test_connect(void)
 
 	connect_ok("CONNECT example.com:443 HTTP/1.1\r\n"
 	    "Host: example.com:443\r\n\r\n", "example.com", 0, 443);
-	connect_ok("CONNECT Pypi.ORG:443 HTTP/1.0\r\n\r\n", "pypi.org", 0,
+	connect_ok("CONNECT Pkgs.EXAMPLE:443 HTTP/1.0\r\n\r\n", "pkgs.example", 0,
 	    443);
 	connect_ok("CONNECT a-b.c0.example:1 HTTP/1.1\r\n\r\n",
 	    "a-b.c0.example", 0, 1);
@@ -509,11 +509,11 @@ static void
 test_match(void)
 {
 	struct plan_egress l[] = {
-		{ "*.github.com", 443 },
+		{ "*.forge.test", 443 },
 		{ "192.0.2.7", 8080 },
 		{ "2001:db8::1", 443 },
-		{ "pypi.org", 443 },
-		{ "github.com", 22 },
+		{ "pkgs.test", 443 },
+		{ "forge.test", 22 },
 		{ NULL, 443 },
 		{ "*.0.2.7", 8080 },
 		{ "a.example", 443 },
@@ -521,21 +521,21 @@ test_match(void)
 	};
 	size_t n = sizeof(l) / sizeof(l[0]);
 
-	is_int(egress_match(l, n, "api.github.com", 443), 0, "wildcard");
-	is_int(egress_match(l, n, "a.b.github.com", 443), 0,
+	is_int(egress_match(l, n, "api.forge.test", 443), 0, "wildcard");
+	is_int(egress_match(l, n, "a.b.forge.test", 443), 0,
 	    "wildcard, two labels more");
-	is_int(egress_match(l, n, "github.com", 443), -1,
+	is_int(egress_match(l, n, "forge.test", 443), -1,
 	    "a wildcard does not match its own suffix");
-	is_int(egress_match(l, n, "xgithub.com", 443), -1,
+	is_int(egress_match(l, n, "xforge.test", 443), -1,
 	    "a wildcard needs the dot");
-	is_int(egress_match(l, n, "api.github.com", 80), -1,
+	is_int(egress_match(l, n, "api.forge.test", 80), -1,
 	    "wildcard, other port");
-	is_int(egress_match(l, n, "github.com", 22), 4, "exact, its port");
-	is_int(egress_match(l, n, "pypi.org", 443), 3, "exact name");
-	is_int(egress_match(l, n, "pypi.org", 80), -1, "exact, other port");
-	is_int(egress_match(l, n, "www.pypi.org", 443), -1,
+	is_int(egress_match(l, n, "forge.test", 22), 4, "exact, its port");
+	is_int(egress_match(l, n, "pkgs.test", 443), 3, "exact name");
+	is_int(egress_match(l, n, "pkgs.test", 80), -1, "exact, other port");
+	is_int(egress_match(l, n, "www.pkgs.test", 443), -1,
 	    "a name does not match its subdomains");
-	is_int(egress_match(l, n, "pypi.or", 443), -1, "a prefix is not it");
+	is_int(egress_match(l, n, "pkgs.tes", 443), -1, "a prefix is not it");
 	is_int(egress_match(l, n, "192.0.2.7", 8080), 1, "IPv4 literal");
 	is_int(egress_match(l, n, "192.0.2.7", 443), -1,
 	    "IPv4 literal, other port");
@@ -555,7 +555,7 @@ test_match(void)
 	is_int(egress_match(l, n, "b.a.example", 443), 8,
 	    "a name under an exact entry takes the wildcard");
 	is_int(egress_match(l, n, "", 443), -1, "empty host");
-	is_int(egress_match(l, 0, "pypi.org", 443), -1, "empty list");
+	is_int(egress_match(l, 0, "pkgs.example", 443), -1, "empty list");
 	{
 		struct plan_egress lit[] = { { "127.0.0.1", 80 },
 			{ "localhost", 80 } };

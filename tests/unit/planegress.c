@@ -75,17 +75,17 @@ static void
 round_trip(void)
 {
 	struct plan_egress e[] = {
-		{ "pypi.org", 443 }, { "pypi.org", 80 },
-		{ "*.pythonhosted.org", 443 }, { "2001:db8::1", 8443 },
+		{ "pkgs.example", 443 }, { "pkgs.example", 80 },
+		{ "*.files.example", 443 }, { "2001:db8::1", 8443 },
 		{ "192.0.2.7", 3128 }, { "::ffff:192.0.2.1", 1 },
 	};
 	static const char want[] = "socket tcp\n"
-	    "egress *.pythonhosted.org 443\n"
+	    "egress *.files.example 443\n"
 	    "egress 192.0.2.7 3128\n"
 	    "egress 2001:db8::1 8443\n"
 	    "egress ::ffff:192.0.2.1 1\n"
-	    "egress pypi.org 80\n"
-	    "egress pypi.org 443\n"
+	    "egress pkgs.example 80\n"
+	    "egress pkgs.example 443\n"
 	    "mode strict\n";
 	unsigned char *enc = NULL, *enc2 = NULL;
 	struct plan p, d;
@@ -107,9 +107,9 @@ round_trip(void)
 	is_int(r, 0, "and decodes (%s)", err);
 	if (r == 0) {
 		ok(d.negress == 6 && strcmp(d.egress[0].host,
-		    "*.pythonhosted.org") == 0 && d.egress[4].port == 80 &&
+		    "*.files.example") == 0 && d.egress[4].port == 80 &&
 		    d.egress[5].port == 443 &&
-		    strcmp(d.egress[5].host, "pypi.org") == 0,
+		    strcmp(d.egress[5].host, "pkgs.example") == 0,
 		    "egress read back in order");
 		is_int(plan_encode(&d, &enc2, &n2), 0, "decoded plan re-encodes");
 		ok(enc2 && n2 == n && memcmp(enc, enc2, n) == 0,
@@ -118,7 +118,7 @@ round_trip(void)
 		j = plan_to_json(&d);
 		js = j ? json_dumps(j, JSON_COMPACT) : NULL;
 		ok(js && strstr(js, "\"bind_tcp\":[],\"egress\":[{\"host\":"
-		    "\"*.pythonhosted.org\",\"port\":443},{\"host\":"
+		    "\"*.files.example\",\"port\":443},{\"host\":"
 		    "\"192.0.2.7\",\"port\":3128},") != NULL,
 		    "JSON egress: objects in plan order, after bind_tcp");
 		free(js);
@@ -158,15 +158,15 @@ round_trip(void)
 static void
 hosts(void)
 {
-	static const char *const good[] = { "pypi.org", "localhost",
-		"a-b.example", "x1.example", "*.github.com", "*.a.b.example",
+	static const char *const good[] = { "pkgs.example", "localhost",
+		"a-b.example", "x1.example", "*.forge.example", "*.a.b.example",
 		"192.0.2.7", "0.0.0.1", "2001:db8::1", "::1", "::ffff:0.0.0.1",
 		"::ffff:192.0.2.1", "::ffff:0:0:0", "xn--bcher-kva.example" };
 	/* What a connect(2) takes for this host: never a destination. */
 	static const char *const unspec[] = { "0.0.0.0", "::",
 		"::ffff:0.0.0.0" };
-	static const char *const badh[] = { "", "Pypi.org", "pypi.org.",
-		".pypi.org", "a..b", "-a.example", "a-.example", "a_b.example",
+	static const char *const badh[] = { "", "Pkgs.example", "pkgs.example.",
+		".pkgs.example", "a..b", "-a.example", "a-.example", "a_b.example",
 		"a b.example", "*", "*.com", "**.a.example", "a.*.example",
 		"*a.example", "*.", "127.1", "192.0.2.01", "256.0.0.1",
 		"1.2.3.4.5", "0x7f.1", "1.example.42", "2001:DB8::1",
@@ -278,9 +278,9 @@ decoder(void)
 	size_t cap = 65536, k = 0, i;
 	char *b = malloc(cap), h[300];
 
-	bad_lines("egress Pypi.org 443\n",
-	    "line 5: egress Pypi.org 443: upper-case letter");
-	bad_lines("egress pypi.org. 443\n", "trailing dot");
+	bad_lines("egress Pkgs.example 443\n",
+	    "line 5: egress Pkgs.example 443: upper-case letter");
+	bad_lines("egress pkgs.example. 443\n", "trailing dot");
 	bad_lines("egress 2001:DB8::1 443\n", "not in RFC 5952's form");
 	bad_lines("egress *.com 443\n", "wildcard over a top-level domain");
 	bad_lines("egress 0.0.0.0 80\n", "line 5: egress 0.0.0.0 80: an "
@@ -289,8 +289,8 @@ decoder(void)
 	bad_lines("egress ::ffff:0.0.0.0 80\n", "egress ::ffff:0.0.0.0 80: "
 	    "an unspecified");
 	bad_lines("egress 0::0 80\n", "not in RFC 5952's form");
-	bad_lines("egress pypi.org 443\negress pypi.org 80\n",
-	    "line 6: egress: pypi.org 80: out of order (sorted by host, "
+	bad_lines("egress pkgs.example 443\negress pkgs.example 80\n",
+	    "line 6: egress: pkgs.example 80: out of order (sorted by host, "
 	    "then port)");
 	bad_lines("egress b.example 1\negress a.example 2\n",
 	    "line 6: egress: a.example 2: out of order");
