@@ -177,7 +177,8 @@ def cycles(edges):
 
 # The files of a source besides src_NAME.c (broker.h, ctl.h list them).
 PARTS = {"broker": "src_egress", "resolver": "src_egress",
-         "hostroute": "src_egress", "relay": "src_egress", "ctl": "src_control",
+         "hostroute": "src_egress", "relay": "src_egress",
+         "brokersay": "src_egress", "ctl": "src_control",
          "handoffs": "src_notify"}
 
 

@@ -33,13 +33,13 @@
 #include <unistd.h>
 
 #include "broker.h"
+#include "brokersay.h"
 #include "clock.h"
 #include "err.h"
 #include "loop.h"
 #include "plan.h"
 #include "record.h"
 #include "run.h"
-#include "say.h"
 
 static const char ESTABLISHED[] = "HTTP/1.1 200 Connection established\r\n"
 				  "\r\n";
@@ -165,67 +165,6 @@ close_up(struct broker *b, size_t i)
 	close_fd(&b->conn[i]->ufd);
 }
 
-/* A refused destination on stderr, once: its reason and the --egress
- * that would allow it.  At most EGRESS_SAID destinations; refusals on
- * others are counted (the source's finish says how many).  Never waits
- * (say.c). */
-static void
-say_refused(struct broker *b, const struct conn *c)
-{
-	static char said[EGRESS_SAID][PLAN_MAX_HOST_LEN + 8];
-	static size_t nsaid;
-	char dest[PLAN_MAX_HOST_LEN + 8];
-	size_t k;
-
-	snprintf(dest, sizeof(dest), "%s %u", c->rq.host,
-	    (unsigned)c->rq.port);
-	for (k = 0; k < nsaid; k++)
-		if (strcmp(said[k], dest) == 0)
-			return;		/* said already; each is journaled */
-	if (nsaid == EGRESS_SAID) {
-		b->st.unsaid++;
-		return;
-	}
-	memcpy(said[nsaid++], dest, sizeof(dest));
-	if (say_line("egress: refused: %s (%s%s)", c->why, c->grant[0] ?
-	    "allow it with " : "no --egress allows it", c->grant) == 0)
-		b->st.said++;
-	else
-		b->st.unsaid++;
-}
-
-/* A failed connection on stderr: cannot resolve, cannot connect, no
- * connection in time, a reset while relaying, a TLS client that gave up
- * (tls_gave_up).  Each destination and cause once, at most
- * EGRESS_SAID_FAILED lines; the rest counted (said at the end, as the
- * refusals are).  Never waits (say.c). */
-static void
-say_failed(struct broker *b, const struct conn *c)
-{
-	static char said[EGRESS_SAID_FAILED][PLAN_MAX_HOST_LEN + 8 +
-	    sizeof(c->why)];
-	static size_t nsaid;
-	char key[sizeof(said[0])];
-	size_t k;
-
-	snprintf(key, sizeof(key), "%s %u %s", c->rq.host,
-	    (unsigned)c->rq.port, c->why);
-	for (k = 0; k < nsaid; k++)
-		if (strcmp(said[k], key) == 0)
-			return;		/* said already; each is journaled */
-	if (nsaid == EGRESS_SAID_FAILED) {
-		b->st.failed_unsaid++;
-		return;
-	}
-	memcpy(said[nsaid++], key, sizeof(key));
-	if (say_line(strchr(c->rq.host, ':') ? "egress: [%s]:%u: %s" :
-	    "egress: %s:%u: %s", c->rq.host, (unsigned)c->rq.port,
-	    c->why) == 0)
-		b->st.failed_said++;
-	else
-		b->st.failed_unsaid++;
-}
-
 /* Whether the payload's TLS client gave up during the handshake of a
  * CONNECT tunnel (egress_tls_gave_up): it sent a ClientHello, received the
  * server's first flight, then sent nothing but ChangeCipherSpec and an
@@ -278,11 +217,11 @@ broker_end(struct broker *b, size_t i, const char *why)
 	else
 		b->st.refused++;
 	if (c->verdict == CV_REFUSED && c->have_rq)
-		say_refused(b, c);
+		brokersay_refused(&b->st, c);
 	else if (c->have_rq && c->why[0] != '\0' &&
 	    (c->verdict == CV_FAILED || (c->verdict == CV_ALLOWED &&
 	    why == NULL)))
-		say_failed(b, c);	/* not an idle or run-ended close */
+		brokersay_failed(&b->st, c);	/* not idle, not the run's end */
 	broker_event(b, c);
 	free(c);
 	b->conn[i] = NULL;

@@ -7,6 +7,7 @@
  *   broker.c      one payload connection: its request, the decision,
  *                 the upstream connect, the relay, timeouts, its
  *                 journal event
+ *   brokersay.c   its lines on stderr, each destination once
  *   relay.c       one direction of a relay (splice), within its share
  *                 of the broker's memory (relay.h)
  *   resolver.c    names resolved by a helper process, never by the
