@@ -186,6 +186,8 @@ grant_of(struct conn *c, const char *host, unsigned port)
 	    "--egress [%s]:%u" : "--egress %s:%u", host, port);
 }
 
+static void forward(struct broker *b, size_t i);
+
 void
 broker_end(struct broker *b, size_t i, const char *why)
 {
@@ -193,6 +195,14 @@ broker_end(struct broker *b, size_t i, const char *why)
 
 	if (c == NULL)
 		return;
+	/* At the run's end, what the payload sent before it ended is read
+	 * once more, without waiting: a TLS client's last alert or close
+	 * may not have reached the loop yet. */
+	if (why != NULL && c->st == C_RELAY && c->up.tw.on && !c->up.dead) {
+		forward(b, i);
+		if ((c = b->conn[i]) == NULL)
+			return;		/* it ended there, said as it ends */
+	}
 	if (tls_gave_up(c))
 		snprintf(c->why, sizeof(c->why), "TLS: the payload closed "
 		    "after the server's certificates, likely not trusting "
@@ -218,8 +228,8 @@ broker_end(struct broker *b, size_t i, const char *why)
 		b->st.refused++;
 	if (c->verdict == CV_REFUSED && c->have_rq)
 		brokersay_refused(&b->st, c);
-	else if (c->have_rq && c->why[0] != '\0' &&
-	    (c->verdict == CV_FAILED || (c->verdict == CV_ALLOWED &&
+	else if (c->have_rq && c->why[0] != '\0' && (tls_gave_up(c) ||
+	    c->verdict == CV_FAILED || (c->verdict == CV_ALLOWED &&
 	    why == NULL)))
 		brokersay_failed(&b->st, c);	/* not idle, not the run's end */
 	broker_event(b, c);
@@ -350,7 +360,6 @@ sa_name(const struct sockaddr_storage *a, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
-static void forward(struct broker *b, size_t i);
 
 /* Start a connect to the next kept address; refuse when none is left
  * (err: the last failure). */

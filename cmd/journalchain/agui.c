@@ -33,6 +33,7 @@
 #include <jansson.h>
 
 #include "agui.h"
+#include "esc.h"
 #include "runs.h"
 
 /* A request body's largest JSON depth is jansson's own bound. */
@@ -118,9 +119,12 @@ input_run(json_t *in, struct agui *a, int *status, char *msg,
 		return 0;
 	}
 	if (runs_resolve(json_string_value(run), a->id, sizeof(a->id)) == -1) {
+		char e[ESC_SIZE(64)];
+
+		/* The id as the caller sent it, escaped: one line. */
+		esc_name(json_string_value(run), e, sizeof(e));
 		*status = 404;
-		snprintf(msg, msglen, "no such run: %.64s",
-		    json_string_value(run));
+		snprintf(msg, msglen, "no such run: %.64s", e);
 		return -1;
 	}
 	return 0;
