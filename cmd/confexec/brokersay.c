@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* brokersay: the broker's lines on stderr (brokersay.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,24 +32,35 @@ said_new(struct said *t, const char *key)
 	return 1;
 }
 
+/* The line for key, once: said (counted in *said), or counted in
+ * *unsaid when the table is full or stderr did not take it. */
+static void
+say_once(struct said *t, const char *key, const char *line,
+    uint64_t *said, uint64_t *unsaid)
+{
+	int k = said_new(t, key);
+
+	if (k == 0)
+		return;		/* said already; each is journaled */
+	if (k == 1 && say_line("%s", line) == 0)
+		(*said)++;
+	else
+		(*unsaid)++;
+}
+
 void
 brokersay_refused(struct egress_stats *st, const struct conn *c)
 {
 	static char keys[EGRESS_SAID][KEY_LEN];
 	static struct said t = {keys, 0, EGRESS_SAID};
-	char key[KEY_LEN];
-	int k;
+	char key[KEY_LEN], line[2 * KEY_LEN];
 
 	snprintf(key, sizeof(key), "%s %u", c->rq.host,
 	    (unsigned)c->rq.port);
-	if ((k = said_new(&t, key)) == 0)
-		return;
-	if (k == 1 && say_line("egress: refused: %s (%s%s)", c->why,
+	snprintf(line, sizeof(line), "egress: refused: %s (%s%s)", c->why,
 	    c->grant[0] ? "allow it with " : "no --egress allows it",
-	    c->grant) == 0)
-		st->said++;
-	else
-		st->unsaid++;
+	    c->grant);
+	say_once(&t, key, line, &st->said, &st->unsaid);
 }
 
 void
@@ -56,17 +68,12 @@ brokersay_failed(struct egress_stats *st, const struct conn *c)
 {
 	static char keys[EGRESS_SAID_FAILED][KEY_LEN];
 	static struct said t = {keys, 0, EGRESS_SAID_FAILED};
-	char key[KEY_LEN];
-	int k;
+	char key[KEY_LEN], line[2 * KEY_LEN];
 
 	snprintf(key, sizeof(key), "%s %u %s", c->rq.host,
 	    (unsigned)c->rq.port, c->why);
-	if ((k = said_new(&t, key)) == 0)
-		return;
-	if (k == 1 && say_line(strchr(c->rq.host, ':') ?
+	snprintf(line, sizeof(line), strchr(c->rq.host, ':') ?
 	    "egress: [%s]:%u: %s" : "egress: %s:%u: %s", c->rq.host,
-	    (unsigned)c->rq.port, c->why) == 0)
-		st->failed_said++;
-	else
-		st->failed_unsaid++;
+	    (unsigned)c->rq.port, c->why);
+	say_once(&t, key, line, &st->failed_said, &st->failed_unsaid);
 }
