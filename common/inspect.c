@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "err.h"
+#include "esc.h"
 #include "inspect.h"
 
 static int
@@ -82,9 +83,13 @@ inspect_parse(const char *buf, size_t len, struct inspect_sources *out,
 	out->v = NULL;
 	out->n = 0;
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-	if (root == NULL)
+	if (root == NULL) {
+		char t[ESC_SIZE(JSON_ERROR_TEXT_LENGTH)];
+
+		esc_name(je.text, t, sizeof(t));	/* it quotes the input */
 		return err_set(err, errlen, "line %d column %d: %s", je.line,
-		    je.column, je.text);
+		    je.column, t);
+	}
 	if (!json_is_array(root)) {
 		err_set(err, errlen, "not a JSON array of containers");
 		goto bad;

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "err.h"
+#include "esc.h"
 #include "hash.h"
 #include "journal.h"
 #include "journal_int.h"
@@ -198,8 +199,11 @@ journal_event_canon(const char *text, size_t len, char **out, size_t *outlen,
 
 	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (j == NULL) {
+		char t[ESC_SIZE(JSON_ERROR_TEXT_LENGTH)];
+
+		esc_name(je.text, t, sizeof(t));	/* it quotes the record */
 		err_set(err, errlen, "invalid JSON at column %d: %s",
-		    je.column, je.text);
+		    je.column, t);
 		return errno = EINVAL, -1;
 	}
 	if (!json_is_object(j)) {

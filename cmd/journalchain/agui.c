@@ -141,7 +141,12 @@ agui_open(const char *body, size_t len, int *status, char *msg,
 	*status = 400;
 	in = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
 	if (in == NULL) {
-		snprintf(msg, msglen, "the body is not JSON: %s", e.text);
+		/* The parser's text quotes the body near the fault:
+		 * escaped, one line. */
+		char t[ESC_SIZE(JSON_ERROR_TEXT_LENGTH)];
+
+		esc_name(e.text, t, sizeof(t));
+		snprintf(msg, msglen, "the body is not JSON: %s", t);
 		return NULL;
 	}
 	a = calloc(1, sizeof(*a));
