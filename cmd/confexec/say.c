@@ -5,8 +5,9 @@
  * descriptor of stderr's own with O_NONBLOCK (a pipe, FIFO or terminal
  * reopened through /proc/self/fd/2: a new open file description, so
  * the payload's stderr, which shares the old one, keeps its flags), a
- * send(2) with MSG_DONTWAIT (a socket), or an appending description of
- * stderr's own (a regular file, which takes the bytes at once).  A line that does not go at
+ * send(2) with MSG_DONTWAIT (a socket), or stderr itself made an
+ * appending description of confexec's own (a regular file, which takes
+ * the bytes at once).  A line that does not go at
  * once (EAGAIN, no reader, no such descriptor) is dropped and counted:
  * there is no buffer to fill. */
 #include <errno.h>
@@ -42,12 +43,19 @@ say_open(void)
 	if (S_ISREG(st.st_mode)) {
 		/* Appended: the payload's stderr there is a description of
 		 * its own that appends (mountview.h), so a line written at
-		 * this description's offset would land on its bytes. */
-		say.fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND |
+		 * another description's offset would land on its bytes.
+		 * confexec's own stderr becomes that appending description
+		 * too, for every line it writes, in the loop or not (the
+		 * caller's description keeps its flags). */
+		int fd = open("/proc/self/fd/2", O_WRONLY | O_APPEND |
 		    O_NOCTTY | O_CLOEXEC);
-		say.own = say.fd != -1;
-		if (say.fd == -1)
-			say.fd = STDERR_FILENO;
+
+		if (fd != -1 && fd != STDERR_FILENO &&
+		    dup3(fd, STDERR_FILENO, 0) != -1)
+			close(fd);
+		else if (fd != -1)
+			close(fd);
+		say.fd = STDERR_FILENO;
 	} else if (S_ISSOCK(st.st_mode)) {
 		say.fd = STDERR_FILENO;
 		say.sock = 1;
