@@ -245,7 +245,7 @@ t_exit 137 "the same run with a journal" \
 CXOPTS=
 t_exit 0 "journalchain verifies the run's journal" "$BIN/journalchain" verify "$TMP/j"
 t_grep "two records" '^2 records, head 2:' "$OUT"
-"$BIN/journalchain" show "$TMP/j" >"$TMP/jshow" 2>&1
+"$BIN/journalchain" show --json "$TMP/j" >"$TMP/jshow" 2>&1
 t_grep "the start record lists the memory layer as applied" \
     '"event":"start".*"layers":\[[^]]*"memory"' "$TMP/jshow"
 t_grep "the end record carries 137" '"event":"end".*"exit":137' "$TMP/jshow"
