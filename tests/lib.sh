@@ -301,3 +301,12 @@ done_testing() {
 	[ "$T_FAIL" -eq 0 ] || exit 1
 	exit 0
 }
+
+# json_of FILE: each record as journalchain show --json prints it (its
+# hash after its seq).
+json_of() {
+	while IFS= read -r l; do
+		h=$(printf '%s\n' "$l" | sha256sum | cut -d' ' -f1)
+		printf '%s\n' "$l" | sed "s/^{\"seq\":\([0-9]*\),/&\"hash\":\"$h\",/"
+	done <"$1"
+}

@@ -96,6 +96,10 @@ if [ "$fresh" = no ]; then
 	done
 	cp "$top"/man/*.scd "$stage/borne/man/"
 	cp "$top"/contrib/profiles/* "$stage/borne/contrib/profiles/"
+	# The build tree's share, beside bin as make fills it (planenc
+	# --profile NAME from the build tree).
+	mkdir -p "$stage/borne/share/borne/profiles"
+	cp "$top"/contrib/profiles/* "$stage/borne/share/borne/profiles/"
 	# Users and groups the suites name (id -un, setpriv --reuid 65534),
 	# and empty subordinate id files (edited by the suites under a lock).
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' \
