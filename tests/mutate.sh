@@ -17,7 +17,7 @@
 # to .build/mutate/src and built there (dyn variant) once; every test
 # file the list names must pass on it first.  Then, break by break: the
 # file changed, its binary rebuilt (make -j2: the tool of a cmd/ file,
-# confexec for common/), the break's test files run until one fails, the
+# every tool for common/), the break's test files run until one fails, the
 # file restored.  One line a break, "caught (t-X)"
 # or "MISSED", then the counts; exits 1 when a break was missed or could
 # not be applied.
@@ -71,10 +71,12 @@ build() {
 }
 
 # run_test T LOG: T's file against the copy's build; 0 when it passed.
+# Its stdin is not the list's (a test's script(1) would read the breaks
+# left).
 run_test() {
 	(cd "$S" && BORNE_BIN=$S/.build/dyn/bin \
 	    BORNE_HELPERS=$S/.build/dyn/helpers BORNE_VARIANT=dyn \
-	    BORNE_TOP=$S timeout "$LIMIT" sh "tests/$1.sh") >"$2" 2>&1
+	    BORNE_TOP=$S timeout "$LIMIT" sh "tests/$1.sh") </dev/null >"$2" 2>&1
 }
 
 start=$(date +%s)
@@ -124,12 +126,14 @@ for t in $(sort -u "$W/tests" 2>/dev/null); do
 	say "mutate: $t passes on the tree as it is ($(($(date +%s) - t0)) s)"
 done
 
-# tool_of FILE: the binary a break of FILE is rebuilt as (cmd/TOOL/...: that
-# tool; common/: confexec, the boundary's).
-tool_of() {
+# bins_of FILE: the binaries a break of FILE is rebuilt as (cmd/TOOL/...:
+# that tool; common/: every tool, each links it: a break of fd.c is
+# fdclose-verify's too, one of walk.c suidstrip's).
+bins_of() {
 	case $1 in
-	cmd/*/*) _t=${1#cmd/}; echo "${_t%%/*}" ;;
-	*) echo confexec ;;
+	cmd/*/*) _t=${1#cmd/}; echo ".build/dyn/bin/${_t%%/*}" ;;
+	*) for _t in "$S"/cmd/*/; do
+		_t=${_t%/}; echo ".build/dyn/bin/${_t##*/}"; done ;;
 	esac
 }
 
@@ -151,7 +155,7 @@ while IFS= read -r line; do
 	if cmp -s "$S/$f" "$W/orig"; then
 		say "$id: ERROR: $f unchanged"
 		errors=$((errors + 1))
-	elif ! build ".build/dyn/bin/$(tool_of "$f")"; then
+	elif ! build $(bins_of "$f"); then
 		say "$id: ERROR: does not build ($f)"
 		tail -n 5 "$W/log/build" | sed 's/^/    /'
 		errors=$((errors + 1))
