@@ -30,6 +30,12 @@ t_eq "0 1 2 7 9 open" "$(fds)" "0 1 2 7 9 "
 t_exit 0 "a kept fd that is not open is fine" "$FV" -k 42 -- "$LIST"
 t_eq "fd 42 not conjured" "$(fds)" "0 1 2 "
 exec 5<&- 9<&-
+# The neighbours of a kept fd: each range closed ends right before it and
+# the next begins right after it.
+exec 6<"$TMP/leak" 8<"$TMP/leak"
+t_exit 0 "-k 7 with fds 6 and 8 leaked beside it" "$FV" -k 7 -- "$LIST"
+t_eq "6 and 8 closed, 7 kept" "$(fds)" "0 1 2 7 "
+exec 6<&- 8<&-
 
 # Thousands of fds and a big rlimit: all closed.
 t_exit 0 "4000 leaked fds under ulimit -n 20000 are closed" sh -c \
@@ -89,6 +95,14 @@ t_grep "leftover fd named with its target" \
     "^fdclose-verify: fd 3 still open after close: $TMP/leak (\(and [0-9]+ more fds\) )?\(refusing to exec\)$" \
     "$ERR"
 t_nogrep "payload did not run" "^0 " "$OUT"
+# One descriptor left, alone (only fd 3's closes faked: the loader's own
+# work): refused as well, named with nothing more.
+t_exit 125 "a single fd left open (its closes faked): refused" \
+    "$HELP/fault-close" one 3 "$TMP/leak" "$FV" -- "$LIST"
+t_grep "  named alone" \
+    "^fdclose-verify: fd 3 still open after close: $TMP/leak \(refusing to exec\)$" \
+    "$ERR"
+t_nogrep "  payload did not run" "^0 " "$OUT"
 
 # Kernels before 5.9 have no close_range: the /proc/self/fd walk closes.
 t_exit 0 "close_range ENOSYS: fallback walk closes" \

@@ -23,6 +23,14 @@ t_exit 0 "append 2 more" journalchain append "$J" <"$TMP/in2"
 t_exit 0 "verify a good journal" journalchain verify "$J"
 t_grep "verify prints count and head" '^5 records, head 5:[0-9a-f]{64}$' "$OUT"
 t_exit 0 "verify --deep" journalchain verify --deep "$J"
+# A record chained right whose event is valid JSON but not as append
+# writes it (keys out of order): verify follows the chain; --deep refuses.
+printf '{"seq":1,"prev":"%064d","time":"1","event":{"b":1,"a":2}}\n' 0 \
+    >"$TMP/nc"
+t_exit 0 "an event out of canonical form: verify follows the chain" \
+	journalchain verify "$TMP/nc"
+t_exit 1 "  verify --deep refuses it" journalchain verify --deep "$TMP/nc"
+t_grep "  saying why" "at record 1, byte 0: event: event is not in canonical form$" "$ERR"
 t_exit 0 "head" journalchain head "$J"
 t_grep "head prints SEQ HASH" '^5 [0-9a-f]{64}$' "$OUT"
 HEAD=$(journalchain head "$J")

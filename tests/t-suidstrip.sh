@@ -417,6 +417,18 @@ t_grep "and is reported" "guard: $G: in place" "$OUT"
 t_eq "findmnt agrees: nosuid and nodev" \
 	"$(findmnt -n -o OPTIONS -T "$G" | tr ',' '\n' | grep -c -E '^(nosuid|nodev)$')" "2"
 umount "$G"
+# A mount point with one of the two is no guard: nosuid alone leaves the
+# payload's device nodes working; then --guard adds nodev to it.
+mkdir -p "$G"
+mount -t tmpfs -o nosuid tmpfs "$G" || fail "a nosuid tmpfs"
+at_exit "umount -l '$G' 2>/dev/null"
+t_exit 1 "--check --guard on a mount nosuid but not nodev: a 'no'" \
+	"$S" --check --guard "$G"
+t_grep "  reported absent" "guard: $G: absent" "$OUT"
+t_exit 0 "--guard on it" "$S" --guard "$G"
+t_eq "  findmnt: nosuid and nodev now" \
+	"$(findmnt -n -o OPTIONS -T "$G" | tr ',' '\n' | grep -c -E '^(nosuid|nodev)$')" "2"
+umount "$G"
 
 # ---- budget: a huge tree, 1 s ----
 B=$W/big

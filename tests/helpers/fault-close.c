@@ -5,7 +5,10 @@
  *   noop    close(2) and close_range(2) return 0 without doing anything:
  *           the tests prove that fdclose-verify checks what it did;
  *   enosys  close_range(2) fails with ENOSYS, as on kernels before 5.9:
- *           the tests exercise the /proc/self/fd fallback. */
+ *           the tests exercise the /proc/self/fd fallback;
+ *   one     only FD's closes do nothing (close(FD), a close_range over
+ *           FD): FD is then the one descriptor left (the loader's own
+ *           closes work). */
 #include <errno.h>
 #include <fcntl.h>
 #include <seccomp.h>
@@ -21,15 +24,16 @@ int
 main(int argc, char *argv[])
 {
 	scmp_filter_ctx ctx;
-	int fd, want, noop, r;
+	int fd, want, noop, one, r;
 
 	if (argc < 5 || (strcmp(argv[1], "noop") != 0 &&
-	    strcmp(argv[1], "enosys") != 0)) {
-		fprintf(stderr, "usage: fault-close noop|enosys FD PATH "
+	    strcmp(argv[1], "enosys") != 0 && strcmp(argv[1], "one") != 0)) {
+		fprintf(stderr, "usage: fault-close noop|enosys|one FD PATH "
 		    "program [arg...]\n");
 		return 125;
 	}
 	noop = strcmp(argv[1], "noop") == 0;
+	one = strcmp(argv[1], "one") == 0;
 	argv++;
 	want = atoi(argv[1]);
 	syscall(__NR_close_range, 3U, ~0U, 0U);
@@ -47,6 +51,13 @@ main(int argc, char *argv[])
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(close), 0) |
 		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0),
 		    SCMP_SYS(close_range), 0);
+	else if (one)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(close), 1,
+		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)want)) |
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0),
+		    SCMP_SYS(close_range), 2,
+		    SCMP_A0(SCMP_CMP_LE, (scmp_datum_t)want),
+		    SCMP_A1(SCMP_CMP_GE, (scmp_datum_t)want));
 	else
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 		    SCMP_SYS(close_range), 0);

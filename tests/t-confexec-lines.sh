@@ -1,0 +1,125 @@
+#!/bin/sh
+# confexec's boundary line by line: for the lines tests/mutate.list breaks
+# whose loss the other files do not see, the check that fails when that
+# line alone is gone.  Refusals only a plan written by hand or a followed
+# link reaches (rw on a /dev directory, into /sys or /proc through a
+# link), rights one bit too wide (the private tmp executable), what the
+# run leaves behind (its cgroup).  Each tried from inside (the payload
+# tries it: the exact errno) and checked from the host where there is a
+# host side.
+. "$(dirname "$0")/lib.sh"
+
+needs root landlock=6 cgroup2 python3 setpriv
+SYS="$ROOTFS --rox $HELP"
+QUIET=
+[ "$VARIANT" = asan ] && QUIET="--ro /proc"
+QUIET="$QUIET $ASANQ"
+journal_dir
+mkdir -p "$TMP/w"
+
+# ---- the view's refusals, as confexec decodes a plan (mountview.c) -----
+# handplan PATH: a plan granting rw PATH, written by hand (planenc refuses
+# it itself); the payload would say it ran.
+handplan() {
+	"$PE" $SYS --rw "$TMP/w" $QUIET -- /bin/sh -c 'echo ran' |
+	    sed "s|^rw $TMP/w\$|rw $1|"
+}
+handplan /dev/shm >"$TMP/p.devdir" || fail "planenc: the /dev plan"
+t_exit 125 "a plan with rw /dev/shm (a /dev directory): refused" \
+	"$CX" <"$TMP/p.devdir"
+t_grep "  naming why" "rw /dev/shm: beneath /dev only single device nodes" \
+	"$ERR"
+t_nogrep "  the payload never ran" "^ran$" "$OUT"
+
+# A rule whose path is a followed link into /sys or /proc: the plan's
+# path is outside both, where the link leads is not.
+ln -s /sys/kernel "$TMP/tosys"
+ln -s /proc/sys "$TMP/toproc"
+for l in sys proc; do
+	"$PE" $SYS --rw "$TMP/to$l" --follow-symlinks "$TMP/to$l" $QUIET -- \
+	    /bin/sh -c 'echo ran' >"$TMP/p.to$l" || fail "planenc: the $l plan"
+	t_exit 125 "rw through a followed link into /$l: refused" \
+		"$CX" <"$TMP/p.to$l"
+	t_grep "  naming why" "/$l is read-only in the view" "$ERR"
+	t_nogrep "  the payload never ran" "^ran$" "$OUT"
+done
+
+# ---- the private tmp: read, write, never execute (--tmp) ----------------
+"$PE" $SYS --tmp $QUIET -- /bin/sh -c 'cp /usr/bin/true "$TMPDIR/t" &&
+	chmod 755 "$TMPDIR/t" && "$0" exec "$TMPDIR/t"; "$0" write "$TMPDIR/w"' \
+    "$HELP/escape" >"$TMP/p.tmpx" || fail "planenc: the tmp plan"
+t_exit 0 "--tmp: the payload copies a program into its tmp" \
+	"$CX" <"$TMP/p.tmpx"
+t_eq "  writes there (OK), executes nothing there (EACCES)" \
+	"$(tr '\n' ' ' <"$OUT")" "EACCES OK "
+
+# ---- Landlock: ro reads, never executes ---------------------------------
+# A script under an ro rule that would leave a mark on the host: the
+# payload may read it, not execute it (the view's bind of an ro rule is
+# not noexec: Landlock alone refuses).
+mkdir -p "$TMP/robin"
+printf '#!/bin/sh\n: >"%s/w/ran"\n' "$TMP" >"$TMP/robin/mark"
+chmod 755 "$TMP/robin/mark"
+"$PE" $SYS --ro "$TMP/robin" --rw "$TMP/w" $QUIET -- /bin/sh -c \
+    '"$0" read "$1"; "$0" exec "$1"' "$E" "$TMP/robin/mark" >"$TMP/p.rox" ||
+	fail "planenc: the ro plan"
+t_exit 0 "a run with a script under an ro rule" "$CX" <"$TMP/p.rox"
+t_eq "  reads it (OK), executes it not (EACCES)" "$(tr '\n' ' ' <"$OUT")" \
+	"OK EACCES "
+ok "  host side: the script left no mark" test ! -e "$TMP/w/ran"
+
+# ---- the way to a rule: no wider than the host's (mv_tree.c) -----------
+# The view makes the directories on the way to a rule with the host's
+# mode and owner: a --uid payload searches them as it would on the host.
+# $TMP/ways/root is root's, 0700: closed to uid $U (EACCES, on the host
+# too); $TMP/ways/own is $U's, 0700: open to it.  A --uid must be in the
+# caller's subordinate ranges: added while the machine-wide lock is held.
+U=100123
+if subid_lock; then pass "subid lock taken"; else fail "subid lock taken"; fi
+subid_add
+chmod 711 "$TMP"
+mkdir -p "$TMP/ways/root/r" "$TMP/ways/own/r"
+echo f >"$TMP/ways/root/r/f"
+echo f >"$TMP/ways/own/r/f"
+chmod 644 "$TMP/ways/root/r/f" "$TMP/ways/own/r/f"
+chown $U:$U "$TMP/ways/own"
+chmod 0700 "$TMP/ways/root" "$TMP/ways/own"
+"$PE" $SYS --uid $U --gid $U --ro "$TMP/ways/root/r" \
+    --ro "$TMP/ways/own/r" $QUIET -- /bin/sh -c '"$0" read "$1/root/r/f"
+	"$0" read "$1/own/r/f"' "$E" "$TMP/ways" >"$TMP/p.ways" ||
+	fail "planenc: the ways plan"
+t_exit 0 "a uid-$U run with rules beneath 0700 directories" \
+	"$CX" <"$TMP/p.ways"
+t_eq "  beneath root's: EACCES; beneath its own: OK" \
+	"$(tr '\n' ' ' <"$OUT")" "EACCES OK "
+subid_restore
+subid_unlock
+t_eq "  host side: the same for uid $U there" \
+	"$(setpriv --reuid $U --regid $U --clear-groups \
+	    "$E" read "$TMP/ways/root/r/f"; setpriv --reuid $U \
+	    --regid $U --clear-groups "$E" read "$TMP/ways/own/r/f")" \
+	"EACCES
+OK"
+
+# ---- the payload's signals: the caller's mask, not the supervisor's -----
+# (confexec blocks the signals it reads from a signalfd; the payload gets
+# the mask confexec was started with: here none blocked.)
+"$PE" $SYS --ro /proc $ASANQ -- "$E" status >"$TMP/p.status" ||
+	fail "planenc: the status plan"
+t_exit 0 "a caller that blocks no signal runs the payload" python3 -c '
+import os, signal, sys
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+os.execv(sys.argv[1], sys.argv[1:])' "$CX" <"$TMP/p.status"
+t_grep "  the payload blocks none either" '^SigBlk:[[:space:]]+0000000000000000$' \
+	"$OUT"
+
+# ---- the run's cgroup: gone when the run is ---------------------------
+"$PE" $SYS $QUIET -- /bin/true >"$TMP/p.true" || fail "planenc: true"
+t_exit 0 "a run with a journal" "$CX" --journal "$JD/j" <"$TMP/p.true"
+CGP=$(sed -n '/"event":"start"/s/.*"cgroup":"\([^"]*\)".*/\1/p' "$JD/j" |
+	tail -n 1)
+at_exit "[ -n '$CGP' ] && rmdir '$CGP' 2>/dev/null"
+ok "  its start record names its cgroup ($CGP)" test -n "$CGP"
+ok "  host side: that cgroup is gone" test ! -e "$CGP"
+
+done_testing
