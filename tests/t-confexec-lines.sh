@@ -10,12 +10,17 @@
 # host side.
 . "$(dirname "$0")/lib.sh"
 
-needs root landlock=6 cgroup2 python3 setpriv
+needs root landlock=6 cgroup2 python3 setpriv flock
 SYS="$ROOTFS --rox $HELP"
 QUIET=
 [ "$VARIANT" = asan ] && QUIET="--ro /proc"
 QUIET="$QUIET $ASANQ"
 mkdir -p "$TMP/w"
+# CGSELF: this file's cgroup, where confexec makes a run's.
+CG2=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") {
+	if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo |
+	head -n 1)
+CGSELF=$CG2$(sed -n 's/^0:://p' /proc/self/cgroup | sed 's,/$,,')
 
 # ---- the view's refusals, as confexec decodes a plan (mountview.c) -----
 # handplan PATH: a plan granting rw PATH, written by hand (planenc refuses
@@ -135,5 +140,42 @@ signal.pthread_sigmask(signal.SIG_SETMASK, [])
 os.execv(sys.argv[1], sys.argv[1:])' "$CX" <"$TMP/p.status"
 t_grep "  the payload blocks none either" '^SigBlk:[[:space:]]+0000000000000000$' \
 	"$OUT"
+
+# ---- confexec killed: the run's pid namespace ends with it (child.c) ----
+# The run's init dies with confexec (its parent-death signal), and with it
+# every process of its pid namespace: a setsid grandchild holding a lock
+# on the host lets it go.
+"$PE" $SYS --rw "$TMP/w" $QUIET -- "$E" grandchild-sleep "$TMP/w/gc.pid" \
+    >"$TMP/p.gc" || fail "planenc: the grandchild plan"
+"$CX" <"$TMP/p.gc" >/dev/null 2>"$TMP/gc.err" &
+CP=$!
+# (a run left behind by a broken build: killed by its cgroup, named
+# after confexec's pid)
+at_exit "kill_ours -KILL $CP; for k in '$CGSELF'/borne-$CP-*/cgroup.kill; do [ -e \"\$k\" ] && echo 1 >\"\$k\"; done"
+if wait_for test -s "$TMP/w/gc.pid"; then
+	kill -KILL "$CP"
+	wait "$CP"
+	ok "confexec SIGKILLed: host side, the grandchild's lock is let go" \
+		wait_for -t 20 flock -n "$TMP/w/gc.pid.lock" true
+else
+	fail "the grandchild is up"
+	diag_file "$TMP/gc.err"
+fi
+
+# ---- the caller's cgroup: no other writer (layers.c) --------------------
+# The run's cgroup is made in its caller's; a caller's cgroup that others
+# may write lets them move the payload out of the run's (away from its
+# limits and its kill): strict refuses before making anything.
+CGD=$CGSELF/bornetest-lines-$$
+mkdir "$CGD" || fail "a cgroup of this file's own: $CGD"
+at_exit "rmdir '$CGD'/* '$CGD' 2>/dev/null"
+chmod 0775 "$CGD"
+t_exit 125 "confexec in a cgroup its group may write: refused" \
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGD" "$CX" \
+	<"$TMP/p.status"
+t_grep "  naming it" "^confexec: refusing: .*$CGD is writable by uid 0 \(and others\)" \
+	"$ERR"
+t_eq "  host side: no run cgroup was made in it" \
+	"$(find "$CGD" -mindepth 1 -maxdepth 1 -type d | wc -l | tr -d ' ')" 0
 
 done_testing
