@@ -141,6 +141,18 @@ os.execv(sys.argv[1], sys.argv[1:])' "$CX" <"$TMP/p.status"
 t_grep "  the payload blocks none either" '^SigBlk:[[:space:]]+0000000000000000$' \
 	"$OUT"
 
+# ---- the payload's capabilities: none, whatever the caller's -----------
+# A uid-0 payload execs with no file capabilities (securebits), but an
+# ambient or inheritable capability of its caller's would survive the
+# exec: the payload's sets are all cleared first.
+t_exit 0 "a caller with cap_net_raw ambient and inheritable runs it" \
+	setpriv --inh-caps +net_raw --ambient-caps +net_raw "$CX" \
+	<"$TMP/p.status"
+t_eq "  the payload's capability sets: all empty" \
+	"$(sed -n 's/^Cap\(Inh\|Prm\|Eff\|Bnd\|Amb\):[[:space:]]*//p' "$OUT" |
+	    tr '\n' ' ')" \
+	"0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 "
+
 # ---- confexec killed: the run's pid namespace ends with it (child.c) ----
 # The run's init dies with confexec (its parent-death signal), and with it
 # every process of its pid namespace: a setsid grandchild holding a lock
