@@ -165,6 +165,35 @@ else
 	diag_file "$TMP/gc.err"
 fi
 
+# ---- a run moved out of its cgroup still ends with it (end.c) -----------
+# Root moves every process of a run out of its cgroup (as a user who may
+# write its parent could): cgroup.kill then reaches none of them; the
+# kill of the run's init, which ends its pid namespace, reaches all.
+OUTCG=$CGSELF/bornetest-out-$$
+mkdir "$OUTCG" || fail "a cgroup of this file's own: $OUTCG"
+at_exit "echo 1 >'$OUTCG/cgroup.kill' 2>/dev/null; wait_for -t 10 grep -q '^populated 0' '$OUTCG/cgroup.events'; rmdir '$OUTCG' 2>/dev/null"
+rm -f "$TMP/w/gc.pid"
+"$CX" <"$TMP/p.gc" >/dev/null 2>"$TMP/out.err" &
+CP=$!
+at_exit "kill_ours -KILL $CP"
+if wait_for test -s "$TMP/w/gc.pid"; then
+	RCG=$(echo "$CGSELF"/borne-$CP-*)
+	for p in $(cat "$RCG/cgroup.procs"); do
+		echo "$p" >"$OUTCG/cgroup.procs"
+	done
+	t_eq "host side: every process of the run moved out of its cgroup" \
+		"$(cat "$RCG/cgroup.procs")" ""
+	kill -TERM "$CP"
+	wait "$CP"
+	t_grep "  confexec, cancelled, says the run had left its cgroup" \
+		"the run had left its cgroup $RCG" "$TMP/out.err"
+	ok "  host side: the grandchild's lock is let go all the same" \
+		wait_for -t 20 flock -n "$TMP/w/gc.pid.lock" true
+else
+	fail "the grandchild is up"
+	diag_file "$TMP/out.err"
+fi
+
 # ---- the caller's cgroup: no other writer (layers.c) --------------------
 # The run's cgroup is made in its caller's; a caller's cgroup that others
 # may write lets them move the payload out of the run's (away from its
