@@ -35,6 +35,17 @@ ended() {
 	_st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
 	[ -z "$_st" ] || [ "$_st" = Z ]
 }
+# kids PID: PID's children as PID:START (a run's init is confexec's child,
+# outside the run's cgroup); kids_kill LIST: each still the same process
+# killed (what a broken build left).
+kids() {
+	for _c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		printf '%s:%s ' "$_c" "$(pid_start "$_c")"
+	done
+}
+kids_kill() {
+	for _c in $1; do kill_same -KILL "${_c%%:*}" "${_c#*:}"; done
+}
 
 # ---- the view's refusals, as confexec decodes a plan (mountview.c) -----
 # handplan PATH: a plan granting rw PATH, written by hand (planenc refuses
@@ -169,11 +180,13 @@ t_eq "  the payload's capability sets: all empty" \
 CP=$!
 at_exit "kill_ours -KILL $CP; run_kill $CP"
 if wait_for test -s "$TMP/w/gc.pid"; then
+	K=$(kids "$CP")
 	kill -KILL "$CP"
 	wait "$CP" 2>/dev/null
 	ok "confexec SIGKILLed: host side, the grandchild's lock is let go" \
 		wait_for -t 20 flock -n "$TMP/w/gc.pid.lock" true
 	run_kill "$CP"
+	kids_kill "$K"
 else
 	fail "the grandchild is up"
 	diag_file "$TMP/gc.err"
@@ -197,6 +210,7 @@ if wait_for test -s "$TMP/w/gc.pid"; then
 	done
 	t_eq "host side: every process of the run moved out of its cgroup" \
 		"$(cat "$RCG/cgroup.procs")" ""
+	K=$(kids "$CP")
 	kill -TERM "$CP"
 	ok "  host side: the grandchild's lock is let go all the same" \
 		wait_for -t 20 flock -n "$TMP/w/gc.pid.lock" true
@@ -204,6 +218,7 @@ if wait_for test -s "$TMP/w/gc.pid"; then
 	# (what a broken build left: freed, then confexec reaps it and ends)
 	echo 1 >"$OUTCG/cgroup.kill"
 	wait "$CP"
+	kids_kill "$K"
 	t_grep "  it said the run had left its cgroup" \
 		"the run had left its cgroup $RCG" "$TMP/out.err"
 else
