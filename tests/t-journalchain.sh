@@ -189,6 +189,18 @@ t_exit 0 "recover again: nothing to do" journalchain recover "$TMP/t"
 t_grep "says so" 'nothing to recover' "$OUT"
 { cat "$J"; printf junk; } >"$TMP/x2"
 t_exit 1 "unterminated garbage is tampering, not torn" journalchain verify "$TMP/x2"
+# An unterminated tail that begins as record 6 would, but longer than any
+# record may be: tampering too (what a torn write leaves is shorter).
+H5=$(journalchain head "$J" | cut -d' ' -f2)
+{ cat "$J"; printf '{"seq":6,"prev":"%s","time":"' "$H5"
+	head -c 1048576 /dev/zero | tr '\0' 1; } >"$TMP/x3"
+t_exit 1 "an unterminated tail of over 1 MiB: tampering, not torn" \
+	journalchain verify "$TMP/x3"
+t_grep "  says why" "record longer than 1048576 bytes" "$ERR"
+# Numbers are written one way: a seq with a leading zero is not a record.
+printf '{"seq":01,"prev":"%064d","time":"1","event":{}}\n' 0 >"$TMP/lz"
+t_exit 1 "a seq with a leading zero: refused" journalchain verify "$TMP/lz"
+t_grep "  says why" "bad seq \(digits, no leading zero, from 1\)" "$ERR"
 "$FLIP" "$J" "$TMP/b" 200 1
 cp "$TMP/b" "$TMP/bbefore"
 t_exit 1 "recover refuses a broken chain" journalchain recover "$TMP/b"
