@@ -126,17 +126,20 @@ kill_ours "$LP"
 # ---- the rule walk: a sibling's directory is its own (landlock.c) -------
 # Two rules in directories whose names are as long as each other: the
 # second's directory is walked again, never taken for the first's (that
-# walk kept for siblings): rw lands on $TMP/s2/f, $TMP/s1/f stays ro.
+# walk kept for siblings).  Each path shows its own file; rw lands on
+# s2/f, s1/f stays ro.
 mkdir -p "$TMP/s1" "$TMP/s2"
 echo one >"$TMP/s1/f"
 echo two >"$TMP/s2/f"
 "$PE" $SYS --ro "$TMP/s1/f" --rw "$TMP/s2/f" $QUIET -- /bin/sh -c \
-    '"$0" write "$1/s1/f"; "$0" write "$1/s2/f"' "$E" "$TMP" \
-    >"$TMP/p.sib" || fail "planenc: the siblings plan"
+    'cat "$1/s1/f" "$1/s2/f"; echo new >"$1/s2/f" && echo wrote
+	"$0" write "$1/s1/f"' "$E" "$TMP" >"$TMP/p.sib" ||
+	fail "planenc: the siblings plan"
 t_exit 0 "rules ro s1/f and rw s2/f" "$CX" <"$TMP/p.sib"
-t_eq "  the payload writes s2/f (OK), not s1/f (EROFS)" \
-	"$(tr '\n' ' ' <"$OUT")" "EROFS OK "
-t_eq "  host side: s1/f unchanged" "$(cat "$TMP/s1/f")" one
+t_eq "  each path its own file; s2/f written, s1/f read-only (EROFS)" \
+	"$(tr '\n' ' ' <"$OUT")" "one two wrote EROFS "
+t_eq "  host side: s1/f unchanged, s2/f written" \
+	"$(cat "$TMP/s1/f" "$TMP/s2/f" | tr '\n' ' ')" "one new "
 
 # ---- the way to a rule: no wider than the host's (mv_tree.c) -----------
 # The view makes the directories on the way to a rule with the host's
