@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: ISC */
 /* Unit tests of the small shared helpers: common/io (write_all,
- * read_small), common/clock (now_ns), and cg_list_has() of common/cgroup
- * (the one reader of cgroup word lists, used by the probe too). */
+ * read_small), common/buf (buf_reserve), common/clock
+ * (now_ns), and cg_list_has() of common/cgroup (the one reader of cgroup
+ * word lists, used by the probe too). */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cgroup.h"
 #include "clock.h"
 #include "io.h"
@@ -39,6 +43,36 @@ test_io(void)
 }
 
 static void
+test_buf(void)
+{
+	char *b = NULL, *was, *z = NULL;
+	size_t cap = 0, zcap = 0;
+
+	is_int(buf_reserve(&b, &cap, 10, 16), 0, "buf_reserve: the first room");
+	ok(b != NULL && cap == 16, "first room: first bytes (%zu)", cap);
+	if (b == NULL)
+		return;
+	memcpy(b, "abc", 4);
+	was = b;
+	is_int(buf_reserve(&b, &cap, 16, 16), 0, "buf_reserve: room enough");
+	ok(b == was && cap == 16, "room enough: left as it is");
+	is_int(buf_reserve(&b, &cap, 17, 16), 0, "buf_reserve: one more");
+	is_int((int)cap, 32, "one more byte: doubled");
+	is_int(buf_reserve(&b, &cap, 100, 16), 0, "buf_reserve: far more");
+	is_int((int)cap, 128, "far more: doubled until it holds (32, 64, 128)");
+	is_str(b, "abc", "the bytes kept");
+	was = b;
+	errno = 0;
+	ok(buf_reserve(&b, &cap, (size_t)PTRDIFF_MAX + 1, 16) == -1 &&
+	    errno == ENOMEM, "over PTRDIFF_MAX: ENOMEM");
+	ok(b == was && cap == 128, "a failure leaves the buffer as it was");
+	is_int(buf_reserve(&z, &zcap, 5, 0), 0, "buf_reserve, first 0");
+	ok(z != NULL && zcap == 5, "first 0: what is needed (%zu)", zcap);
+	free(b);
+	free(z);
+}
+
+static void
 test_clock(void)
 {
 	uint64_t a = now_ns(CLOCK_MONOTONIC), b;
@@ -69,6 +103,7 @@ int
 main(void)
 {
 	test_io();
+	test_buf();
 	test_clock();
 	test_list();
 	return done_testing();
