@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* Unit tests of the small shared helpers: common/io (write_all,
- * read_small), common/buf (buf_reserve), common/clock
+ * pread_all, read_small), common/buf (buf_reserve), common/clock
  * (now_ns), and cg_list_has() of common/cgroup (the one reader of cgroup
  * word lists, used by the probe too). */
 #include <errno.h>
@@ -36,9 +36,21 @@ test_io(void)
 	is_str(buf, "memory ", "read_small stops at size - 1");
 	ok(read_small("/nonexistent/x", buf, sizeof(buf)) == -1,
 	    "read_small of a missing file fails");
+	memset(buf, 0, sizeof(buf));
+	is_int(pread_all(fd, buf, 4, 7), 0, "pread_all");
+	is_str(buf, "pids", "pread_all reads at its offset");
+	errno = 0;
+	ok(pread_all(fd, buf, 4, 10) == -1 && errno == EIO,
+	    "pread_all past the end: EIO");
+	errno = 0;
+	ok(pread_all(fd, buf, 1, (uint64_t)INT64_MAX + 1) == -1 &&
+	    errno == EINVAL, "pread_all past the largest offset: EINVAL");
+	is_int(pread_all(fd, buf, 0, 12), 0, "pread_all of nothing");
 	close(fd);
 	fd = -1;
 	ok(write_all(fd, "x", 1) == -1, "write_all to a bad fd fails");
+	ok(pread_all(fd, buf, 1, 0) == -1 && errno == EBADF,
+	    "pread_all of a bad fd fails");
 	unlink(path);
 }
 
