@@ -120,9 +120,8 @@ usage_once(int *seen, int code, const char *name, const char *value)
 	    e);
 }
 
-/* The option of tab whose val is val, or NULL. */
-static const struct usage_opt *
-opt_by_val(const struct usage_opt *tab, int val)
+const struct usage_opt *
+usage_row(const struct usage_opt *tab, int val)
 {
 	size_t i;
 
@@ -135,7 +134,7 @@ opt_by_val(const struct usage_opt *tab, int val)
 void
 die_getopt(int code, const struct usage_opt *tab, int c, char *const argv[])
 {
-	const struct usage_opt *o = opt_by_val(tab, optopt);
+	const struct usage_opt *o = usage_row(tab, optopt);
 	const char *arg = "";
 	char e[ESC_SIZE(64)], a[64];
 	int i;
@@ -163,28 +162,21 @@ die_getopt(int code, const struct usage_opt *tab, int c, char *const argv[])
 	die_usage_hint(code, "unknown or ambiguous option: %s", e);
 }
 
-void
-usage_getopt_init(const struct usage_opt *tab, struct option *longopts,
-    size_t n, const char *prefix, char *shorts, size_t size)
-{
-	if (usage_longopts(tab, longopts, n) == -1 ||
-	    usage_optstring(tab, prefix, shorts, size) == -1)
-		abort();
-}
-
 int
 usage_getopt(struct usage_cli *u, int argc, char *argv[])
 {
-	if (u->shorts[0] == '\0')
-		usage_getopt_init(u->tab, u->longopts, USAGE_MAX, u->prefix,
-		    u->shorts, sizeof u->shorts);
+	/* A table that does not fit is a bug. */
+	if (u->shorts[0] == '\0' && (usage_longopts(u->tab, u->longopts,
+	    USAGE_MAX) == -1 || usage_optstring(u->tab, u->prefix, u->shorts,
+	    sizeof u->shorts) == -1))
+		abort();
 	return getopt_long(argc, argv, u->shorts, u->longopts, NULL);
 }
 
 void
 usage_std(const struct usage_cli *u, int c, char *const argv[])
 {
-	const struct usage_opt *o = opt_by_val(u->tab, c);
+	const struct usage_opt *o = usage_row(u->tab, c);
 
 	if (o != NULL && o->kind == USAGE_HELP) {
 		usage_help(u->usage, u->tab);
@@ -207,7 +199,7 @@ usage_next(struct usage_cli *u, int argc, char *argv[])
 
 	while ((c = usage_getopt(u, argc, argv)) != -1) {
 		usage_std(u, c, argv);
-		if ((o = opt_by_val(u->tab, c)) == NULL ||
+		if ((o = usage_row(u->tab, c)) == NULL ||
 		    o->kind == USAGE_OWN)
 			return c;
 		if (o->kind == USAGE_OWN_ONCE) {

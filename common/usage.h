@@ -17,8 +17,8 @@
 
 #define USAGE_LONG_ONLY 256
 
-/* What an option does.  The common kinds are done by usage_next itself;
- * the tool's own loop sees only USAGE_OWN options. */
+/* What an option does.  usage_next does the common kinds itself; the
+ * tool's own switch sees only USAGE_OWN and USAGE_OWN_ONCE options. */
 enum usage_kind {
 	USAGE_OWN,	/* the tool's switch handles it (getopt value: val) */
 	USAGE_OWN_ONCE,	/* the same, a value given once: usage_next refuses
@@ -44,11 +44,16 @@ struct usage_opt {
 	enum usage_kind kind;
 	size_t off;		/* USAGE_SET, USAGE_ONE: the field's offset in
 				 * the struct given to usage_next */
+	int tag;		/* USAGE_OWN: a value of the tool's that the
+				 * option stands for (planenc: a path rule's
+				 * intent), read with usage_row */
 };
 
 /* The getopt value of tab[i]: its val, or USAGE_AUTO + i. */
 #define USAGE_AUTO 0x10000
 int usage_val(const struct usage_opt *tab, size_t i);
+/* The row of tab whose getopt value is val, or NULL. */
+const struct usage_opt *usage_row(const struct usage_opt *tab, int val);
 
 /* Rows, one per line: what the option is and does, and its help line.
  * key: the short letter, or 0 (long only).  The field's type is checked
@@ -58,29 +63,32 @@ int usage_val(const struct usage_opt *tab, size_t i);
 /* A flag that sets an int field of type to 1. */
 #define USAGE_FLAG(name, key, type, field, help) \
 	{ name, no_argument, key, NULL, help, USAGE_SET, \
-	    USAGE_FIELD_(type, field, int) }
+	    USAGE_FIELD_(type, field, int), 0 }
 /* A value given once, kept in a const char * field of type. */
 #define USAGE_STR(name, key, arg, type, field, help) \
 	{ name, required_argument, key, arg, help, USAGE_ONE, \
-	    USAGE_FIELD_(type, field, const char *) }
+	    USAGE_FIELD_(type, field, const char *), 0 }
 /* An option with a value (arg) for the tool's switch, as code; it may
  * be given again. */
 #define USAGE_OPT(name, code, arg, help) \
-	{ name, required_argument, code, arg, help, USAGE_OWN, 0 }
+	{ name, required_argument, code, arg, help, USAGE_OWN, 0, 0 }
 /* The same, given once. */
 #define USAGE_ONCE(name, code, arg, help) \
-	{ name, required_argument, code, arg, help, USAGE_OWN_ONCE, 0 }
+	{ name, required_argument, code, arg, help, USAGE_OWN_ONCE, 0, 0 }
+/* The same, standing for tag (a value of the tool's). */
+#define USAGE_TAG(name, code, arg, tag, help) \
+	{ name, required_argument, code, arg, help, USAGE_OWN, 0, tag }
 /* A flag for the tool's switch, as code. */
 #define USAGE_SW(name, code, help) \
-	{ name, no_argument, code, NULL, help, USAGE_OWN, 0 }
+	{ name, no_argument, code, NULL, help, USAGE_OWN, 0, 0 }
 
 /* The rows that end every tool's table: --help, --version, the end. */
 #define USAGE_STD_ROWS \
 	{ "help", no_argument, 'h', NULL, "print this help and exit", \
-	    USAGE_HELP, 0 }, \
+	    USAGE_HELP, 0, 0 }, \
 	{ "version", no_argument, 0, NULL, "print the version and exit", \
-	    USAGE_VERSION, 0 }, \
-	{ NULL, 0, 0, NULL, NULL, USAGE_OWN, 0 }
+	    USAGE_VERSION, 0, 0 }, \
+	{ NULL, 0, 0, NULL, NULL, USAGE_OWN, 0, 0 }
 
 /* Fill out (room for n entries) with tab's options and the terminating
  * zero entry.  Returns 0, or -1 (ENOBUFS) when out is too small. */
@@ -117,11 +125,6 @@ _Noreturn void die_getopt(int code, const struct usage_opt *tab, int c,
  * its second value ("--journal b: given twice; it takes one value"):
  * a later value never silently wins over an earlier one. */
 void usage_once(int *seen, int code, const char *name, const char *value);
-
-/* usage_longopts and usage_optstring at once (a table that does not
- * fit its arrays is a bug: abort). */
-void usage_getopt_init(const struct usage_opt *tab, struct option *longopts,
-    size_t n, const char *prefix, char *shorts, size_t size);
 
 /* A tool's command line, read with its table: usage_next does the
  * common kinds and the common errors, the tool's switch the rest. */

@@ -17,10 +17,10 @@ const struct usage_opt planenc_opts[PLANENC_NOPTS] = {
 	USAGE_OPT("profile", O_PROFILE, "FILE", "apply the options of FILE, one a line, here"),
 	USAGE_OPT("preset", O_PRESET, "sys", "a read-only view of the operating system"),
 	USAGE_SW("tmp", O_TMP, "a private TMPDIR"),
-	USAGE_OPT("ro", O_RO, "PATH", "read beneath PATH"),
-	USAGE_OPT("rw", O_RW, "PATH", "read and write beneath PATH"),
-	USAGE_OPT("rox", O_ROX, "PATH", "read and execute beneath PATH"),
-	USAGE_OPT("rwx", O_RWX, "PATH", "read, write and execute beneath PATH"),
+	USAGE_TAG("ro", O_RO, "PATH", PLAN_RO, "read beneath PATH"),
+	USAGE_TAG("rw", O_RW, "PATH", PLAN_RW, "read and write beneath PATH"),
+	USAGE_TAG("rox", O_ROX, "PATH", PLAN_ROX, "read and execute beneath PATH"),
+	USAGE_TAG("rwx", O_RWX, "PATH", PLAN_RWX, "read, write and execute beneath PATH"),
 	USAGE_OPT("follow-symlinks", O_FOLLOW, "PATH", "let confexec follow symbolic links in rule PATH"),
 	USAGE_SW("unix", O_UNIX, "AF_UNIX sockets"),
 	USAGE_SW("tcp", O_TCP, "TCP sockets"),
@@ -314,10 +314,9 @@ opt_list(struct opts *o, int c, const char *arg)
 	struct plan *p = &o->p;
 
 	switch (c) {
-	case O_RO: opt_add_fs(o, PLAN_RO, arg); break;
-	case O_RW: opt_add_fs(o, PLAN_RW, arg); break;
-	case O_ROX: opt_add_fs(o, PLAN_ROX, arg); break;
-	case O_RWX: opt_add_fs(o, PLAN_RWX, arg); break;
+	case O_RO: case O_RW: case O_ROX: case O_RWX:	/* a path rule */
+		opt_add_fs(o, usage_row(planenc_opts, c)->tag, arg);
+		break;
 	case O_FOLLOW:
 		add_str(o, &p->follow, &p->nfollow, PLAN_AT_FOLLOW, arg);
 		break;
@@ -385,8 +384,7 @@ once(struct opts *o, int c, const char *arg)
 		o->once[k] = here;
 		return;
 	}
-	for (u = planenc_opts; u->name != NULL && u->val != c; u++)
-		;
+	u = usage_row(planenc_opts, c);
 	if (u->kind != USAGE_OWN_ONCE)	/* its row says: repeatable */
 		return;
 	if (strcmp(o->once[k], here) == 0)
