@@ -38,6 +38,7 @@ enum cmd {
 enum { K_KEY, K_ORIGIN, K_CHECKPOINT, K_PUB, K_TO, K_OLD, K_PROOF, K_STATE,
 	K_N };
 
+/* What the command line says after the subcommand. */
 struct opts {
 	enum cmd cmd;
 	const char *sub, *path, *path2, *from_arg, *run;
@@ -238,7 +239,6 @@ ckpt_options(enum cmd cmd, const char *const ck[K_N], int chain_opts)
 static const char *const sub_name[] = { "append", "verify", "show", "head",
 	"recover", "keygen", "checkpoint", "prove", "consistent" };
 
-/* What the command line says after the subcommand. */
 static enum cmd
 sub_parse(const char *sub)
 {
