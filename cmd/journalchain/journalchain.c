@@ -122,8 +122,10 @@ cmd_append(const char *path, uint64_t batch)
 		k = n - i;
 		if (batch != 0 && k > batch)
 			k = (size_t)batch;
-		if (journal_append_canon(path, (const char *const *)ev + i,
-		    lens + i, k, NULL, &st, err, sizeof(err)) == -1) {
+		/* No events: no array (NULL + 0 is undefined). */
+		if (journal_append_canon(path, n ? (const char *const *)ev + i :
+		    NULL, n ? lens + i : NULL, k, NULL, &st, err,
+		    sizeof(err)) == -1) {
 			if (i > 0)
 				warning("%s: %zu records were appended before "
 				    "this failure", path, i);
