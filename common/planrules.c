@@ -632,25 +632,18 @@ plan_rule_timeout(const struct plan *p, int k, size_t i, char *msg,
 	return 0;
 }
 
-static int
-rule_id(int has, uint64_t v, const char *name, char *msg, size_t len)
+/* uid, gid: the id at the row's val, when its flag at has is set. */
+int
+plan_rule_id(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	if (has && (v == 0 || v > PLAN_MAX_ID))
+	const char *name = plan_keys[k].name;
+	uint32_t v = *(const uint32_t *)PLAN_CFIELD(p, plan_keys[k].val);
+
+	if (*(const int *)PLAN_CFIELD(p, plan_keys[k].has) &&
+	    (v == 0 || v > PLAN_MAX_ID))
 		return err_set(msg, len, "%s %lu: not a subordinate %s "
 		    "(1..4294967294)", name, (unsigned long)v, name);
 	return 0;
-}
-
-int
-plan_rule_uid(const struct plan *p, int k, size_t i, char *msg, size_t len)
-{
-	return rule_id(p->has_uid, p->uid, "uid", msg, len);
-}
-
-int
-plan_rule_gid(const struct plan *p, int k, size_t i, char *msg, size_t len)
-{
-	return rule_id(p->has_gid, p->gid, "gid", msg, len);
 }
 
 int
