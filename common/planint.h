@@ -64,11 +64,14 @@ struct plan_keydef {
 	enum plan_elem elem;
 	size_t arr, len;
 	/* A single number's place in struct plan (offsetof) for the keys
-	 * whose codec is their value's (PLAN_VALUE_FUNCTIONS): val, a
-	 * uint64_t, 0 for none (memory-max, pids-max, timeout-ms), or a
-	 * uint32_t with its presence flag, an int, at has (uid, gid); 0
-	 * for the other keys. */
+	 * whose functions are their value's: val, a uint64_t, 0 for none
+	 * (u64: memory-max, pids-max, timeout-ms), or a uint32_t with its
+	 * presence flag, an int, at has (id: uid, gid); 0 for the other
+	 * keys. */
 	size_t val, has;
+	/* A u64 key's bounds: 0 or lo..hi, else "<name> V: <range>". */
+	uint64_t lo, hi;
+	const char *range;
 	/* The entries the rules check: a list's length, 1 for a single key
 	 * (ro, rw, rox and rwx share one list, counted once under ro). */
 	size_t (*count)(const struct plan *p);
@@ -92,18 +95,17 @@ extern const struct plan_keydef plan_keys[K_NKEYS];
 
 /* Each key's four functions are named by one suffix: plan_dec_<x>
  * (plandec.c), plan_enc_<x> (plan.c), plan_rule_<x> (planrules.c) and
- * plan_json_<x> (planjson.c); ro, rw, rox and rwx share "fs", uid and
- * gid "id" (their fields at the row's val and has). */
+ * plan_json_<x> (planjson.c); ro, rw, rox and rwx share "fs", the
+ * numbers their value's, their fields and bounds in the row: "u64"
+ * (memory-max, pids-max, timeout-ms) and "id" (uid, gid). */
 #define PLAN_KEY_FUNCTIONS(X) X(program) X(arg) X(sha256) X(script) X(fs) \
 	X(follow) X(preset) X(tmp) X(socket) X(egress) X(env) X(rlimit) \
-	X(cpu) X(id) X(ack) X(keep) X(mode) X(prompt)
-/* Keys whose lines, decoder and JSON member are their value's, its
- * place in the row: "ports" (connect-tcp, bind-tcp: a uint16_t list at
- * arr and len), "u64" (memory-max, pids-max, timeout-ms: at val); each
- * key its own rule, plan_rule_<key>. */
-#define PLAN_VALUE_FUNCTIONS(X) X(ports) X(u64)
-#define PLAN_RULE_FUNCTIONS(X) X(connect) X(bind) X(memory) X(pids) \
-	X(timeout)
+	X(u64) X(cpu) X(id) X(ack) X(keep) X(mode) X(prompt)
+/* connect-tcp and bind-tcp: their lines, decoder and JSON member are
+ * their value's, "ports" (a uint16_t list at the row's arr and len);
+ * each its own rule, plan_rule_<key>. */
+#define PLAN_VALUE_FUNCTIONS(X) X(ports)
+#define PLAN_RULE_FUNCTIONS(X) X(connect) X(bind)
 #define PLAN_VALUE_PROTOTYPES(x) \
 	int plan_dec_##x(struct plan_dec *, int, struct plan *); \
 	void plan_enc_##x(struct plan_out *, const struct plan *, int); \

@@ -40,10 +40,12 @@ static size_t n_keep(const struct plan *p) { return p->nkeep; }
 	.list = 1, .max = m, .group = g, .what = w, .at = a, .count = c, \
 	.elem = e, .arr = offsetof(struct plan, f), \
 	.len = offsetof(struct plan, nf), FNS2(v, r) }
-/* A single number: a uint64_t (0: none) at field f, its rule r; a
- * uint32_t id at f with its presence flag h. */
-#define U64(n, j, f, r) { .name = n, .json = j, .at = PLAN_AT_NONE, \
-	.count = one, .val = offsetof(struct plan, f), FNS2(u64, r) }
+/* A single number: a uint64_t at field f, 0 (none) or lo..hi, else
+ * refused as "<n> V: <range>"; a uint32_t id at f with its presence
+ * flag h. */
+#define U64(n, j, f, l, h, range_) { .name = n, .json = j, \
+	.at = PLAN_AT_NONE, .count = one, .val = offsetof(struct plan, f), \
+	.lo = l, .hi = h, .range = range_, FNS(u64) }
 #define ID(n, f, h) { .name = n, .json = n, .at = PLAN_AT_NONE, \
 	.count = one, .val = offsetof(struct plan, f), \
 	.has = offsetof(struct plan, h), FNS(id) }
@@ -51,6 +53,8 @@ static size_t n_keep(const struct plan *p) { return p->nkeep; }
 	.list = 1, .max = m, .group = g, .what = w, .at = a, .count = c, \
 	FNS(x) }
 #define FS "ro/rw/rox/rwx"
+#define STR(x) STR_(x)
+#define STR_(x) #x
 
 const struct plan_keydef plan_keys[K_NKEYS] = {
 	[K_PROGRAM] = SINGLE("program", "program", program),
@@ -92,10 +96,13 @@ const struct plan_keydef plan_keys[K_NKEYS] = {
 	[K_RLIMIT] = LIST("rlimit", "rlimit", rlimit,
 	    PLAN_MAX_RLIMITS, "rlimit", "entries", PLAN_AT_RLIMIT, n_rlim,
 	    PLAN_ELEM_RLIM, rlim, nrlim),
-	[K_MEMORY] = U64("memory-max", "memory_max", mem_max, memory),
-	[K_PIDS] = U64("pids-max", "pids_max", pids_max, pids),
+	[K_MEMORY] = U64("memory-max", "memory_max", mem_max, PLAN_MIN_MEMORY,
+	    PLAN_MAX_MEMORY, "outside 1M..1P bytes"),
+	[K_PIDS] = U64("pids-max", "pids_max", pids_max, 1, PLAN_MAX_PIDS,
+	    "over " STR(PLAN_MAX_PIDS)),
 	[K_CPU] = SINGLE("cpu-max", "cpu_max", cpu),
-	[K_TIMEOUT] = U64("timeout-ms", "timeout_ms", timeout_ms, timeout),
+	[K_TIMEOUT] = U64("timeout-ms", "timeout_ms", timeout_ms, 1,
+	    PLAN_MAX_TIMEOUT_MS, "over 31 days"),
 	[K_UID] = ID("uid", uid, has_uid),
 	[K_GID] = ID("gid", gid, has_gid),
 	[K_ACK] = LIST("ack-daemon", "ack_daemon", ack, PLAN_MAX_ACK,

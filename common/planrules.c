@@ -586,23 +586,17 @@ plan_rule_socket(const struct plan *p, int k, size_t i, char *msg,
 	return 0;
 }
 
+/* memory-max, pids-max, timeout-ms: the number at the row's val, 0
+ * (none) or within the row's bounds. */
 int
-plan_rule_memory(const struct plan *p, int k, size_t i, char *msg,
-    size_t len)
+plan_rule_u64(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	if (p->mem_max != 0 && (p->mem_max < PLAN_MIN_MEMORY ||
-	    p->mem_max > PLAN_MAX_MEMORY))
-		return err_set(msg, len, "memory-max %llu: outside 1M..1P "
-		    "bytes", (unsigned long long)p->mem_max);
-	return 0;
-}
+	const struct plan_keydef *d = &plan_keys[k];
+	uint64_t v = *(const uint64_t *)PLAN_CFIELD(p, d->val);
 
-int
-plan_rule_pids(const struct plan *p, int k, size_t i, char *msg, size_t len)
-{
-	if (p->pids_max > PLAN_MAX_PIDS)
-		return err_set(msg, len, "pids-max %llu: over %d",
-		    (unsigned long long)p->pids_max, PLAN_MAX_PIDS);
+	if (v != 0 && (v < d->lo || v > d->hi))
+		return err_set(msg, len, "%s %llu: %s", d->name,
+		    (unsigned long long)v, d->range);
 	return 0;
 }
 
@@ -619,16 +613,6 @@ plan_rule_cpu(const struct plan *p, int k, size_t i, char *msg, size_t len)
 	if (q != 0 && (per < PLAN_MIN_CPU_US || per > PLAN_MAX_CPU_PERIOD))
 		return err_set(msg, len, "cpu-max: period %llu outside "
 		    "1000..1000000 us", per);
-	return 0;
-}
-
-int
-plan_rule_timeout(const struct plan *p, int k, size_t i, char *msg,
-    size_t len)
-{
-	if (p->timeout_ms > PLAN_MAX_TIMEOUT_MS)
-		return err_set(msg, len, "timeout-ms %llu: over 31 days",
-		    (unsigned long long)p->timeout_ms);
 	return 0;
 }
 

@@ -62,6 +62,9 @@ rows(void)
 			ok(!d->list && d->val != 0 && (d->has != 0) ==
 			    (d->dec == plan_dec_id), "%s: its number's field "
 			    "in the row", d->name);
+		if (d->dec == plan_dec_u64)
+			ok(d->lo > 0 && d->hi > d->lo && d->range != NULL,
+			    "%s: its bounds in the row", d->name);
 		if (d->dec == plan_dec_ports)
 			ok(d->list && d->elem == PLAN_ELEM_U16 && d->arr != 0 &&
 			    d->len != 0, "%s: its port list in the row",
