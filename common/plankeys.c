@@ -7,6 +7,7 @@
  * field is) and its rule; a list's array is sorted and released by its
  * kind of entry (plan.c). */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "planint.h"
 
@@ -40,15 +41,19 @@ static size_t n_keep(const struct plan *p) { return p->nkeep; }
 	.list = 1, .max = m, .group = g, .what = w, .at = a, .count = c, \
 	.elem = e, .arr = offsetof(struct plan, f), \
 	.len = offsetof(struct plan, nf), FNS2(v, r) }
+/* The offset of field f of struct plan, which must be of type T (the
+ * shared functions read it as one): else char[-1], no build. */
+#define TYPED(f, T) (offsetof(struct plan, f) + \
+	0 * sizeof(char[_Generic(((struct plan *)0)->f, T: 1, default: -1)]))
 /* A single number: a uint64_t at field f, 0 (none) or lo..hi, else
  * refused as "<n> V: <range>"; a uint32_t id at f with its presence
  * flag h. */
 #define U64(n, j, f, l, h, range_) { .name = n, .json = j, \
-	.at = PLAN_AT_NONE, .count = one, .val = offsetof(struct plan, f), \
+	.at = PLAN_AT_NONE, .count = one, .val = TYPED(f, uint64_t), \
 	.lo = l, .hi = h, .range = range_, FNS(u64) }
 #define ID(n, f, h) { .name = n, .json = n, .at = PLAN_AT_NONE, \
-	.count = one, .val = offsetof(struct plan, f), \
-	.has = offsetof(struct plan, h), FNS(id) }
+	.count = one, .val = TYPED(f, uint32_t), .has = TYPED(h, int), \
+	FNS(id) }
 #define LIST_SHARED(n, j, x, m, g, w, a, c) { .name = n, .json = j, \
 	.list = 1, .max = m, .group = g, .what = w, .at = a, .count = c, \
 	FNS(x) }
