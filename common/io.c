@@ -1,31 +1,48 @@
 /* SPDX-License-Identifier: ISC */
-/* io: write_all, read_small, write_small and read_bounded. */
+/* io: write_all, pread_all, read_small, write_small and read_bounded. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "io.h"
 
+/* All len bytes of b read from fd at off (reading), or written to fd:
+ * the one loop of pread_all and write_all. */
+static int
+all(int fd, char *b, size_t len, int reading, uint64_t off)
+{
+	while (len > 0) {
+		ssize_t n = reading ? pread(fd, b, len, (off_t)off) :
+		    write(fd, b, len);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			return errno = EIO, -1;
+		b += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
 int
 write_all(int fd, const void *buf, size_t len)
 {
-	const char *b = buf;
+	return all(fd, (char *)buf, len, 0, 0);	/* only read from */
+}
 
-	while (len > 0) {
-		ssize_t w = write(fd, b, len);
-
-		if (w == -1 && errno == EINTR)
-			continue;
-		if (w == -1)
-			return -1;
-		if (w == 0)
-			return errno = EIO, -1;
-		b += w;
-		len -= (size_t)w;
-	}
-	return 0;
+int
+pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	if (off > (uint64_t)INT64_MAX)
+		return errno = EINVAL, -1;
+	return all(fd, buf, len, 1, off);
 }
 
 int

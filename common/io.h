@@ -4,10 +4,16 @@
 #define BORNE_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Write all len bytes of buf to fd, retrying on EINTR and short writes.
  * 0, or -1 with errno (EIO when write(2) returned 0). */
 int write_all(int fd, const void *buf, size_t len);
+
+/* Read len bytes of fd at offset off into buf, retrying on EINTR and
+ * short reads.  0, or -1 with errno (EIO when the file ends first,
+ * EINVAL when off is past the largest offset). */
+int pread_all(int fd, void *buf, size_t len, uint64_t off);
 
 /* Read the small file at path into buf (size bytes, size >= 1): at most
  * size - 1 bytes, NUL-terminated, one trailing newline dropped.  0, or -1

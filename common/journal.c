@@ -20,25 +20,6 @@
 
 /* ---- the tail, under the lock ---- */
 
-static int
-pread_full(int fd, char *buf, size_t n, uint64_t off)
-{
-	while (n > 0) {
-		ssize_t r = pread(fd, buf, n, (off_t)off);
-
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1)
-			return -1;
-		if (r == 0)
-			return errno = EIO, -1;
-		buf += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
 /* The last want bytes of fd (size bytes) in *buf (grown), ending with a
  * newline.  0, or -1 with errno and err (EBADMSG and *st JOURNAL_TORN:
  * an unterminated record). */
@@ -51,7 +32,7 @@ tail_read(int fd, uint64_t size, size_t want, char **buf,
 	if ((nb = realloc(*buf, want)) == NULL)
 		return -1;
 	*buf = nb;
-	if (pread_full(fd, nb, want, size - want) == -1)
+	if (pread_all(fd, nb, want, size - want) == -1)
 		return err_set(err, errlen, "cannot read the tail: %s",
 		    strerror(errno));
 	if (nb[want - 1] != '\n') {
@@ -562,7 +543,7 @@ recovered_event(int fd, const struct journal_verdict *v, uint64_t size,
 
 	if ((tail = malloc(n ? n : 1)) == NULL)
 		return -1;
-	if (pread_full(fd, tail, n, v->good_end) == -1) {
+	if (pread_all(fd, tail, n, v->good_end) == -1) {
 		err_set(err, errlen, "cannot read the torn tail: %s",
 		    strerror(errno));
 		e = errno;

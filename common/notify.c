@@ -297,6 +297,21 @@ nomem:
 	return -1;
 }
 
+/* One more rule at the end of a list (its room made): dirfd's duplicate
+ * in fds, its path in paths.  0, or -1 with errno ENOMEM. */
+static int
+rule_push(char **paths, int *fds, size_t *n, int dirfd, const char *path)
+{
+	fds[*n] = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if ((paths[*n] = rule_path(dirfd, path)) == NULL) {
+		if (fds[*n] != -1)
+			close(fds[*n]);
+		return errno = ENOMEM, -1;
+	}
+	(*n)++;
+	return 0;
+}
+
 int
 notify_policy_add_rw(struct notify_policy *np, int dirfd, const char *path)
 {
@@ -318,20 +333,9 @@ notify_policy_add_rw(struct notify_policy *np, int dirfd, const char *path)
 	if (rw == NULL || any == NULL || rwfd == NULL || anyfd == NULL ||
 	    anyid == NULL)
 		return errno = ENOMEM, -1;
-	np->rwfd[np->nrw] = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	if ((np->rw[np->nrw] = rule_path(dirfd, path)) == NULL) {
-		if (np->rwfd[np->nrw] != -1)
-			close(np->rwfd[np->nrw]);
-		return errno = ENOMEM, -1;
-	}
-	np->nrw++;
-	np->anyfd[np->nany] = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	if ((np->any[np->nany] = rule_path(dirfd, path)) == NULL) {
-		if (np->anyfd[np->nany] != -1)
-			close(np->anyfd[np->nany]);
-		return errno = ENOMEM, -1;
-	}
-	np->nany++;
+	if (rule_push(np->rw, np->rwfd, &np->nrw, dirfd, path) == -1 ||
+	    rule_push(np->any, np->anyfd, &np->nany, dirfd, path) == -1)
+		return -1;
 	return 0;
 }
 

@@ -374,6 +374,18 @@ see_target(const struct ctx *c, struct obs_seen *s, const char *abs,
 	close(fd);
 }
 
+/* The kinds whose one path is an existing target: followed or not, and
+ * the access it is seen with (rename's new name: see_new). */
+static const struct {
+	int nofollow;
+	enum obs_access a;
+} target[] = {
+	[K_EXEC] = {0, OBS_EXEC},
+	[K_REMOVE] = {1, OBS_REMOVE},
+	[K_RENAME] = {1, OBS_REMOVE},
+	[K_TRUNC] = {0, OBS_TRUNCATE},
+};
+
 /* A name to be made: seen only when it is missing (else EEXIST). */
 static void
 see_make(const struct ctx *c, struct obs_seen *s, const char *abs)
@@ -440,21 +452,15 @@ obs_see(const struct seccomp_notif *n, int listenfd, struct obs_seen *s)
 		see_open(&c, s, abs, O_CREAT | O_WRONLY | O_TRUNC);
 		break;
 	case K_EXEC:
-		see_target(&c, s, abs, 0, OBS_EXEC);
+	case K_REMOVE:
+	case K_RENAME:
+	case K_TRUNC:
+		see_target(&c, s, abs, target[k->k].nofollow, target[k->k].a);
+		if (two && s->n == 1)	/* rename: the old name exists */
+			(void)see_new(&c, s, abs2, OBS_CREATE);
 		break;
 	case K_MAKE:
 		see_make(&c, s, abs);
-		break;
-	case K_REMOVE:
-		see_target(&c, s, abs, 1, OBS_REMOVE);
-		break;
-	case K_RENAME:
-		see_target(&c, s, abs, 1, OBS_REMOVE);
-		if (two && s->n == 1)	/* the old name exists */
-			(void)see_new(&c, s, abs2, OBS_CREATE);
-		break;
-	case K_TRUNC:
-		see_target(&c, s, abs, 0, OBS_TRUNCATE);
 		break;
 	case K_LOOKUP:
 		see_lookup(&c, s, abs);

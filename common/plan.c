@@ -222,25 +222,16 @@ plan_enc_socket(struct plan_out *o, const struct plan *p, int k)
 		puts_(o, "socket tcp\n");
 }
 
-static void
-put_ports(struct plan_out *o, const char *key, const uint16_t *v, size_t n)
+/* connect-tcp, bind-tcp: the ports at the row's arr and len. */
+void
+plan_enc_ports(struct plan_out *o, const struct plan *p, int k)
 {
-	size_t i;
+	const uint16_t *v = *(uint16_t *const *)PLAN_CFIELD(p,
+	    plan_keys[k].arr);
+	size_t i, n = *(const size_t *)PLAN_CFIELD(p, plan_keys[k].len);
 
 	for (i = 0; i < n; i++)
-		put_fmt(o, "%s %u\n", key, v[i]);
-}
-
-void
-plan_enc_connect(struct plan_out *o, const struct plan *p, int k)
-{
-	put_ports(o, "connect-tcp", p->connect_tcp, p->nconnect);
-}
-
-void
-plan_enc_bind(struct plan_out *o, const struct plan *p, int k)
-{
-	put_ports(o, "bind-tcp", p->bind_tcp, p->nbind);
+		put_fmt(o, "%s %u\n", plan_keys[k].name, v[i]);
 }
 
 void
@@ -280,24 +271,16 @@ plan_enc_rlimit(struct plan_out *o, const struct plan *p, int k)
 	}
 }
 
-/* A number written only when it is not 0 (0: none). */
-static void
-put_u64(struct plan_out *o, const char *key, uint64_t v)
+/* memory-max, pids-max, timeout-ms: the number at the row's val,
+ * written only when it is not 0 (0: none). */
+void
+plan_enc_u64(struct plan_out *o, const struct plan *p, int k)
 {
+	uint64_t v = *(const uint64_t *)PLAN_CFIELD(p, plan_keys[k].val);
+
 	if (v != 0)
-		put_fmt(o, "%s %llu\n", key, (unsigned long long)v);
-}
-
-void
-plan_enc_memory(struct plan_out *o, const struct plan *p, int k)
-{
-	put_u64(o, "memory-max", p->mem_max);
-}
-
-void
-plan_enc_pids(struct plan_out *o, const struct plan *p, int k)
-{
-	put_u64(o, "pids-max", p->pids_max);
+		put_fmt(o, "%s %llu\n", plan_keys[k].name,
+		    (unsigned long long)v);
 }
 
 void
@@ -309,24 +292,13 @@ plan_enc_cpu(struct plan_out *o, const struct plan *p, int k)
 		    (unsigned long long)p->cpu_period_us);
 }
 
+/* uid, gid: the id at the row's val, when its flag at has is set. */
 void
-plan_enc_timeout(struct plan_out *o, const struct plan *p, int k)
+plan_enc_id(struct plan_out *o, const struct plan *p, int k)
 {
-	put_u64(o, "timeout-ms", p->timeout_ms);
-}
-
-void
-plan_enc_uid(struct plan_out *o, const struct plan *p, int k)
-{
-	if (p->has_uid)
-		put_fmt(o, "uid %lu\n", (unsigned long)p->uid);
-}
-
-void
-plan_enc_gid(struct plan_out *o, const struct plan *p, int k)
-{
-	if (p->has_gid)
-		put_fmt(o, "gid %lu\n", (unsigned long)p->gid);
+	if (*(const int *)PLAN_CFIELD(p, plan_keys[k].has))
+		put_fmt(o, "%s %lu\n", plan_keys[k].name, (unsigned long)
+		    *(const uint32_t *)PLAN_CFIELD(p, plan_keys[k].val));
 }
 
 void

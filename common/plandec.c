@@ -339,10 +339,13 @@ plan_dec_socket(struct plan_dec *d, int k, struct plan *p)
 	return 0;
 }
 
-static int
-dec_port(struct plan_dec *d, int k, struct plan *p, uint16_t **arr,
-    size_t *n)
+/* connect-tcp, bind-tcp: a port into the list at the row's arr and
+ * len, in ascending order. */
+int
+plan_dec_ports(struct plan_dec *d, int k, struct plan *p)
 {
+	uint16_t **arr = PLAN_FIELD(p, plan_keys[k].arr);
+	size_t *n = PLAN_FIELD(p, plan_keys[k].len);
 	uint64_t v;
 
 	if (dec_count(d, k, *n) == -1 || dec_u64(d, 0, 65535, &v) == -1 ||
@@ -355,18 +358,6 @@ dec_port(struct plan_dec *d, int k, struct plan *p, uint16_t **arr,
 		return derr(d, "%llu: out of order (ports ascend)",
 		    (unsigned long long)v);
 	return 0;
-}
-
-int
-plan_dec_connect(struct plan_dec *d, int k, struct plan *p)
-{
-	return dec_port(d, k, p, &p->connect_tcp, &p->nconnect);
-}
-
-int
-plan_dec_bind(struct plan_dec *d, int k, struct plan *p)
-{
-	return dec_port(d, k, p, &p->bind_tcp, &p->nbind);
 }
 
 /* egress HOST PORT: the host bounded before it is copied; its form is
@@ -447,31 +438,14 @@ plan_dec_rlimit(struct plan_dec *d, int k, struct plan *p)
 	return 0;
 }
 
-/* memory-max, pids-max, timeout-ms: a line only when not 0 ("none"). */
-static int
-dec_nonzero(struct plan_dec *d, int k, struct plan *p, uint64_t *f)
+/* memory-max, pids-max, timeout-ms: the number at the row's val, a
+ * line only when not 0 ("none"). */
+int
+plan_dec_u64(struct plan_dec *d, int k, struct plan *p)
 {
-	if (dec_u64(d, 1, UINT64_MAX, f) == -1)
+	if (dec_u64(d, 1, UINT64_MAX, PLAN_FIELD(p, plan_keys[k].val)) == -1)
 		return -1;
 	return dec_rule(d, p, k, 0);
-}
-
-int
-plan_dec_memory(struct plan_dec *d, int k, struct plan *p)
-{
-	return dec_nonzero(d, k, p, &p->mem_max);
-}
-
-int
-plan_dec_pids(struct plan_dec *d, int k, struct plan *p)
-{
-	return dec_nonzero(d, k, p, &p->pids_max);
-}
-
-int
-plan_dec_timeout(struct plan_dec *d, int k, struct plan *p)
-{
-	return dec_nonzero(d, k, p, &p->timeout_ms);
 }
 
 int
@@ -488,28 +462,18 @@ plan_dec_cpu(struct plan_dec *d, int k, struct plan *p)
 	return dec_rule(d, p, k, 0);
 }
 
-/* uid, gid: any 32-bit number here, the rules say which. */
-static int
-dec_id(struct plan_dec *d, int k, struct plan *p, uint32_t *id, int *has)
+/* uid, gid: any 32-bit number here, the rules say which; the id at the
+ * row's val, its flag at has. */
+int
+plan_dec_id(struct plan_dec *d, int k, struct plan *p)
 {
 	uint64_t v;
 
 	if (dec_u64(d, 0, UINT32_MAX, &v) == -1)
 		return -1;
-	*id = (uint32_t)v, *has = 1;
+	*(uint32_t *)PLAN_FIELD(p, plan_keys[k].val) = (uint32_t)v;
+	*(int *)PLAN_FIELD(p, plan_keys[k].has) = 1;
 	return dec_rule(d, p, k, 0);
-}
-
-int
-plan_dec_uid(struct plan_dec *d, int k, struct plan *p)
-{
-	return dec_id(d, k, p, &p->uid, &p->has_uid);
-}
-
-int
-plan_dec_gid(struct plan_dec *d, int k, struct plan *p)
-{
-	return dec_id(d, k, p, &p->gid, &p->has_gid);
 }
 
 int

@@ -63,6 +63,15 @@ struct plan_keydef {
 	 * length are (offsetof); PLAN_ELEM_NONE for a single key. */
 	enum plan_elem elem;
 	size_t arr, len;
+	/* A single number's place in struct plan (offsetof) for the keys
+	 * whose functions are their value's: val, a uint64_t, 0 for none
+	 * (u64: memory-max, pids-max, timeout-ms), or a uint32_t with its
+	 * presence flag, an int, at has (id: uid, gid); 0 for the other
+	 * keys. */
+	size_t val, has;
+	/* A u64 key's bounds: 0 or lo..hi, else "<name> V: <range>". */
+	uint64_t lo, hi;
+	const char *range;
 	/* The entries the rules check: a list's length, 1 for a single key
 	 * (ro, rw, rox and rwx share one list, counted once under ro). */
 	size_t (*count)(const struct plan *p);
@@ -86,17 +95,32 @@ extern const struct plan_keydef plan_keys[K_NKEYS];
 
 /* Each key's four functions are named by one suffix: plan_dec_<x>
  * (plandec.c), plan_enc_<x> (plan.c), plan_rule_<x> (planrules.c) and
- * plan_json_<x> (planjson.c); ro, rw, rox and rwx share "fs". */
+ * plan_json_<x> (planjson.c); ro, rw, rox and rwx share "fs", the
+ * numbers their value's, their fields and bounds in the row: "u64"
+ * (memory-max, pids-max, timeout-ms) and "id" (uid, gid). */
 #define PLAN_KEY_FUNCTIONS(X) X(program) X(arg) X(sha256) X(script) X(fs) \
-	X(follow) X(preset) X(tmp) X(socket) X(connect) X(bind) X(egress) \
-	X(env) X(rlimit) X(memory) X(pids) X(cpu) X(timeout) X(uid) X(gid) \
-	X(ack) X(keep) X(mode) X(prompt)
-#define PLAN_KEY_PROTOTYPES(x) \
+	X(follow) X(preset) X(tmp) X(socket) X(egress) X(env) X(rlimit) \
+	X(u64) X(cpu) X(id) X(ack) X(keep) X(mode) X(prompt)
+/* connect-tcp and bind-tcp: their lines, decoder and JSON member are
+ * their value's, "ports" (a uint16_t list at the row's arr and len);
+ * each its own rule, plan_rule_<key>. */
+#define PLAN_VALUE_FUNCTIONS(X) X(ports)
+#define PLAN_RULE_FUNCTIONS(X) X(connect) X(bind)
+#define PLAN_VALUE_PROTOTYPES(x) \
 	int plan_dec_##x(struct plan_dec *, int, struct plan *); \
 	void plan_enc_##x(struct plan_out *, const struct plan *, int); \
-	int plan_rule_##x(const struct plan *, int, size_t, char *, size_t); \
 	struct json_t *plan_json_##x(const struct plan *, int);
+#define PLAN_RULE_PROTOTYPES(x) \
+	int plan_rule_##x(const struct plan *, int, size_t, char *, size_t);
+#define PLAN_KEY_PROTOTYPES(x) PLAN_VALUE_PROTOTYPES(x) \
+	PLAN_RULE_PROTOTYPES(x)
 PLAN_KEY_FUNCTIONS(PLAN_KEY_PROTOTYPES)
+PLAN_VALUE_FUNCTIONS(PLAN_VALUE_PROTOTYPES)
+PLAN_RULE_FUNCTIONS(PLAN_RULE_PROTOTYPES)
+
+/* The field at offset off (a row's arr, len, val or has) of plan p. */
+#define PLAN_FIELD(p, off) ((void *)((char *)(p) + (off)))
+#define PLAN_CFIELD(p, off) ((const void *)((const char *)(p) + (off)))
 
 /* ---- planrules.c ---- */
 

@@ -183,15 +183,10 @@ plan_json_socket(const struct plan *q, int k)
 }
 
 json_t *
-plan_json_connect(const struct plan *q, int k)
+plan_json_ports(const struct plan *q, int k)
 {
-	return jints(q->connect_tcp, q->nconnect, 1);
-}
-
-json_t *
-plan_json_bind(const struct plan *q, int k)
-{
-	return jints(q->bind_tcp, q->nbind, 1);
+	return jints(*(uint16_t *const *)PLAN_CFIELD(q, plan_keys[k].arr),
+	    *(const size_t *)PLAN_CFIELD(q, plan_keys[k].len), 1);
 }
 
 json_t *
@@ -242,15 +237,11 @@ plan_json_rlimit(const struct plan *q, int k)
 }
 
 json_t *
-plan_json_memory(const struct plan *q, int k)
+plan_json_u64(const struct plan *q, int k)
 {
-	return jopt(q->mem_max != 0, q->mem_max);
-}
+	uint64_t v = *(const uint64_t *)PLAN_CFIELD(q, plan_keys[k].val);
 
-json_t *
-plan_json_pids(const struct plan *q, int k)
-{
-	return jopt(q->pids_max != 0, q->pids_max);
+	return jopt(v != 0, v);
 }
 
 json_t *
@@ -262,21 +253,10 @@ plan_json_cpu(const struct plan *q, int k)
 }
 
 json_t *
-plan_json_timeout(const struct plan *q, int k)
+plan_json_id(const struct plan *q, int k)
 {
-	return jopt(q->timeout_ms != 0, q->timeout_ms);
-}
-
-json_t *
-plan_json_uid(const struct plan *q, int k)
-{
-	return jopt(q->has_uid, q->uid);
-}
-
-json_t *
-plan_json_gid(const struct plan *q, int k)
-{
-	return jopt(q->has_gid, q->gid);
+	return jopt(*(const int *)PLAN_CFIELD(q, plan_keys[k].has),
+	    *(const uint32_t *)PLAN_CFIELD(q, plan_keys[k].val));
 }
 
 json_t *

@@ -586,23 +586,17 @@ plan_rule_socket(const struct plan *p, int k, size_t i, char *msg,
 	return 0;
 }
 
+/* memory-max, pids-max, timeout-ms: the number at the row's val, 0
+ * (none) or within the row's bounds. */
 int
-plan_rule_memory(const struct plan *p, int k, size_t i, char *msg,
-    size_t len)
+plan_rule_u64(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	if (p->mem_max != 0 && (p->mem_max < PLAN_MIN_MEMORY ||
-	    p->mem_max > PLAN_MAX_MEMORY))
-		return err_set(msg, len, "memory-max %llu: outside 1M..1P "
-		    "bytes", (unsigned long long)p->mem_max);
-	return 0;
-}
+	const struct plan_keydef *d = &plan_keys[k];
+	uint64_t v = *(const uint64_t *)PLAN_CFIELD(p, d->val);
 
-int
-plan_rule_pids(const struct plan *p, int k, size_t i, char *msg, size_t len)
-{
-	if (p->pids_max > PLAN_MAX_PIDS)
-		return err_set(msg, len, "pids-max %llu: over %d",
-		    (unsigned long long)p->pids_max, PLAN_MAX_PIDS);
+	if (v != 0 && (v < d->lo || v > d->hi))
+		return err_set(msg, len, "%s %llu: %s", d->name,
+		    (unsigned long long)v, d->range);
 	return 0;
 }
 
@@ -622,35 +616,18 @@ plan_rule_cpu(const struct plan *p, int k, size_t i, char *msg, size_t len)
 	return 0;
 }
 
+/* uid, gid: the id at the row's val, when its flag at has is set. */
 int
-plan_rule_timeout(const struct plan *p, int k, size_t i, char *msg,
-    size_t len)
+plan_rule_id(const struct plan *p, int k, size_t i, char *msg, size_t len)
 {
-	if (p->timeout_ms > PLAN_MAX_TIMEOUT_MS)
-		return err_set(msg, len, "timeout-ms %llu: over 31 days",
-		    (unsigned long long)p->timeout_ms);
-	return 0;
-}
+	const char *name = plan_keys[k].name;
+	uint32_t v = *(const uint32_t *)PLAN_CFIELD(p, plan_keys[k].val);
 
-static int
-rule_id(int has, uint64_t v, const char *name, char *msg, size_t len)
-{
-	if (has && (v == 0 || v > PLAN_MAX_ID))
+	if (*(const int *)PLAN_CFIELD(p, plan_keys[k].has) &&
+	    (v == 0 || v > PLAN_MAX_ID))
 		return err_set(msg, len, "%s %lu: not a subordinate %s "
 		    "(1..4294967294)", name, (unsigned long)v, name);
 	return 0;
-}
-
-int
-plan_rule_uid(const struct plan *p, int k, size_t i, char *msg, size_t len)
-{
-	return rule_id(p->has_uid, p->uid, "uid", msg, len);
-}
-
-int
-plan_rule_gid(const struct plan *p, int k, size_t i, char *msg, size_t len)
-{
-	return rule_id(p->has_gid, p->gid, "gid", msg, len);
 }
 
 int

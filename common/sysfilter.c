@@ -65,150 +65,134 @@ enum rule {
 	R_CREATMODE,	/* mode arg .a with S_ISUID or S_ISGID: EPERM */
 };
 
-static const struct sf_entry {
-	int nr;
+/* A group of calls answered by one rule for one reason.  Each call is
+ * named once, in the table (calls[] of its group); the groups stand in
+ * the order the rules are added. */
+#define CALLS(...) (const int[]){__VA_ARGS__}, \
+	sizeof((const int[]){__VA_ARGS__}) / sizeof(int)
+
+static const struct sf_group {
 	unsigned char rule;
 	unsigned char a;	/* the argument the rule reads */
 	uint32_t v;		/* its value (R_FLAGBIT) */
 	const char *why;
+	const int *calls;
+	size_t n;
 } table[] = {
 	/* -- other processes and the kernel -- */
-	{__NR_ptrace, R_EPERM, 0, 0, "reads and writes other processes"},
-	{__NR_process_vm_readv, R_EPERM, 0, 0, "reads other processes"},
-	{__NR_process_vm_writev, R_EPERM, 0, 0, "writes other processes"},
-	{__NR_pidfd_getfd, R_EPERM, 0, 0, "steals other processes' fds"},
-	{__NR_kcmp, R_EPERM, 0, 0, "probes other processes' fds and mm"},
-	{440 /* process_madvise */, R_EPERM, 0, 0, "acts on another mm"},
-	{448 /* process_mrelease */, R_EPERM, 0, 0, "acts on another mm"},
-	{__NR_prlimit64, R_PRLIMIT, 0, 0,
-	    "sets limits by pid (RLIMIT_NOFILE 0 on the supervisor)"},
-	{__NR_setpriority, R_WHO0, 0, 0,
-	    "renices by pid, pgrp or uid (PRIO_USER 0: every uid-0 process)"},
-	{__NR_ioprio_set, R_WHO0, 0, 0, "same, for I/O priority"},
-	{__NR_sched_setaffinity, R_PID0, 0, 0, "pins another process"},
-	{__NR_sched_setscheduler, R_PID0, 0, 0, "reschedules by pid"},
-	{__NR_sched_setparam, R_PID0, 0, 0, "reschedules by pid"},
-	{__NR_sched_setattr, R_PID0, 0, 0, "reschedules by pid"},
-	{__NR_migrate_pages, R_PID0, 0, 0, "moves another's memory"},
-	{__NR_move_pages, R_PID0, 0, 0, "moves another's memory"},
-	{__NR_get_robust_list, R_PID0, 0, 0, "reads another's futex list"},
-	{__NR_unshare, R_EPERM, 0, 0, "new namespaces"},
-	{__NR_setns, R_EPERM, 0, 0, "other namespaces"},
-	{__NR_clone, R_CLONE, 0, 0, "no CLONE_NEW* flag"},
-	{__NR_clone3, R_ENOSYS, 0, 0,
-	    "flags in memory BPF cannot read; libcs fall back to clone"},
-	{425 /* io_uring_setup */, R_EPERM, 0, 0, "bypasses this table"},
-	{426 /* io_uring_enter */, R_EPERM, 0, 0, "bypasses this table"},
-	{427 /* io_uring_register */, R_EPERM, 0, 0, "bypasses this table"},
-	{__NR_seccomp, R_SECCOMP, 0, 0,
-	    "a listener of its own would answer our notifications"},
-	{__NR_kexec_load, R_EPERM, 0, 0, "defence in depth (capability)"},
-	{__NR_kexec_file_load, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_init_module, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_finit_module, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_delete_module, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_bpf, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_perf_event_open, R_EPERM, 0, 0, "observes other processes"},
-	{__NR_keyctl, R_EPERM, 0, 0, "uid-0 keyrings are the host's"},
-	{__NR_add_key, R_EPERM, 0, 0, "uid-0 keyrings are the host's"},
-	{__NR_request_key, R_EPERM, 0, 0, "uid-0 keyrings are the host's"},
-	{__NR_userfaultfd, R_EPERM, 0, 0, "stalls the kernel on faults"},
-	{__NR_syslog, R_EPERM, 0, 0, "the host's kernel log"},
-	{__NR_mount, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_umount2, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_pivot_root, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_open_by_handle_at, R_EPERM, 0, 0, "opens beside Landlock"},
-	{428 /* open_tree */, R_EPERM, 0, 0, "mount API"},
-	{429 /* move_mount */, R_EPERM, 0, 0, "mount API"},
-	{430 /* fsopen */, R_EPERM, 0, 0, "mount API"},
-	{431 /* fsconfig */, R_EPERM, 0, 0, "mount API"},
-	{432 /* fsmount */, R_EPERM, 0, 0, "mount API"},
-	{433 /* fspick */, R_EPERM, 0, 0, "mount API"},
-	{442 /* mount_setattr */, R_EPERM, 0, 0, "mount API"},
-	{467 /* open_tree_attr */, R_EPERM, 0, 0, "mount API"},
-	{457 /* statmount */, R_EPERM, 0, 0,
-	    "the host's mount table (as /proc/self/mountinfo, unruled)"},
-	{458 /* listmount */, R_EPERM, 0, 0, "the host's mount table"},
-	{460 /* lsm_set_self_attr */, R_EPERM, 0, 0, "LSM context changes"},
-	{__NR_swapon, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_swapoff, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_reboot, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_acct, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_quotactl, R_EPERM, 0, 0, "defence in depth"},
-	{443 /* quotactl_fd */, R_EPERM, 0, 0, "defence in depth"},
-	{__NR_fanotify_init, R_EPERM, 0, 0,
-	    "watches files outside the rules (read access only)"},
-	{__NR_fanotify_mark, R_EPERM, 0, 0, "same"},
+	{R_EPERM, 0, 0, "reads, writes or observes other processes, steals "
+	    "or probes their fds, acts on their mm", CALLS(__NR_ptrace,
+	    __NR_process_vm_readv, __NR_process_vm_writev, __NR_pidfd_getfd,
+	    __NR_kcmp, __NR_perf_event_open,
+	    440 /* process_madvise */, 448 /* process_mrelease */)},
+	{R_PRLIMIT, 0, 0,
+	    "sets limits by pid (RLIMIT_NOFILE 0 on the supervisor)",
+	    CALLS(__NR_prlimit64)},
+	{R_WHO0, 0, 0, "renices (or sets the I/O priority) by pid, pgrp or "
+	    "uid (PRIO_USER 0: every uid-0 process)",
+	    CALLS(__NR_setpriority, __NR_ioprio_set)},
+	{R_PID0, 0, 0, "pins, reschedules, moves the memory of or reads the "
+	    "futex list of another process", CALLS(__NR_sched_setaffinity,
+	    __NR_sched_setscheduler, __NR_sched_setparam, __NR_sched_setattr,
+	    __NR_migrate_pages, __NR_move_pages, __NR_get_robust_list)},
+	{R_EPERM, 0, 0, "new or other namespaces",
+	    CALLS(__NR_unshare, __NR_setns)},
+	{R_CLONE, 0, 0, "no CLONE_NEW* flag", CALLS(__NR_clone)},
+	{R_ENOSYS, 0, 0, "flags in memory BPF cannot read; libcs fall back "
+	    "to clone and openat", CALLS(__NR_clone3, __NR_openat2)},
+	{R_EPERM, 0, 0, "io_uring bypasses this table",
+	    CALLS(425 /* io_uring_setup */,
+	    426 /* io_uring_enter */, 427 /* io_uring_register */)},
+	{R_SECCOMP, 0, 0,
+	    "a listener of its own would answer our notifications",
+	    CALLS(__NR_seccomp)},
+	{R_EPERM, 0, 0, "defence in depth (each needs a capability)",
+	    CALLS(__NR_kexec_load, __NR_kexec_file_load, __NR_init_module,
+	    __NR_finit_module, __NR_delete_module, __NR_bpf, __NR_mount,
+	    __NR_umount2, __NR_pivot_root, __NR_swapon, __NR_swapoff,
+	    __NR_reboot, __NR_acct, __NR_quotactl, 443 /* quotactl_fd */)},
+	{R_EPERM, 0, 0, "uid-0 keyrings are the host's",
+	    CALLS(__NR_keyctl, __NR_add_key, __NR_request_key)},
+	{R_EPERM, 0, 0, "stalls the kernel on faults", CALLS(__NR_userfaultfd)},
+	{R_EPERM, 0, 0, "the host's kernel log", CALLS(__NR_syslog)},
+	{R_EPERM, 0, 0, "opens beside Landlock", CALLS(__NR_open_by_handle_at)},
+	{R_EPERM, 0, 0, "the mount API", CALLS(428 /* open_tree */,
+	    429 /* move_mount */, 430 /* fsopen */, 431 /* fsconfig */,
+	    432 /* fsmount */, 433 /* fspick */,
+	    442 /* mount_setattr */, 467 /* open_tree_attr */)},
+	{R_EPERM, 0, 0,
+	    "the host's mount table (as /proc/self/mountinfo, unruled)",
+	    CALLS(457 /* statmount */, 458 /* listmount */)},
+	{R_EPERM, 0, 0, "LSM context changes",
+	    CALLS(460 /* lsm_set_self_attr */)},
+	{R_EPERM, 0, 0, "watches files outside the rules (read access only)",
+	    CALLS(__NR_fanotify_init, __NR_fanotify_mark)},
 	/* -- IPC outside every file rule -- */
-	{__NR_shmget, R_SYSV, 0, 0,
-	    "SysV IPC: the host's segments, unless the run has its own"},
-	{__NR_shmat, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_shmctl, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_shmdt, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_msgget, R_SYSV, 0, 0, "SysV IPC: the host's queues"},
-	{__NR_msgsnd, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_msgrcv, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_msgctl, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_semget, R_SYSV, 0, 0, "SysV IPC: the host's semaphores"},
-	{__NR_semop, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_semtimedop, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_semctl, R_SYSV, 0, 0, "SysV IPC"},
-	{__NR_mq_open, R_EPERM, 0, 0,
-	    "POSIX queues: mqueue's internal mount, no Landlock path walk"},
-	{__NR_mq_unlink, R_EPERM, 0, 0, "POSIX queues"},
-	{__NR_mq_timedsend, R_EPERM, 0, 0, "POSIX queues"},
-	{__NR_mq_timedreceive, R_EPERM, 0, 0, "POSIX queues"},
-	{__NR_mq_notify, R_EPERM, 0, 0, "POSIX queues"},
-	{__NR_mq_getsetattr, R_EPERM, 0, 0, "POSIX queues"},
+	{R_SYSV, 0, 0, "SysV IPC: the host's segments, queues and "
+	    "semaphores, unless the run has its own", CALLS(__NR_shmget,
+	    __NR_shmat, __NR_shmctl, __NR_shmdt, __NR_msgget, __NR_msgsnd,
+	    __NR_msgrcv, __NR_msgctl, __NR_semget, __NR_semop,
+	    __NR_semtimedop, __NR_semctl)},
+	{R_EPERM, 0, 0,
+	    "POSIX queues: mqueue's internal mount, no Landlock path walk",
+	    CALLS(__NR_mq_open, __NR_mq_unlink, __NR_mq_timedsend,
+	    __NR_mq_timedreceive, __NR_mq_notify, __NR_mq_getsetattr)},
 	/* -- file metadata: Landlock has no right for it.  Owner, xattr,
 	 * times and inode flags are the kernel's: the run's mount view
 	 * refuses them outside the rw rules (EROFS), and inside them a
 	 * capability-less caller may only change its own files.  The
 	 * mode is in a register: no setuid or setgid file, ever (a
-	 * planted one is itself the hazard, seeds/000). -- */
-	{__NR_chmod, R_CHMOD, 1, 0, "no setuid or setgid mode"},
-	{__NR_fchmod, R_CHMOD, 1, 0, "same"},
-	{__NR_fchmodat, R_CHMOD, 2, 0, "same"},
-	{__NR_fchmodat2, R_CHMOD, 2, 0, "same"},
-	{__NR_inotify_add_watch, R_META, 0, 0,
-	    "watches: only beneath a rule, resolved by the supervisor"},
-	{__NR_ioctl, R_IOCTL, 1, 0, "see ioctl_rules[]"},
-	{__NR_fcntl, R_FCNTL, 1, 0,
-	    "F_SETLEASE blocks host writers of files outside the rules"},
-	{__NR_open, R_OPEN, 1, 0,
-	    "access mode 3: ioctls and leases without read or write; "
-	    "O_CREAT with a setuid or setgid mode, as chmod"},
-	{__NR_openat, R_OPEN, 2, 0, "same"},
-	{__NR_creat, R_CREATMODE, 1, 0, "a setuid or setgid file, as chmod"},
-	{__NR_mknod, R_CREATMODE, 1, 0, "same (S_IFREG)"},
-	{__NR_mknodat, R_CREATMODE, 2, 0, "same"},
-	{__NR_openat2, R_ENOSYS, 0, 0,
-	    "flags in memory BPF cannot read; libcs fall back to openat"},
-	{__NR_truncate, R_TRUNCATE, 0, 0, "truncate stand-in (ABI < 3)"},
+	 * planted one is itself the hazard, seeds/000).  The calls of a
+	 * rule that reads an argument are grouped by where it is. -- */
+	{R_CHMOD, 1, 0, "no setuid or setgid mode",
+	    CALLS(__NR_chmod, __NR_fchmod)},
+	{R_CHMOD, 2, 0, "no setuid or setgid mode (after a dirfd)",
+	    CALLS(__NR_fchmodat, __NR_fchmodat2)},
+	{R_META, 0, 0, "watches: only beneath a rule, resolved by the "
+	    "supervisor", CALLS(__NR_inotify_add_watch)},
+	{R_IOCTL, 1, 0, "see ioctl_rules[]", CALLS(__NR_ioctl)},
+	{R_FCNTL, 1, 0,
+	    "F_SETLEASE blocks host writers of files outside the rules",
+	    CALLS(__NR_fcntl)},
+	{R_OPEN, 1, 0, "access mode 3: ioctls and leases without read or "
+	    "write; O_CREAT with a setuid or setgid mode, as chmod",
+	    CALLS(__NR_open)},
+	{R_OPEN, 2, 0, "the same, after a dirfd", CALLS(__NR_openat)},
+	{R_CREATMODE, 1, 0, "a setuid or setgid file, as chmod (mknod: "
+	    "S_IFREG)", CALLS(__NR_creat, __NR_mknod)},
+	{R_CREATMODE, 2, 0, "the same, after a dirfd", CALLS(__NR_mknodat)},
+	{R_TRUNCATE, 0, 0, "truncate stand-in (ABI < 3)",
+	    CALLS(__NR_truncate)},
 	/* -- sockets -- */
-	{__NR_socket, R_SOCKET, 0, 0, "the plan's socket shapes only"},
-	{__NR_socketpair, R_SOCKET, 0, 0, "same"},
-	{__NR_sendto, R_FLAGBIT, 3, MSG_FASTOPEN,
-	    "TCP fast open connects beside Landlock's connect check"},
-	{__NR_sendmsg, R_FLAGBIT, 2, MSG_FASTOPEN, "same"},
-	{__NR_sendmmsg, R_FLAGBIT, 3, MSG_FASTOPEN, "same"},
-	{__NR_setsockopt, R_SOCKOPT, 1, 0, "see sockopt_rules[]"},
-	{__NR_bind, R_HOSTNET, 0, 0,
-	    "in the host's network, abstract and autobound unix names "
-	    "(inherited sockets too): the supervisor binds"},
-	{__NR_listen, R_HOSTNET, 0, 0,
-	    "in the host's network, listen() autobinds an unbound TCP "
-	    "socket (inherited too): the supervisor checks"},
+	{R_SOCKET, 0, 0, "the plan's socket shapes only",
+	    CALLS(__NR_socket, __NR_socketpair)},
+	{R_FLAGBIT, 3, MSG_FASTOPEN,
+	    "TCP fast open connects beside Landlock's connect check",
+	    CALLS(__NR_sendto, __NR_sendmmsg)},
+	{R_FLAGBIT, 2, MSG_FASTOPEN, "the same (the flags after the msghdr)",
+	    CALLS(__NR_sendmsg)},
+	{R_SOCKOPT, 1, 0, "see sockopt_rules[]", CALLS(__NR_setsockopt)},
+	{R_HOSTNET, 0, 0, "in the host's network, abstract and autobound "
+	    "unix names, and listen()'s autobind of an unbound TCP socket "
+	    "(inherited sockets too): the supervisor binds and checks",
+	    CALLS(__NR_bind, __NR_listen)},
 };
 
-/* ioctl requests (compared on the low 32 bits, how the kernel reads
- * them, under mask).  What they answer: */
+/* Argument values the args program refuses for one call (R_IOCTL,
+ * R_SOCKOPT): argument 1 under mask equal to v1 and, with two, argument
+ * 2 equal to v2, compared on the low 32 bits (how the kernel reads an
+ * int).  What they answer: */
 enum { I_EPERM, I_NOTSUP };
-static const struct {
-	uint32_t req, mask;
+struct argval {
+	uint32_t v1, mask;
+	int two;
+	uint32_t v2;
 	int what;
-} ioctl_rules[] = {
-#define ONE(r, w) {(r), 0xffffffffu, (w)}
+};
+
+/* ioctl requests. */
+static const struct argval ioctl_rules[] = {
+#define ONE(r, w) {(r), 0xffffffffu, 0, 0, (w)}
 	/* inode metadata without a Landlock right; none is needed by
 	 * a build, an owner could otherwise set them on host files */
 	ONE(FS_IOC_SETVERSION, I_EPERM), ONE(FS_IOC32_SETVERSION, I_EPERM),
@@ -222,7 +206,7 @@ static const struct {
 	/* type 0x94: btrfs subvolumes and snapshots (made beside Landlock's
 	 * mkdir hook), FIDEDUPERANGE into read-only files, FICLONE: as if
 	 * the filesystem had none (cp --reflink=auto copies instead) */
-	{0x9400, 0xff00, I_NOTSUP},
+	{0x9400, 0xff00, 0, 0, I_NOTSUP},
 	/* an inherited terminal, changed for after the run */
 	ONE(TCSETS, I_EPERM), ONE(TCSETSW, I_EPERM), ONE(TCSETSF, I_EPERM),
 	ONE(TCSETA, I_EPERM), ONE(TCSETAW, I_EPERM), ONE(TCSETAF, I_EPERM),
@@ -244,52 +228,56 @@ static const struct {
 };
 
 /* setsockopt (level, name) pairs refused with EPERM. */
-static const struct {
-	uint32_t level, name;
-} sockopt_rules[] = {
-	{IPPROTO_TCP, 30 /* TCP_FASTOPEN_CONNECT */},
-	{SOL_SOCKET, 16 /* SO_PASSCRED: autobinds an abstract name */},
-	{SOL_SOCKET, 76 /* SO_PASSPIDFD: same */},
+static const struct argval sockopt_rules[] = {
+#define OPT(level, name) {(level), 0xffffffffu, 1, (name), I_EPERM}
+	OPT(IPPROTO_TCP, 30 /* TCP_FASTOPEN_CONNECT */),
+	OPT(SOL_SOCKET, 16 /* SO_PASSCRED: autobinds an abstract name */),
+	OPT(SOL_SOCKET, 76 /* SO_PASSPIDFD: same */),
+#undef OPT
 };
 
-static const struct sf_entry *
+#define NGROUPS (sizeof(table) / sizeof(table[0]))
+
+static const struct sf_group *
 lookup(int nr)
 {
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (table[i].nr == nr)
-			return &table[i];
+	for (i = 0; i < NGROUPS; i++)
+		for (j = 0; j < table[i].n; j++)
+			if (table[i].calls[j] == nr)
+				return &table[i];
 	return NULL;
 }
 
 const char *
 sf_why(int nr)
 {
-	const struct sf_entry *e = lookup(nr);
+	const struct sf_group *g = lookup(nr);
 
-	return e == NULL ? NULL : e->why;
+	return g == NULL ? NULL : g->why;
 }
 
 int
 sf_is_notified(int nr, unsigned variant)
 {
-	const struct sf_entry *e = lookup(nr);
+	const struct sf_group *g = lookup(nr);
 
-	if (e == NULL || (variant & SF_NO_NOTIFY))
+	if (g == NULL || (variant & SF_NO_NOTIFY))
 		return 0;
-	return e->rule == R_META ||
-	    (e->rule == R_HOSTNET && (variant & SF_HOST_NET));
+	return g->rule == R_META ||
+	    (g->rule == R_HOSTNET && (variant & SF_HOST_NET));
 }
 
 int
 sf_notifies(unsigned variant)
 {
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (sf_is_notified(table[i].nr, variant))
-			return 1;
+	for (i = 0; i < NGROUPS; i++)
+		for (j = 0; j < table[i].n; j++)
+			if (sf_is_notified(table[i].calls[j], variant))
+				return 1;
 	return 0;
 }
 
@@ -386,123 +374,127 @@ add_who0(scmp_filter_ctx ctx, int nr)
 	return r;
 }
 
-/* The base program's rule for one table entry. */
+/* The base program's rule for call nr of group g. */
 static int
-add_base(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
+add_base(scmp_filter_ctx ctx, const struct sf_group *g, int nr,
+    unsigned variant)
 {
 	int trunc = (variant & SF_DENY_TRUNCATE) != 0, r = 0;
 
-	switch (e->rule) {
+	switch (g->rule) {
 	case R_EPERM:
 		return 0;	/* the default */
 	case R_ENOSYS:
-		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), e->nr, 0);
+		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	case R_PID0:
-		return seccomp_rule_add(ctx, ALLOW, e->nr, 1, EQ32(0, 0));
+		return seccomp_rule_add(ctx, ALLOW, nr, 1, EQ32(0, 0));
 	case R_PRLIMIT:
-		r = seccomp_rule_add(ctx, ALLOW, e->nr, 1, EQ32(0, 0));
+		r = seccomp_rule_add(ctx, ALLOW, nr, 1, EQ32(0, 0));
 		if (r == 0)
-			r = seccomp_rule_add(ctx, ALLOW, e->nr, 1,
+			r = seccomp_rule_add(ctx, ALLOW, nr, 1,
 			    SCMP_CMP(2, SCMP_CMP_EQ, 0, 0));
 		return r;
 	case R_WHO0:
-		return add_who0(ctx, e->nr);
+		return add_who0(ctx, nr);
 	case R_CLONE:
-		return seccomp_rule_add(ctx, ALLOW, e->nr, 1,
+		return seccomp_rule_add(ctx, ALLOW, nr, 1,
 		    SCMP_CMP(0, SCMP_CMP_MASKED_EQ, CLONE_NEW_MASK, 0));
 	case R_SOCKET:
-		return e->nr == __NR_socket ? add_sock_rules(ctx, variant) : 0;
+		return nr == __NR_socket ? add_sock_rules(ctx, variant) : 0;
 	case R_OPEN:
-		return add_open_rules(ctx, e->nr, e->a, trunc);
+		return add_open_rules(ctx, nr, g->a, trunc);
 	case R_TRUNCATE:
 		return seccomp_rule_add(ctx, trunc ? SCMP_ACT_ERRNO(EACCES) :
-		    ALLOW, e->nr, 0);
+		    ALLOW, nr, 0);
 	case R_SYSV:
 		return (variant & SF_OWN_IPC) ?
-		    seccomp_rule_add(ctx, ALLOW, e->nr, 0) : 0;
+		    seccomp_rule_add(ctx, ALLOW, nr, 0) : 0;
 	default:
 		/* Decided in the args program. */
-		return seccomp_rule_add(ctx, ALLOW, e->nr, 0);
+		return seccomp_rule_add(ctx, ALLOW, nr, 0);
 	}
 }
 
-/* The args program's setsockopt rules: each of sockopt_rules[]. */
+/* The args program's rules for call nr: each of the n values at t. */
 static int
-add_sockopt(scmp_filter_ctx ctx, int nr)
+add_argvals(scmp_filter_ctx ctx, int nr, const struct argval *t, size_t n)
 {
 	size_t i;
 	int r = 0;
 
-	for (i = 0; r == 0 && i < sizeof(sockopt_rules) /
-	    sizeof(sockopt_rules[0]); i++)
-		r = seccomp_rule_add(ctx, EPERM_, nr, 2,
-		    EQ32(1, sockopt_rules[i].level),
-		    EQ32(2, sockopt_rules[i].name));
+	for (i = 0; r == 0 && i < n; i++) {
+		uint32_t act = t[i].what == I_NOTSUP ?
+		    SCMP_ACT_ERRNO(EOPNOTSUPP) : EPERM_;
+
+		if (t[i].two)
+			r = seccomp_rule_add(ctx, act, nr, 2,
+			    BITS32(1, t[i].mask, t[i].v1), EQ32(2, t[i].v2));
+		else
+			r = seccomp_rule_add(ctx, act, nr, 1,
+			    BITS32(1, t[i].mask, t[i].v1));
+	}
 	return r;
 }
 
-/* The args program's ioctl rules: each of ioctl_rules[], and TCSBRK 0
- * (it sends a break; any other value is tcdrain(3)). */
+#define ARGVALS(t) (t), sizeof(t) / sizeof((t)[0])
+
+/* The args program's ioctl rules: ioctl_rules[], and TCSBRK 0 (it sends
+ * a break; any other value is tcdrain(3)). */
 static int
 add_ioctl(scmp_filter_ctx ctx, int nr)
 {
-	size_t i;
-	int r = 0;
+	int r = add_argvals(ctx, nr, ARGVALS(ioctl_rules));
 
-	for (i = 0; r == 0 && i < sizeof(ioctl_rules) /
-	    sizeof(ioctl_rules[0]); i++)
-		r = seccomp_rule_add(ctx, ioctl_rules[i].what == I_NOTSUP ?
-		    SCMP_ACT_ERRNO(EOPNOTSUPP) : EPERM_, nr, 1,
-		    BITS32(1, ioctl_rules[i].mask, ioctl_rules[i].req));
 	if (r == 0)
 		r = seccomp_rule_add(ctx, EPERM_, nr, 2, EQ32(1, TCSBRK),
 		    SCMP_CMP(2, SCMP_CMP_EQ, 0, 0));
 	return r;
 }
 
-/* The args program's rules for one entry (default ALLOW). */
+/* The args program's rules for call nr of group g (default ALLOW). */
 static int
-add_args(scmp_filter_ctx ctx, const struct sf_entry *e, unsigned variant)
+add_args(scmp_filter_ctx ctx, const struct sf_group *g, int nr,
+    unsigned variant)
 {
 	static const uint32_t creat_fl[] = {O_CREAT, O_TMPFILE};
 	static const uint32_t setid[] = {S_ISUID, S_ISGID};
 	size_t i;
 	int r = 0;
 
-	switch (e->rule) {
+	switch (g->rule) {
 	case R_META:
 		return seccomp_rule_add(ctx, (variant & SF_NO_NOTIFY) ? EPERM_ :
-		    SCMP_ACT_NOTIFY, e->nr, 0);
+		    SCMP_ACT_NOTIFY, nr, 0);
 	case R_HOSTNET:
 		return (variant & SF_HOST_NET) ?
 		    seccomp_rule_add(ctx, (variant & SF_NO_NOTIFY) ? EPERM_ :
-		    SCMP_ACT_NOTIFY, e->nr, 0) : 0;
+		    SCMP_ACT_NOTIFY, nr, 0) : 0;
 	case R_FLAGBIT:
-		return seccomp_rule_add(ctx, EPERM_, e->nr, 1,
-		    BITS32(e->a, e->v, e->v));
+		return seccomp_rule_add(ctx, EPERM_, nr, 1,
+		    BITS32(g->a, g->v, g->v));
 	case R_SOCKOPT:
-		return add_sockopt(ctx, e->nr);
+		return add_argvals(ctx, nr, ARGVALS(sockopt_rules));
 	case R_FCNTL:
-		return seccomp_rule_add(ctx, EPERM_, e->nr, 1,
+		return seccomp_rule_add(ctx, EPERM_, nr, 1,
 		    EQ32(1, F_SETLEASE));
 	case R_IOCTL:
-		return add_ioctl(ctx, e->nr);
+		return add_ioctl(ctx, nr);
 	case R_OPEN:
 		/* flags at .a, the mode after them; the mode counts only
 		 * with O_CREAT or O_TMPFILE. */
 		for (i = 0; r == 0 && i < 4; i++)
-			r = seccomp_rule_add(ctx, EPERM_, e->nr, 2,
-			    BITS32(e->a, creat_fl[i / 2], creat_fl[i / 2]),
-			    BITS32(e->a + 1, setid[i % 2], setid[i % 2]));
+			r = seccomp_rule_add(ctx, EPERM_, nr, 2,
+			    BITS32(g->a, creat_fl[i / 2], creat_fl[i / 2]),
+			    BITS32(g->a + 1, setid[i % 2], setid[i % 2]));
 		return r;
 	case R_CREATMODE:
 	case R_CHMOD:
 		for (i = 0; r == 0 && i < 2; i++)
-			r = seccomp_rule_add(ctx, EPERM_, e->nr, 1,
-			    BITS32(e->a, setid[i], setid[i]));
+			r = seccomp_rule_add(ctx, EPERM_, nr, 1,
+			    BITS32(g->a, setid[i], setid[i]));
 		return r;
 	case R_SECCOMP:
-		return seccomp_rule_add(ctx, EPERM_, e->nr, 2,
+		return seccomp_rule_add(ctx, EPERM_, nr, 2,
 		    EQ32(0, SECCOMP_SET_MODE_FILTER),
 		    BITS32(1, SECCOMP_FILTER_FLAG_NEW_LISTENER,
 			SECCOMP_FILTER_FLAG_NEW_LISTENER));
@@ -613,7 +605,7 @@ static int
 add_rules(scmp_filter_ctx bctx, scmp_filter_ctx actx, unsigned variant,
     const char **what)
 {
-	size_t i;
+	size_t i, j;
 	int r = 0, nr;
 
 	for (nr = 0; r == 0 && nr <= SF_NR_KNOWN; nr++) {
@@ -621,13 +613,29 @@ add_rules(scmp_filter_ctx bctx, scmp_filter_ctx actx, unsigned variant,
 		if (lookup(nr) == NULL)
 			r = seccomp_rule_add(bctx, ALLOW, nr, 0);
 	}
-	for (i = 0; r == 0 && i < sizeof(table) / sizeof(table[0]); i++) {
-		*what = "table rules";
-		r = add_base(bctx, &table[i], variant);
-		if (r == 0)
-			r = add_args(actx, &table[i], variant);
-	}
+	for (i = 0; r == 0 && i < NGROUPS; i++)
+		for (j = 0; r == 0 && j < table[i].n; j++) {
+			*what = "table rules";
+			nr = table[i].calls[j];
+			r = add_base(bctx, &table[i], nr, variant);
+			if (r == 0)
+				r = add_args(actx, &table[i], nr, variant);
+		}
 	return r;
+}
+
+/* Empty prog; 0 if variant is one, else -1 with errno and err set. */
+static int
+variant_check(unsigned variant, struct sock_fprog *prog, char *err,
+    size_t errlen)
+{
+	prog->filter = NULL;
+	prog->len = 0;
+	if (variant < SF_NVARIANTS)
+		return 0;
+	snprintf(err, errlen, "seccomp: no program variant %u", variant);
+	errno = EINVAL;
+	return -1;
 }
 
 int
@@ -639,14 +647,8 @@ sf_compile(unsigned variant, struct sock_fprog *prog, char *err,
 	const char *what = "init";
 	int r = 0;
 
-	prog->filter = NULL;
-	prog->len = 0;
-	if (variant >= SF_NVARIANTS) {
-		snprintf(err, errlen, "seccomp: no program variant %u",
-		    variant);
-		errno = EINVAL;
+	if (variant_check(variant, prog, err, errlen) == -1)
 		return -1;
-	}
 	/* Base: default EPERM so that rules can allow conditionally
 	 * (libseccomp refuses an ALLOW rule under an ALLOW default). */
 	bctx = new_ctx(SCMP_ACT_ERRNO(EPERM), &r);
@@ -689,14 +691,8 @@ sf_build(unsigned variant, struct sock_fprog *prog, char *err,
 {
 	size_t n;
 
-	prog->filter = NULL;
-	prog->len = 0;
-	if (variant >= SF_NVARIANTS) {
-		snprintf(err, errlen, "seccomp: no program variant %u",
-		    variant);
-		errno = EINVAL;
+	if (variant_check(variant, prog, err, errlen) == -1)
 		return -1;
-	}
 	n = sf_prog_len[variant] * sizeof(struct sock_filter);
 	prog->filter = malloc(n);
 	if (prog->filter == NULL) {

@@ -3,8 +3,8 @@
  * parent and exported to a BPF program the child loads with seccomp(2)
  * (only a syscall after clone).  Nothing here prints.
  *
- * The policy is one table, table[] in sysfilter.c: each call, its rule
- * and why.  In short (x86_64 only):
+ * The policy is one table, table[] in sysfilter.c: groups of calls,
+ * each call named once, with the group's rule and why.  In short (x86_64 only):
  *  - any other architecture (i386 int 0x80) and every x32 syscall number
  *    (nr | 0x40000000) kill the process;
  *  - numbers 0..SF_NR_KNOWN outside the table are allowed; numbers above

@@ -11,6 +11,12 @@
 #include "usage.h"
 
 int
+usage_val(const struct usage_opt *tab, size_t i)
+{
+	return tab[i].val != 0 ? tab[i].val : USAGE_AUTO + (int)i;
+}
+
+int
 usage_longopts(const struct usage_opt *tab, struct option *out, size_t n)
 {
 	size_t i;
@@ -21,7 +27,7 @@ usage_longopts(const struct usage_opt *tab, struct option *out, size_t n)
 		out[i].name = tab[i].name;
 		out[i].has_arg = tab[i].has_arg;
 		out[i].flag = NULL;
-		out[i].val = tab[i].val;
+		out[i].val = usage_val(tab, i);
 	}
 	if (i >= n)
 		return errno = ENOBUFS, -1;
@@ -114,14 +120,13 @@ usage_once(int *seen, int code, const char *name, const char *value)
 	    e);
 }
 
-/* The option of tab whose val is val, or NULL. */
-static const struct usage_opt *
-opt_by_val(const struct usage_opt *tab, int val)
+const struct usage_opt *
+usage_row(const struct usage_opt *tab, int val)
 {
 	size_t i;
 
 	for (i = 0; tab[i].name != NULL; i++)
-		if (tab[i].val == val)
+		if (usage_val(tab, i) == val)
 			return &tab[i];
 	return NULL;
 }
@@ -129,7 +134,7 @@ opt_by_val(const struct usage_opt *tab, int val)
 void
 die_getopt(int code, const struct usage_opt *tab, int c, char *const argv[])
 {
-	const struct usage_opt *o = opt_by_val(tab, optopt);
+	const struct usage_opt *o = usage_row(tab, optopt);
 	const char *arg = "";
 	char e[ESC_SIZE(64)], a[64];
 	int i;
@@ -157,27 +162,60 @@ die_getopt(int code, const struct usage_opt *tab, int c, char *const argv[])
 	die_usage_hint(code, "unknown or ambiguous option: %s", e);
 }
 
-void
-usage_other(int c, const char *usage, const struct usage_opt *tab,
-    int version_opt, const char *version, int code, char *const argv[])
+int
+usage_getopt(struct usage_cli *u, int argc, char *argv[])
 {
-	if (c == 'h') {
-		usage_help(usage, tab);
-		exit(EXIT_OK);
-	}
-	if (c == version_opt) {
-		version_print(version);
-		exit(EXIT_OK);
-	}
-	if (c == ':' || c == '?')
-		die_getopt(code, tab, c, argv);
+	/* A table that does not fit is a bug. */
+	if (u->shorts[0] == '\0' && (usage_longopts(u->tab, u->longopts,
+	    USAGE_MAX) == -1 || usage_optstring(u->tab, u->prefix, u->shorts,
+	    sizeof u->shorts) == -1))
+		abort();
+	return getopt_long(argc, argv, u->shorts, u->longopts, NULL);
 }
 
 void
-usage_getopt_init(const struct usage_opt *tab, struct option *longopts,
-    size_t n, const char *prefix, char *shorts, size_t size)
+usage_std(const struct usage_cli *u, int c, char *const argv[])
 {
-	if (usage_longopts(tab, longopts, n) == -1 ||
-	    usage_optstring(tab, prefix, shorts, size) == -1)
-		abort();
+	const struct usage_opt *o = usage_row(u->tab, c);
+
+	if (o != NULL && o->kind == USAGE_HELP) {
+		usage_help(u->usage, u->tab);
+		exit(EXIT_OK);
+	}
+	if (o != NULL && o->kind == USAGE_VERSION) {
+		version_print(u->version);
+		exit(EXIT_OK);
+	}
+	if (c == ':' || c == '?')
+		die_getopt(u->code, u->tab, c, argv);
+}
+
+int
+usage_next(struct usage_cli *u, int argc, char *argv[])
+{
+	const struct usage_opt *o;
+	const char **value;
+	int c, seen;
+
+	while ((c = usage_getopt(u, argc, argv)) != -1) {
+		usage_std(u, c, argv);
+		if ((o = usage_row(u->tab, c)) == NULL ||
+		    o->kind == USAGE_OWN)
+			return c;
+		if (o->kind == USAGE_OWN_ONCE) {
+			seen = u->seen[o - u->tab];
+			usage_once(&seen, u->code, o->name, optarg);
+			u->seen[o - u->tab] = 1;
+			return c;
+		}
+		if (o->kind == USAGE_SET) {
+			*(int *)(void *)((char *)u->opts + o->off) = 1;
+			continue;
+		}
+		value = (const char **)(void *)((char *)u->opts + o->off);
+		seen = *value != NULL;
+		usage_once(&seen, u->code, o->name, optarg);
+		*value = optarg;
+	}
+	return -1;
 }

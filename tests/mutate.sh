@@ -1,11 +1,15 @@
 #!/bin/sh
-# tests/mutate.sh [LIST]: break each boundary on purpose and expect an
-# end-to-end test file to notice (make mutate; not part of make check).
+# tests/mutate.sh [--check] [LIST]: break each boundary on purpose and
+# expect an end-to-end test file to notice (make mutate; not part of make
+# check).  --check only checks the list against the tree as it is (every
+# pattern once, every test file there), builds and runs nothing:
+# t-mutate-list runs it in make check, so a change that moves a line the
+# list breaks is told at once.
 #
 # LIST (tests/mutate.list by default) has one break a line, fields
 # separated by a tab:
 #   ID  FILES  PATTERN  REPLACEMENT  TESTS
-# FILES is a glob of source files of the tree (cmd/confexec/*.c: the
+# FILES is one or more globs of source files of the tree (cmd/confexec/*.c: the
 # break follows its line from file to file); PATTERN a fixed string
 # (\t is a tab) that must occur exactly once in them, replaced by
 # REPLACEMENT (may be empty); TESTS the test files (t-NAME, space
@@ -16,13 +20,16 @@
 # The tree (its tracked and untracked files, as they are now) is copied
 # to .build/mutate/src and built there (dyn variant) once; every test
 # file the list names must pass on it first.  Then, break by break: the
-# file changed, its binary rebuilt (make -j2: the tool of a cmd/ file,
-# every tool for common/), the break's test files run until one fails, the
+# file changed, every program and helper rebuilt (make -j2: a common/
+# file is linked into several tools, and the previous break's objects
+# must not outlive it), the break's test files run until one fails, the
 # file restored.  One line a break, "caught (t-X)"
 # or "MISSED", then the counts; exits 1 when a break was missed or could
 # not be applied.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+CHECK=0
+[ "${1:-}" = --check ] && { CHECK=1; shift; }
 LIST=${1:-$TOP/tests/mutate.list}
 W=$TOP/.build/mutate
 S=$W/src
@@ -36,11 +43,19 @@ say() { printf '%s\n' "$*"; }
 die() { say "mutate: $*" >&2; exit 2; }
 
 [ -r "$LIST" ] || die "no list $LIST"
-rm -rf "$W"
-mkdir -p "$S" "$W/log" || die "cannot make $W"
-(cd "$TOP" && git ls-files -co --exclude-standard -z |
-	tar --null -T - -cf -) | (cd "$S" && tar -xf -) ||
-	die "cannot copy the tree to $S"
+if [ "$CHECK" = 1 ]; then
+	# The list against the tree itself; the work files in a temporary
+	# directory of its own.
+	S=$TOP
+	W=$(mktemp -d) || die "cannot make a temporary directory"
+	trap 'rm -rf "$W"' EXIT
+else
+	rm -rf "$W"
+	mkdir -p "$S" "$W/log" || die "cannot make $W"
+	(cd "$TOP" && git ls-files -co --exclude-standard -z |
+		tar --null -T - -cf -) | (cd "$S" && tar -xf -) ||
+		die "cannot copy the tree to $S"
+fi
 # The list without comments and blank lines, one break a line.
 grep -v -e '^#' -e '^[[:space:]]*$' "$LIST" >"$W/breaks"
 
@@ -80,8 +95,11 @@ run_test() {
 }
 
 start=$(date +%s)
-say "mutate: building the tree as it is in $S"
-build all helpers || { tail -n 30 "$W/log/build"; die "the tree does not build"; }
+if [ "$CHECK" = 0 ]; then
+	say "mutate: building the tree as it is in $S"
+	build all helpers ||
+		{ tail -n 30 "$W/log/build"; die "the tree does not build"; }
+fi
 
 # The list checked first: every pattern once, every test file there.
 errors=0
@@ -113,6 +131,11 @@ while IFS= read -r line; do
 		echo "$t" >>"$W/tests"
 	done
 done <"$W/breaks"
+if [ "$CHECK" = 1 ]; then
+	say "mutate: $n breaks checked: $errors errors"
+	[ "$errors" -eq 0 ]
+	exit
+fi
 
 # The unbroken build passes every test file named (else a failure under
 # a break would mean nothing).
@@ -125,17 +148,6 @@ for t in $(sort -u "$W/tests" 2>/dev/null); do
 	fi
 	say "mutate: $t passes on the tree as it is ($(($(date +%s) - t0)) s)"
 done
-
-# bins_of FILE: the binaries a break of FILE is rebuilt as (cmd/TOOL/...:
-# that tool; common/: every tool, each links it: a break of fd.c is
-# fdclose-verify's too, one of walk.c suidstrip's).
-bins_of() {
-	case $1 in
-	cmd/*/*) _t=${1#cmd/}; echo ".build/dyn/bin/${_t%%/*}" ;;
-	*) for _t in "$S"/cmd/*/; do
-		_t=${_t%/}; echo ".build/dyn/bin/${_t##*/}"; done ;;
-	esac
-}
 
 caught=0
 missed=0
@@ -155,7 +167,7 @@ while IFS= read -r line; do
 	if cmp -s "$S/$f" "$W/orig"; then
 		say "$id: ERROR: $f unchanged"
 		errors=$((errors + 1))
-	elif ! build $(bins_of "$f"); then
+	elif ! build all helpers; then
 		say "$id: ERROR: does not build ($f)"
 		tail -n 5 "$W/log/build" | sed 's/^/    /'
 		errors=$((errors + 1))
@@ -180,7 +192,7 @@ while IFS= read -r line; do
 	cp "$W/orig" "$S/$f"
 	touch "$S/$f"
 done <"$W/breaks"
-build all || die "the restored tree does not build"
+build all helpers || die "the restored tree does not build"
 
 say "mutate: $(wc -l <"$W/breaks" | tr -d ' ') breaks: $caught caught," \
 	"$missed missed, $errors errors ($(($(date +%s) - start)) s)"

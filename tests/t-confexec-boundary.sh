@@ -223,6 +223,14 @@ ok "no socket bound beneath the other's directory" test ! -e "$D/rw/other/sock"
 ok "the socket bound beneath the --rw rule" test -S "$D/rw/sock"
 ok "the host's process is alive" kill -0 "$SP"
 ok "the host's listener is alive" kill -0 "$LP"
+# The private tmp is beneath --rw for the supervisor too (notify.c,
+# notify_policy_add_rw): a socket bound there, where without it the bind
+# is refused (EACCES).
+"$PE" $SYS --degrade --unix --tmp -- /bin/sh -c '"$0" "$TMPDIR/sock" 0600 &&
+	test -S "$TMPDIR/sock" && echo "bind-tmp OK"' "$HELP/unix-listen" \
+	>"$TMP/p.tmp" || fail "planenc: the tmp plan"
+t_exit 0 "a contained run binds a socket in its private tmp" ccx <"$TMP/p.tmp"
+t_grep "... the supervisor let it (bind-tmp OK)" "^bind-tmp OK$" "$OUT"
 
 # ---- the run's own network: loopback up, nothing of the host's -------------
 # --unix alone: a network namespace of the run's own, its loopback up (the

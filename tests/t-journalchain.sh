@@ -20,6 +20,13 @@ printf '{"b":1,"a":"x"}\n{"run":{"argv":["/bin/true"],"status":0}}\n{}\n' \
 printf '{"n":4}\n{"n":5}\n' >"$TMP/in2"
 t_exit 0 "append 3 records" journalchain append "$J" <"$TMP/in"
 t_exit 0 "append 2 more" journalchain append "$J" <"$TMP/in2"
+cp "$J" "$TMP/j5"
+t_exit 0 "append of no events: nothing to do" journalchain append "$J" \
+    </dev/null
+ok "... the journal as it was" cmp "$J" "$TMP/j5"
+t_exit 0 "append of no events, in batches" journalchain append --batch 1 \
+    "$J" </dev/null
+ok "... the journal as it was" cmp "$J" "$TMP/j5"
 t_exit 0 "verify a good journal" journalchain verify "$J"
 t_grep "verify prints count and head" '^5 records, head 5:[0-9a-f]{64}$' "$OUT"
 t_exit 0 "verify --deep" journalchain verify --deep "$J"

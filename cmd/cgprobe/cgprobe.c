@@ -18,15 +18,17 @@
 
 #define USAGE "cgprobe [--json] | cgprobe --require MECHANISM[,MECHANISM...]"
 
-enum { OPT_VERSION = USAGE_LONG_ONLY };
+/* What the command line asked for. */
+struct cmdline {
+	int json;
+	const char *req;	/* --require's list, or NULL */
+};
 
-/* Every option, its value and its one help line (--help prints them). */
+/* Every option, what it sets and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
-	{ "json", no_argument, 'j', NULL,
-	    "one JSON object instead of key=value lines" },
-	{ "require", required_argument, 'r', "LIST",
-	    "exit 0 when every mechanism of LIST can be enforced, else 1" },
-	USAGE_STD_ROWS(OPT_VERSION),
+	USAGE_FLAG("json", 'j', struct cmdline, json, "one JSON object instead of key=value lines"),
+	USAGE_STR("require", 'r', "LIST", struct cmdline, req, "exit 0 when every mechanism of LIST can be enforced, else 1"),
+	USAGE_STD_ROWS,
 };
 
 /* ---- the report: an ordered list of typed keys ---- */
@@ -387,13 +389,6 @@ parse_require(char *list, char **names, size_t max)
 	return n;
 }
 
-/* What the command line asked for. */
-struct cmdline {
-	int json;
-	char *req;		/* --require's list, or NULL */
-	int seen_req;
-};
-
 /* Options anywhere (GNU style): the leading '-' makes getopt_long hand
  * over each operand in place (c == 1), whatever POSIXLY_CORRECT says, so
  * "cgprobe x --json" is the usage error it is, not a report; cgprobe
@@ -401,33 +396,14 @@ struct cmdline {
 static void
 parse(struct cmdline *cl, int argc, char *argv[])
 {
-	struct option longopts[sizeof(options) / sizeof(options[0])];
-	char shorts[16], e[ESC_SIZE(64)];
+	struct usage_cli u = USAGE_CLI(options, "-", USAGE, EXIT_USAGE, cl);
+	char e[ESC_SIZE(64)];
 	const char *operand = NULL;
-	int c;
 
-	usage_getopt_init(options, longopts, sizeof(options) /
-	    sizeof(options[0]), "-", shorts, sizeof(shorts));
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 1:
-			if (operand == NULL)
-				operand = optarg;
-			break;
-		case 'j':
-			cl->json = 1;
-			break;
-		case 'r':
-			usage_once(&cl->seen_req, EXIT_USAGE, "require",
-			    optarg);
-			cl->req = optarg;
-			break;
-		default:
-			usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE,
-			    argv);
-			abort();	/* every option of the table is handled */
-		}
-	}
+	/* every option of the table is usage_next's: only operands here */
+	while (usage_next(&u, argc, argv) != -1)
+		if (operand == NULL)
+			operand = optarg;
 	if (operand == NULL && optind < argc)
 		operand = argv[optind];
 	if (operand != NULL) {
@@ -452,8 +428,8 @@ main(int argc, char *argv[])
 	if (cl.json && cl.req != NULL)
 		die_usage_hint(EXIT_USAGE, "--json and --require exclude each "
 		    "other");
-	if (cl.req != NULL)
-		n = parse_require(cl.req, names, sizeof(names) /
+	if (cl.req != NULL)	/* argv's own words: cut in place */
+		n = parse_require((char *)cl.req, names, sizeof(names) /
 		    sizeof(names[0]));
 
 	if (probe_host(&p) == -1)

@@ -32,14 +32,29 @@ said_new(struct said *t, const char *key)
 	return 1;
 }
 
-/* The line for key, once: said (counted in *said), or counted in
- * *unsaid when the table is full or stderr did not take it. */
-static void
-say_once(struct said *t, const char *key, const char *line,
-    uint64_t *said, uint64_t *unsaid)
-{
-	int k = said_new(t, key);
+enum said_kind { SAID_REFUSED, SAID_FAILED };
 
+/* c's line, once a key: a refused destination once, a failed one once a
+ * cause.  Said (counted in st's said of the kind), or counted in its
+ * unsaid when the kind's table is full or stderr did not take it. */
+static void
+say_once(enum said_kind kind, struct egress_stats *st, const struct conn *c,
+    const char *line)
+{
+	static char keys[EGRESS_SAID + EGRESS_SAID_FAILED][KEY_LEN];
+	static struct said t[] = {
+		[SAID_REFUSED] = {keys, 0, EGRESS_SAID},
+		[SAID_FAILED] = {keys + EGRESS_SAID, 0, EGRESS_SAID_FAILED},
+	};
+	uint64_t *said = kind == SAID_FAILED ? &st->failed_said : &st->said;
+	uint64_t *unsaid = kind == SAID_FAILED ? &st->failed_unsaid :
+	    &st->unsaid;
+	char key[KEY_LEN];
+	int k;
+
+	snprintf(key, sizeof(key), "%s %u %s", c->rq.host,
+	    (unsigned)c->rq.port, kind == SAID_FAILED ? c->why : "");
+	k = said_new(&t[kind], key);
 	if (k == 0)
 		return;		/* said already; each is journaled */
 	if (k == 1 && say_line("%s", line) == 0)
@@ -51,29 +66,21 @@ say_once(struct said *t, const char *key, const char *line,
 void
 brokersay_refused(struct egress_stats *st, const struct conn *c)
 {
-	static char keys[EGRESS_SAID][KEY_LEN];
-	static struct said t = {keys, 0, EGRESS_SAID};
-	char key[KEY_LEN], line[2 * KEY_LEN];
+	char line[2 * KEY_LEN];
 
-	snprintf(key, sizeof(key), "%s %u", c->rq.host,
-	    (unsigned)c->rq.port);
 	snprintf(line, sizeof(line), "egress: refused: %s (%s%s)", c->why,
 	    c->grant[0] ? "allow it with " : "no --egress allows it",
 	    c->grant);
-	say_once(&t, key, line, &st->said, &st->unsaid);
+	say_once(SAID_REFUSED, st, c, line);
 }
 
 void
 brokersay_failed(struct egress_stats *st, const struct conn *c)
 {
-	static char keys[EGRESS_SAID_FAILED][KEY_LEN];
-	static struct said t = {keys, 0, EGRESS_SAID_FAILED};
-	char key[KEY_LEN], line[2 * KEY_LEN];
+	char line[2 * KEY_LEN];
 
-	snprintf(key, sizeof(key), "%s %u %s", c->rq.host,
-	    (unsigned)c->rq.port, c->why);
 	snprintf(line, sizeof(line), strchr(c->rq.host, ':') ?
 	    "egress: [%s]:%u: %s" : "egress: %s:%u: %s", c->rq.host,
 	    (unsigned)c->rq.port, c->why);
-	say_once(&t, key, line, &st->failed_said, &st->failed_unsaid);
+	say_once(SAID_FAILED, st, c, line);
 }

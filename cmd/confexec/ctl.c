@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cgroup.h"
 #include "clock.h"
 #include "ctl.h"
@@ -149,8 +150,7 @@ static int
 answer(struct client *k, json_t *o)
 {
 	char *txt;
-	size_t n, cap;
-	char *p;
+	size_t n;
 
 	json_object_set_new(o, "v", json_integer(CTL_VERSION));
 	txt = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
@@ -165,18 +165,10 @@ answer(struct client *k, json_t *o)
 		drop(k);
 		return -1;
 	}
-	if (k->outlen + n > k->outcap) {
-		cap = k->outcap ? k->outcap : 4096;
-		while (cap < k->outlen + n)
-			cap *= 2;
-		p = realloc(k->out, cap);
-		if (p == NULL) {
-			free(txt);
-			drop(k);
-			return -1;
-		}
-		k->out = p;
-		k->outcap = cap;
+	if (buf_reserve(&k->out, &k->outcap, k->outlen + n, 4096) == -1) {
+		free(txt);
+		drop(k);
+		return -1;
 	}
 	memcpy(k->out + k->outlen, txt, n - 1);
 	k->out[k->outlen + n - 1] = '\n';

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "clock.h"
 #include "err.h"
 #include "journal.h"
@@ -580,22 +581,12 @@ static void
 log_add(struct run *r, const char *buf, size_t len)
 {
 	struct runlog *l = &r->log;
-	size_t cap;
-	char *p;
 
-	if (l->len + len > l->cap) {
-		cap = l->cap ? l->cap : 16384;
-		while (cap < l->len + len)
-			cap *= 2;
-		p = realloc(l->buf, cap);
-		if (p == NULL) {
-			warning("control: the run's log: out of memory; a "
-				"record of the journal is not in it");
-			r->jfailed = 1;
-			return;
-		}
-		l->buf = p;
-		l->cap = cap;
+	if (buf_reserve(&l->buf, &l->cap, l->len + len, 16384) == -1) {
+		warning("control: the run's log: out of memory; a record of "
+		    "the journal is not in it");
+		r->jfailed = 1;
+		return;
 	}
 	memcpy(l->buf + l->len, buf, len);
 	l->len += len;

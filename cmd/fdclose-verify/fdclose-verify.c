@@ -12,13 +12,10 @@
 
 #define USAGE "fdclose-verify [-k|--keep FD[,FD...]] [--] program [arg...]"
 
-enum { OPT_VERSION = USAGE_LONG_ONLY };
-
 /* Every option, its value and its one help line (--help prints them). */
 static const struct usage_opt options[] = {
-	{ "keep", required_argument, 'k', "FD[,FD...]",
-	    "also keep these descriptors open (repeatable)" },
-	USAGE_STD_ROWS(OPT_VERSION),
+	USAGE_OPT("keep", 'k', "FD[,FD...]", "also keep these descriptors open (repeatable)"),
+	USAGE_STD_ROWS,
 };
 
 /* A malformed --keep list: a usage error, 125 like every failure of a
@@ -47,24 +44,12 @@ die_keep(const char *list)
 static void
 parse(struct fdset *keep, int argc, char *argv[])
 {
-	struct option longopts[sizeof(options) / sizeof(options[0])];
-	char shorts[16];
-	int c;
+	struct usage_cli u = USAGE_CLI(options, "+", USAGE, EXIT_FAIL, NULL);
 
-	usage_getopt_init(options, longopts, sizeof(options) /
-	    sizeof(options[0]), "+", shorts, sizeof(shorts));
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'k':
-			if (fdset_parse(keep, optarg) == -1)
-				die_keep(optarg);
-			break;
-		default:
-			usage_std(c, USAGE, options, OPT_VERSION, EXIT_FAIL,
-			    argv);
-			abort();	/* every option of the table is handled */
-		}
-	}
+	/* --keep, the one option of the table not usage_next's */
+	while (usage_next(&u, argc, argv) != -1)
+		if (fdset_parse(keep, optarg) == -1)
+			die_keep(optarg);
 	/* validation: a program is required; nothing has been touched yet */
 	if (optind >= argc)
 		die_usage_hint(EXIT_FAIL, "no program to execute");

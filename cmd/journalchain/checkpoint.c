@@ -103,28 +103,21 @@ key_text(const char *path, int secret, size_t *len)
 	return t;
 }
 
+/* The key file at path parsed: a signer's (secret) into s, else a
+ * verifier's into v.  The text is wiped before it is freed. */
 static void
-load_signer(const char *path, struct note_signer *s)
+load_key(const char *path, struct note_signer *s, struct note_verifier *v)
 {
 	char err[256], *t;
 	size_t len;
+	int rc;
 
-	t = key_text(path, 1, &len);
-	if (note_signer_parse(t, len, s, err, sizeof(err)) == -1)
+	t = key_text(path, s != NULL, &len);
+	rc = s != NULL ? note_signer_parse(t, len, s, err, sizeof(err)) :
+	    note_verifier_parse(t, len, v, err, sizeof(err));
+	if (rc == -1)
 		die(EXIT_USAGE, "%s: %s", path, err);
 	explicit_bzero(t, len);
-	free(t);
-}
-
-static void
-load_verifier(const char *path, struct note_verifier *v)
-{
-	char err[256], *t;
-	size_t len;
-
-	t = key_text(path, 0, &len);
-	if (note_verifier_parse(t, len, v, err, sizeof(err)) == -1)
-		die(EXIT_USAGE, "%s: %s", path, err);
 	free(t);
 }
 
@@ -389,7 +382,7 @@ ckpt_checkpoint(const char *journal, const char *key, const char *origin,
 	size_t len;
 	int fd, tl;
 
-	load_signer(key, &s);
+	load_key(key, &s, NULL);
 	if (origin == NULL)
 		origin = s.v.name;
 	if (!tlog_origin_ok(origin, strlen(origin)))
@@ -431,7 +424,7 @@ ckpt_verify(const char *journal, const char *ckpt, const char *pub,
 	uint64_t count;
 	int fd;
 
-	load_verifier(pub, &v);
+	load_key(pub, NULL, &v);
 	load_checkpoint(ckpt, &v, &c);
 	if (origin != NULL && strcmp(origin, c.origin) != 0)
 		die(EXIT_NO, "%s: origin is \"%s\", not \"%s\"", ckpt,
@@ -534,7 +527,7 @@ ckpt_consistent(const char *newck, const char *oldck, const char *proof,
 	uint64_t old;
 	size_t len, k;
 
-	load_verifier(pub, &v);
+	load_key(pub, NULL, &v);
 	load_checkpoint(oldck, &v, &o);
 	load_checkpoint(newck, &v, &c);
 	t = read_file(proof, 8192, ANYONE, &len);

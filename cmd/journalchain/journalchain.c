@@ -34,48 +34,43 @@ enum cmd {
 	C_KEYGEN, C_CHECKPOINT, C_PROVE, C_CONSISTENT,
 };
 
-enum {
-	OPT_BATCH = USAGE_LONG_ONLY, OPT_DEEP, OPT_FROM, OPT_JSON,
-	OPT_VERSION, OPT_KEY, OPT_ORIGIN, OPT_CHECKPOINT, OPT_PUB, OPT_TO,
-	OPT_OLD, OPT_PROOF, OPT_STATE, OPT_RUN,
-};
-
-/* checkpoint.c's options, in the order of their OPT_ values: ck[K_...]. */
+/* checkpoint.c's options: ck[K_...]. */
 enum { K_KEY, K_ORIGIN, K_CHECKPOINT, K_PUB, K_TO, K_OLD, K_PROOF, K_STATE,
 	K_N };
 
-static const struct usage_opt options[] = {
-	{ "batch", required_argument, OPT_BATCH, "N",
-	    "append: commit every N records (0: all at once)" },
-	{ "deep", no_argument, OPT_DEEP, NULL,
-	    "verify: also parse every event, require canonical JSON" },
-	{ "from", required_argument, OPT_FROM, "SEQ:HASH",
-	    "verify: the journal must extend this earlier head; prove: OLD, "
-	    "the older tree size" },
-	{ "json", no_argument, OPT_JSON, NULL,
-	    "show: every record whole, as JSON lines" },
-	{ "run", required_argument, OPT_RUN, "ID",
-	    "show: only the records of run ID (its start record's number)" },
-	{ "key", required_argument, OPT_KEY, "KEY",
-	    "checkpoint: the signer key file (mode 0600)" },
-	{ "origin", required_argument, OPT_ORIGIN, "O",
-	    "checkpoint: the origin line (default: the key's name); verify: "
-	    "the origin required" },
-	{ "checkpoint", required_argument, OPT_CHECKPOINT, "CKPT",
-	    "verify: the signed checkpoint the journal must match" },
-	{ "pub", required_argument, OPT_PUB, "VKEY",
-	    "verify, consistent: the verifier key file" },
-	{ "to", required_argument, OPT_TO, "N",
-	    "prove: the newer tree size (default: every record)" },
-	{ "old", required_argument, OPT_OLD, "CKPT",
-	    "consistent: the older signed checkpoint" },
-	{ "proof", required_argument, OPT_PROOF, "PROOF",
-	    "consistent: the proof prove printed" },
-	{ "state", required_argument, OPT_STATE, "STATE",
-	    "checkpoint: read only the records since the checkpoint kept in "
-	    "STATE, then keep this one" },
-	USAGE_STD_ROWS(OPT_VERSION),
+/* What the command line says after the subcommand. */
+struct opts {
+	enum cmd cmd;
+	const char *sub, *path, *path2, *from_arg, *run;
+	/* checkpoint.c's options, each once: --key, --origin,
+	 * --checkpoint, --pub, --to, --old, --proof, --state */
+	const char *ck[K_N];
+	int json, deep, have_batch;
+	uint64_t batch;
+	struct journal_head from;
 };
+
+/* The one option opt_take reads (a count). */
+enum { OPT_BATCH = USAGE_LONG_ONLY };
+
+/* clang-format off */
+static const struct usage_opt options[] = {
+	USAGE_ONCE("batch", OPT_BATCH, "N", "append: commit every N records (0: all at once)"),
+	USAGE_FLAG("deep", 0, struct opts, deep, "verify: also parse every event, require canonical JSON"),
+	USAGE_STR("from", 0, "SEQ:HASH", struct opts, from_arg, "verify: the journal must extend this earlier head; prove: OLD, the older tree size"),
+	USAGE_FLAG("json", 0, struct opts, json, "show: every record whole, as JSON lines"),
+	USAGE_STR("run", 0, "ID", struct opts, run, "show: only the records of run ID (its start record's number)"),
+	USAGE_STR("key", 0, "KEY", struct opts, ck[K_KEY], "checkpoint: the signer key file (mode 0600)"),
+	USAGE_STR("origin", 0, "O", struct opts, ck[K_ORIGIN], "checkpoint: the origin line (default: the key's name); verify: the origin required"),
+	USAGE_STR("checkpoint", 0, "CKPT", struct opts, ck[K_CHECKPOINT], "verify: the signed checkpoint the journal must match"),
+	USAGE_STR("pub", 0, "VKEY", struct opts, ck[K_PUB], "verify, consistent: the verifier key file"),
+	USAGE_STR("to", 0, "N", struct opts, ck[K_TO], "prove: the newer tree size (default: every record)"),
+	USAGE_STR("old", 0, "CKPT", struct opts, ck[K_OLD], "consistent: the older signed checkpoint"),
+	USAGE_STR("proof", 0, "PROOF", struct opts, ck[K_PROOF], "consistent: the proof prove printed"),
+	USAGE_STR("state", 0, "STATE", struct opts, ck[K_STATE], "checkpoint: read only the records since the checkpoint kept in STATE, then keep this one"),
+	USAGE_STD_ROWS,
+};
+/* clang-format on */
 
 /* Read stdin, one event per line, each canonicalised: their number;
  * an event that is not one JSON object dies naming its line (exit 2). */
@@ -127,8 +122,10 @@ cmd_append(const char *path, uint64_t batch)
 		k = n - i;
 		if (batch != 0 && k > batch)
 			k = (size_t)batch;
-		if (journal_append_canon(path, (const char *const *)ev + i,
-		    lens + i, k, NULL, &st, err, sizeof(err)) == -1) {
+		/* No events: no array (NULL + 0 is undefined). */
+		if (journal_append_canon(path, n ? (const char *const *)ev + i :
+		    NULL, n ? lens + i : NULL, k, NULL, &st, err,
+		    sizeof(err)) == -1) {
 			if (i > 0)
 				warning("%s: %zu records were appended before "
 				    "this failure", path, i);
@@ -244,20 +241,6 @@ ckpt_options(enum cmd cmd, const char *const ck[K_N], int chain_opts)
 static const char *const sub_name[] = { "append", "verify", "show", "head",
 	"recover", "keygen", "checkpoint", "prove", "consistent" };
 
-/* What the command line says after the subcommand. */
-struct opts {
-	enum cmd cmd;
-	const char *sub, *path, *path2, *from_arg, *run;
-	/* checkpoint.c's options, each once: --key, --origin,
-	 * --checkpoint, --pub, --to, --old, --proof, --state */
-	const char *ck[K_N];
-	int ck_seen[K_N];
-	int json, have_from, have_batch, have_run;
-	unsigned flags;
-	uint64_t batch;
-	struct journal_head from;
-};
-
 static enum cmd
 sub_parse(const char *sub)
 {
@@ -269,49 +252,20 @@ sub_parse(const char *sub)
 	die_usage_hint(EXIT_USAGE, "unknown subcommand: %s", sub);
 }
 
-/* One option or operand of getopt_long's ('-': operands in place). */
+/* An operand in place ('-': c == 1) or --batch, the option with a count. */
 static void
-opt_take(struct opts *o, int c, char *argv[])
+opt_take(struct opts *o, int c)
 {
-	static const char *const ck_name[K_N] = { "key", "origin",
-	    "checkpoint", "pub", "to", "old", "proof", "state" };
-
-	switch (c) {
-	case 1:
-		if (o->path != NULL && (o->cmd != C_KEYGEN || o->path2 != NULL))
-			die_usage_hint(EXIT_USAGE, "one FILE only: %s", optarg);
-		*(o->path != NULL ? &o->path2 : &o->path) = optarg;
-		break;
-	case OPT_BATCH:
-		usage_once(&o->have_batch, EXIT_USAGE, "batch", optarg);
+	if (c == OPT_BATCH) {
+		o->have_batch = 1;
 		if (scan_u64(optarg, 0, UINT32_MAX, &o->batch) == -1)
 			die_usage_hint(EXIT_USAGE, "--batch: not a count: %s",
 			    optarg);
-		break;
-	case OPT_DEEP:
-		o->flags |= JOURNAL_DEEP;
-		break;
-	case OPT_FROM:
-		usage_once(&o->have_from, EXIT_USAGE, "from", optarg);
-		o->from_arg = optarg;
-		break;
-	case OPT_KEY: case OPT_ORIGIN: case OPT_CHECKPOINT: case OPT_PUB:
-	case OPT_TO: case OPT_OLD: case OPT_PROOF: case OPT_STATE:
-		usage_once(&o->ck_seen[c - OPT_KEY], EXIT_USAGE,
-		    ck_name[c - OPT_KEY], optarg);
-		o->ck[c - OPT_KEY] = optarg;
-		break;
-	case OPT_JSON:
-		o->json = 1;
-		break;
-	case OPT_RUN:
-		usage_once(&o->have_run, EXIT_USAGE, "run", optarg);
-		o->run = optarg;
-		break;
-	default:	/* --help, --version, ':' or '?' */
-		usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE, argv);
-		abort();
+		return;
 	}
+	if (o->path != NULL && (o->cmd != C_KEYGEN || o->path2 != NULL))
+		die_usage_hint(EXIT_USAGE, "one FILE only: %s", optarg);
+	*(o->path != NULL ? &o->path2 : &o->path) = optarg;
 }
 
 /* Validation, before anything is read: each option belongs to some
@@ -331,16 +285,16 @@ opts_check(struct opts *o, int argc, char *argv[])
 		die_usage_hint(EXIT_USAGE, "keygen: want NAME PREFIX");
 	if (o->have_batch && o->cmd != C_APPEND)
 		die_usage_hint(EXIT_USAGE, "--batch is for append");
-	if (o->flags && o->cmd != C_VERIFY)
+	if (o->deep && o->cmd != C_VERIFY)
 		die_usage_hint(EXIT_USAGE, "--deep is for verify");
-	if (o->have_from && o->cmd != C_VERIFY && o->cmd != C_PROVE)
+	if (o->from_arg != NULL && o->cmd != C_VERIFY && o->cmd != C_PROVE)
 		die_usage_hint(EXIT_USAGE, "--from is for verify and prove");
 	if (o->json && o->cmd != C_SHOW)
 		die_usage_hint(EXIT_USAGE, "--json is for show");
-	if (o->have_run && o->cmd != C_SHOW)
+	if (o->run != NULL && o->cmd != C_SHOW)
 		die_usage_hint(EXIT_USAGE, "--run is for show");
-	ckpt_options(o->cmd, o->ck, o->flags || o->have_from);
-	if (o->cmd == C_VERIFY && o->have_from &&
+	ckpt_options(o->cmd, o->ck, o->deep || o->from_arg != NULL);
+	if (o->cmd == C_VERIFY && o->from_arg != NULL &&
 	    journal_head_parse(o->from_arg, &o->from) == -1)
 		die_usage_hint(EXIT_USAGE, "--from: want SEQ:HASH (64 hex "
 		    "digits): %s", o->from_arg);
@@ -358,8 +312,8 @@ run_cmd(const struct opts *o)
 		if (ck[K_CHECKPOINT] != NULL)
 			return ckpt_verify(o->path, ck[K_CHECKPOINT],
 			    ck[K_PUB], ck[K_ORIGIN]);
-		return cmd_verify(o->path, o->flags,
-		    o->have_from ? &o->from : NULL);
+		return cmd_verify(o->path, o->deep ? JOURNAL_DEEP : 0,
+		    o->from_arg != NULL ? &o->from : NULL);
 	case C_SHOW:
 		return show_main(o->path, o->json, o->run);
 	case C_HEAD:
@@ -385,17 +339,14 @@ int
 main(int argc, char *argv[])
 {
 	static struct opts o;
-	struct option longopts[sizeof(options) / sizeof(options[0])];
-	char shorts[16];
+	static struct usage_cli u = USAGE_CLI(options, "-", USAGE, EXIT_USAGE,
+	    &o);
 	int c;
 
 	prog_set("journalchain");
-	usage_getopt_init(options, longopts, sizeof(longopts) /
-	    sizeof(longopts[0]), "-", shorts, sizeof(shorts));
 	/* Before the subcommand: only --help and --version. */
 	if (argc >= 2 && argv[1][0] == '-') {
-		c = getopt_long(argc, argv, shorts, longopts, NULL);
-		usage_std(c, USAGE, options, OPT_VERSION, EXIT_USAGE, argv);
+		usage_std(&u, usage_getopt(&u, argc, argv), argv);
 		die_usage_hint(EXIT_USAGE, "%s: the subcommand comes first",
 		    argv[1]);
 	}
@@ -412,8 +363,8 @@ main(int argc, char *argv[])
 	argv++;
 	optind = 1;
 	/* After it: options anywhere, operands in place. */
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1)
-		opt_take(&o, c, argv);
+	while ((c = usage_next(&u, argc, argv)) != -1)
+		opt_take(&o, c);
 	opts_check(&o, argc, argv);
 	return run_cmd(&o);
 }

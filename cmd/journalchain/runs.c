@@ -13,6 +13,7 @@
 
 #include "events.h"
 #include "hash.h"
+#include "io.h"
 #include "journal.h"
 #include "runs.h"
 #include "runs_int.h"
@@ -69,23 +70,6 @@ forget(struct journal *j)
 	j->parsed_end = 0;
 	j->orphans = 0;
 	memset(j->last, 0, sizeof(j->last));
-}
-
-static int
-read_at(int fd, char *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-	ssize_t r;
-
-	while (got < len) {
-		r = pread(fd, buf + got, len - got, (off_t)(off + got));
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r == 0 ? (errno = EIO, -1) : -1;
-		got += (size_t)r;
-	}
-	return 0;
 }
 
 static int
@@ -299,7 +283,7 @@ read_new(struct journal *j)
 			buf = p;
 			cap = len;
 		}
-		if (read_at(j->fd, buf, len, at) == -1 ||
+		if (pread_all(j->fd, buf, len, at) == -1 ||
 		    (took = take_lines(j, buf, len, at)) <= 0)
 			break;
 		at += (size_t)took;
@@ -324,7 +308,7 @@ still_there(struct journal *j)
 	if (j->v.good_end < r->off + r->len + 1)
 		return 0;
 	buf = malloc(r->len + 1);
-	if (buf == NULL || read_at(j->fd, buf, r->len + 1, r->off) == -1) {
+	if (buf == NULL || pread_all(j->fd, buf, r->len + 1, r->off) == -1) {
 		free(buf);
 		return 0;
 	}
@@ -529,7 +513,7 @@ runs_record(const char *id, size_t k, json_t **event, char **line,
 	buf = malloc(rc->len + 1);
 	if (buf == NULL)
 		return -1;
-	if (read_at(J[ji].fd, buf, rc->len, rc->off) == -1 ||
+	if (pread_all(J[ji].fd, buf, rc->len, rc->off) == -1 ||
 	    journal_record_parse(buf, rc->len, &jr, NULL) == -1 ||
 	    jr.seq != rc->seq) {
 		free(buf);

@@ -54,26 +54,27 @@
 #define UIDS_MAX 16
 #define JOURNALS_MAX 16
 
-enum {
-	OPT_DASHBOARD = USAGE_LONG_ONLY, OPT_AGUI, OPT_ALLOW_UID,
-	OPT_ALLOW_ORIGIN, OPT_NON_LOOPBACK, OPT_MAX_CONN, OPT_VERSION,
+/* What the command line says: the listeners' addresses ("off": none;
+ * NULL: the default). */
+struct serve_opts {
+	const char *dash, *ag;
+	int nonloop;
 };
 
+/* The options opt_take reads. */
+enum { OPT_ALLOW_UID = USAGE_LONG_ONLY, OPT_ALLOW_ORIGIN, OPT_MAX_CONN };
+
+/* clang-format off */
 static const struct usage_opt options[] = {
-	{ "dashboard", required_argument, OPT_DASHBOARD, "ADDR:PORT|off",
-	    "the dashboard's address (" DEFAULT_DASHBOARD ")" },
-	{ "agui", required_argument, OPT_AGUI, "ADDR:PORT|off",
-	    "the AG-UI adapter's address (" DEFAULT_AGUI ")" },
-	{ "allow-uid", required_argument, OPT_ALLOW_UID, "UID",
-	    "also let connections owned by UID in" },
-	{ "allow-origin", required_argument, OPT_ALLOW_ORIGIN, "ORIGIN",
-	    "answer cross-origin requests from ORIGIN" },
-	{ "non-loopback", no_argument, OPT_NON_LOOPBACK, NULL,
-	    "allow an address that is not a loopback one" },
-	{ "max-connections", required_argument, OPT_MAX_CONN, "N",
-	    "connections per listener (512)" },
-	USAGE_STD_ROWS(OPT_VERSION),
+	USAGE_STR("dashboard", 0, "ADDR:PORT|off", struct serve_opts, dash, "the dashboard's address (" DEFAULT_DASHBOARD ")"),
+	USAGE_STR("agui", 0, "ADDR:PORT|off", struct serve_opts, ag, "the AG-UI adapter's address (" DEFAULT_AGUI ")"),
+	USAGE_OPT("allow-uid", OPT_ALLOW_UID, "UID", "also let connections owned by UID in"),
+	USAGE_OPT("allow-origin", OPT_ALLOW_ORIGIN, "ORIGIN", "answer cross-origin requests from ORIGIN"),
+	USAGE_FLAG("non-loopback", 0, struct serve_opts, nonloop, "allow an address that is not a loopback one"),
+	USAGE_ONCE("max-connections", OPT_MAX_CONN, "N", "connections per listener (512)"),
+	USAGE_STD_ROWS,
 };
+/* clang-format on */
 
 static struct {
 	uid_t uids[UIDS_MAX + 2];
@@ -295,26 +296,12 @@ start_listener(struct listener *l, const char *spec, int nonloop)
 	printf("%s http://%s/\n", l->name, a);
 }
 
-/* What the command line says: the listeners' addresses ("off": none). */
-struct serve_opts {
-	const char *dash, *ag;
-	int nonloop, have_d, have_a, have_m;
-};
-
 static void
-opt_take(struct serve_opts *o, int c, char *argv[])
+opt_take(struct serve_opts *o, int c)
 {
 	uint64_t v;
 
 	switch (c) {
-	case OPT_DASHBOARD:
-		usage_once(&o->have_d, EXIT_USAGE, "dashboard", optarg);
-		o->dash = optarg;
-		break;
-	case OPT_AGUI:
-		usage_once(&o->have_a, EXIT_USAGE, "agui", optarg);
-		o->ag = optarg;
-		break;
 	case OPT_ALLOW_UID:
 		if (S.nuids == UIDS_MAX + 2 ||
 		    scan_u64(optarg, 0, UINT32_MAX - 1, &v) == -1)
@@ -330,19 +317,13 @@ opt_take(struct serve_opts *o, int c, char *argv[])
 			usage_fail("--allow-origin: want SCHEME://HOST[:PORT] "
 			    "(%d at most): %s", HTTP_ORIGINS_MAX, optarg);
 		break;
-	case OPT_NON_LOOPBACK:
-		o->nonloop = 1;
-		break;
 	case OPT_MAX_CONN:
-		usage_once(&o->have_m, EXIT_USAGE, "max-connections", optarg);
 		if (scan_u64(optarg, 1, 4096, &v) == -1)
 			usage_fail("--max-connections: 1 to 4096: %s", optarg);
 		S.maxconn = (unsigned)v;
 		break;
 	default:
-		usage_std(c, SERVE_USAGE, options, OPT_VERSION, EXIT_USAGE,
-		    argv);
-		abort();
+		abort();	/* usage_next's */
 	}
 }
 
@@ -436,24 +417,35 @@ serve_loop(int sfd)
 	}
 }
 
+/* The options, up to the first FILE (optind); the defaults where none. */
+static void
+opts_read(struct serve_opts *o, int argc, char *argv[])
+{
+	struct usage_cli u = USAGE_CLI(options, "", SERVE_USAGE, EXIT_USAGE,
+	    o);
+	int c;
+
+	optind = 1;
+	while ((c = usage_next(&u, argc, argv)) != -1)
+		opt_take(o, c);
+	if (o->dash == NULL)
+		o->dash = DEFAULT_DASHBOARD;
+	if (o->ag == NULL)
+		o->ag = DEFAULT_AGUI;
+}
+
 int
 serve_main(int argc, char *argv[])
 {
-	struct serve_opts o = { DEFAULT_DASHBOARD, DEFAULT_AGUI, 0, 0, 0, 0 };
-	struct option longopts[sizeof(options) / sizeof(options[0])];
-	char shorts[16];
+	struct serve_opts o = { NULL, NULL, 0 };
 	size_t k;
-	int c, i, sfd;
+	int i, sfd;
 
-	usage_getopt_init(options, longopts, sizeof(longopts) /
-	    sizeof(longopts[0]), "", shorts, sizeof(shorts));
 	S.maxconn = 512;
 	S.uids[S.nuids++] = getuid();
 	if (getuid() != 0)
 		S.uids[S.nuids++] = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1)
-		opt_take(&o, c, argv);
+	opts_read(&o, argc, argv);
 	/* validation, before anything is opened */
 	if (optind == argc)
 		usage_fail("no FILE");

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: ISC */
 /* show: a journal's records as bounded lines or JSON lines (show.h). */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -14,6 +13,7 @@
 #include "esc.h"
 #include "events.h"
 #include "hash.h"
+#include "io.h"
 #include "journal.h"
 #include "scan.h"
 #include "show.h"
@@ -347,8 +347,6 @@ static char *
 read_valid(const char *path, struct journal_verdict *v, size_t *len)
 {
 	int fd = verdict_open(path);
-	size_t off = 0;
-	ssize_t got;
 	char *buf;
 
 	if (journal_verify_fd(fd, JOURNAL_DEEP, NULL, v) == -1)
@@ -357,14 +355,8 @@ read_valid(const char *path, struct journal_verdict *v, size_t *len)
 	buf = malloc(*len ? *len : 1);
 	if (buf == NULL)
 		die(EXIT_NO, "out of memory");
-	while (off < *len) {
-		got = pread(fd, buf + off, *len - off, (off_t)off);
-		if (got == -1 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			die_sys(EXIT_NO, "cannot read %s", path);
-		off += (size_t)got;
-	}
+	if (pread_all(fd, buf, *len, 0) == -1)
+		die_sys(EXIT_NO, "cannot read %s", path);
 	close(fd);
 	return buf;
 }

@@ -11,69 +11,44 @@
 #include "scan.h"
 
 /* Every option, its value and its one help line (--help prints them;
- * profile.c reads the same table). */
+ * profile.c reads the same table).  Each is opt_apply's or parse's. */
+/* clang-format off */
 const struct usage_opt planenc_opts[PLANENC_NOPTS] = {
-	{ "profile", required_argument, O_PROFILE, "FILE",
-	    "apply the options of FILE, one a line, here" },
-	{ "preset", required_argument, O_PRESET, "sys",
-	    "a read-only view of the operating system" },
-	{ "tmp", no_argument, O_TMP, NULL, "a private TMPDIR" },
-	{ "ro", required_argument, O_RO, "PATH", "read beneath PATH" },
-	{ "rw", required_argument, O_RW, "PATH",
-	    "read and write beneath PATH" },
-	{ "rox", required_argument, O_ROX, "PATH",
-	    "read and execute beneath PATH" },
-	{ "rwx", required_argument, O_RWX, "PATH",
-	    "read, write and execute beneath PATH" },
-	{ "follow-symlinks", required_argument, O_FOLLOW, "PATH",
-	    "let confexec follow symbolic links in rule PATH" },
-	{ "unix", no_argument, O_UNIX, NULL, "AF_UNIX sockets" },
-	{ "tcp", no_argument, O_TCP, NULL, "TCP sockets" },
-	{ "connect-tcp", required_argument, O_CONNECT, "PORT",
-	    "connect to TCP PORT" },
-	{ "bind-tcp", required_argument, O_BIND, "PORT", "bind TCP PORT" },
-	{ "egress", required_argument, O_EGRESS, "HOST:PORT",
-	    "let the run's broker reach HOST:PORT (implies --tcp)" },
-	{ "env", required_argument, O_ENV, "NAME",
-	    "pass NAME from the caller's environment" },
-	{ "setenv", required_argument, O_SETENV, "NAME=VALUE",
-	    "set NAME to VALUE" },
-	{ "rlimit", required_argument, O_RLIMIT, "NAME=SOFT[:HARD]",
-	    "set a resource limit" },
-	{ "memory-max", required_argument, O_MEMORY, "SIZE",
-	    "the cgroup's memory.max" },
-	{ "pids-max", required_argument, O_PIDS, "N",
-	    "the cgroup's pids.max" },
-	{ "cpu-max", required_argument, O_CPU, "QUOTA[/PERIOD]",
-	    "the cgroup's cpu.max, in microseconds" },
-	{ "timeout", required_argument, O_TIMEOUT, "DURATION",
-	    "kill the run after DURATION" },
-	{ "uid", required_argument, O_UID, "UID",
-	    "run as subordinate UID" },
-	{ "gid", required_argument, O_GID, "GID",
-	    "run as subordinate GID" },
-	{ "sha256", required_argument, O_SHA256, "HEX",
-	    "the program's SHA-256, checked before it runs" },
-	{ "prompt-file", required_argument, O_PROMPT, "FILE",
-	    "FILE's bytes as the payload's standard input" },
-	{ "ack-daemon", required_argument, O_ACK, "NAME",
-	    "acknowledge the privileged daemon NAME" },
-	{ "keep-fd", required_argument, O_KEEP, "FD",
-	    "keep FD open in the payload" },
-	{ "argv0", required_argument, O_ARGV0, "NAME",
-	    "argv[0] instead of PROGRAM" },
-	{ "strict", no_argument, O_STRICT, NULL,
-	    "refuse to run without every layer (the default)" },
-	{ "degrade", no_argument, O_DEGRADE, NULL,
-	    "run without a missing layer, saying so" },
-	{ "decode", no_argument, O_DECODE, NULL,
-	    "print the plan read on stdin as JSON" },
-	{ "check", no_argument, O_CHECK, NULL,
-	    "check the plan read on stdin" },
-	{ "reencode", no_argument, O_REENCODE, NULL,
-	    "re-encode the plan read on stdin" },
-	USAGE_STD_ROWS(O_VERSION),
+	USAGE_OPT("profile", O_PROFILE, "FILE", "apply the options of FILE, one a line, here"),
+	USAGE_OPT("preset", O_PRESET, "sys", "a read-only view of the operating system"),
+	USAGE_SW("tmp", O_TMP, "a private TMPDIR"),
+	USAGE_TAG("ro", O_RO, "PATH", PLAN_RO, "read beneath PATH"),
+	USAGE_TAG("rw", O_RW, "PATH", PLAN_RW, "read and write beneath PATH"),
+	USAGE_TAG("rox", O_ROX, "PATH", PLAN_ROX, "read and execute beneath PATH"),
+	USAGE_TAG("rwx", O_RWX, "PATH", PLAN_RWX, "read, write and execute beneath PATH"),
+	USAGE_OPT("follow-symlinks", O_FOLLOW, "PATH", "let confexec follow symbolic links in rule PATH"),
+	USAGE_SW("unix", O_UNIX, "AF_UNIX sockets"),
+	USAGE_SW("tcp", O_TCP, "TCP sockets"),
+	USAGE_OPT("connect-tcp", O_CONNECT, "PORT", "connect to TCP PORT"),
+	USAGE_OPT("bind-tcp", O_BIND, "PORT", "bind TCP PORT"),
+	USAGE_OPT("egress", O_EGRESS, "HOST:PORT", "let the run's broker reach HOST:PORT (implies --tcp)"),
+	USAGE_OPT("env", O_ENV, "NAME", "pass NAME from the caller's environment"),
+	USAGE_OPT("setenv", O_SETENV, "NAME=VALUE", "set NAME to VALUE"),
+	USAGE_OPT("rlimit", O_RLIMIT, "NAME=SOFT[:HARD]", "set a resource limit"),
+	USAGE_ONCE("memory-max", O_MEMORY, "SIZE", "the cgroup's memory.max"),
+	USAGE_ONCE("pids-max", O_PIDS, "N", "the cgroup's pids.max"),
+	USAGE_ONCE("cpu-max", O_CPU, "QUOTA[/PERIOD]", "the cgroup's cpu.max, in microseconds"),
+	USAGE_ONCE("timeout", O_TIMEOUT, "DURATION", "kill the run after DURATION"),
+	USAGE_ONCE("uid", O_UID, "UID", "run as subordinate UID"),
+	USAGE_ONCE("gid", O_GID, "GID", "run as subordinate GID"),
+	USAGE_ONCE("sha256", O_SHA256, "HEX", "the program's SHA-256, checked before it runs"),
+	USAGE_ONCE("prompt-file", O_PROMPT, "FILE", "FILE's bytes as the payload's standard input"),
+	USAGE_OPT("ack-daemon", O_ACK, "NAME", "acknowledge the privileged daemon NAME"),
+	USAGE_OPT("keep-fd", O_KEEP, "FD", "keep FD open in the payload"),
+	USAGE_ONCE("argv0", O_ARGV0, "NAME", "argv[0] instead of PROGRAM"),
+	USAGE_SW("strict", O_STRICT, "refuse to run without every layer (the default)"),
+	USAGE_SW("degrade", O_DEGRADE, "run without a missing layer, saying so"),
+	USAGE_SW("decode", O_DECODE, "print the plan read on stdin as JSON"),
+	USAGE_SW("check", O_CHECK, "check the plan read on stdin"),
+	USAGE_SW("reencode", O_REENCODE, "re-encode the plan read on stdin"),
+	USAGE_STD_ROWS,
 };
+/* clang-format on */
 
 void *
 push(void *arr, size_t *n, size_t sz)
@@ -339,10 +314,9 @@ opt_list(struct opts *o, int c, const char *arg)
 	struct plan *p = &o->p;
 
 	switch (c) {
-	case O_RO: opt_add_fs(o, PLAN_RO, arg); break;
-	case O_RW: opt_add_fs(o, PLAN_RW, arg); break;
-	case O_ROX: opt_add_fs(o, PLAN_ROX, arg); break;
-	case O_RWX: opt_add_fs(o, PLAN_RWX, arg); break;
+	case O_RO: case O_RW: case O_ROX: case O_RWX:	/* a path rule */
+		opt_add_fs(o, usage_row(planenc_opts, c)->tag, arg);
+		break;
 	case O_FOLLOW:
 		add_str(o, &p->follow, &p->nfollow, PLAN_AT_FOLLOW, arg);
 		break;
@@ -385,11 +359,12 @@ opt_list(struct opts *o, int c, const char *arg)
 	}
 }
 
-/* An option that sets one value of the plan may be given once, from the
- * command line or a profile: a second one is refused naming both places,
- * never last-wins.  --strict and --degrade are one choice, the mode; it,
- * and --preset sys, may be repeated but not changed.  Flags that only
- * add a right (--tmp, --unix, --tcp) may repeat. */
+/* An option that sets one value of the plan (its row a USAGE_ONCE) may
+ * be given once, from the command line or a profile: a second one is
+ * refused naming both places, never last-wins.  --strict and --degrade
+ * are one choice, the mode; it, and --preset sys, may be repeated but
+ * not changed.  Flags that only add a right (--tmp, --unix, --tcp) may
+ * repeat. */
 static void
 once(struct opts *o, int c, const char *arg)
 {
@@ -397,31 +372,21 @@ once(struct opts *o, int c, const char *arg)
 	const char *here = o->where != NULL ? o->where : "";
 	int k = c == O_DEGRADE ? O_STRICT : c;
 
-	switch (c) {
-	case O_MEMORY: case O_PIDS: case O_CPU: case O_TIMEOUT: case O_UID:
-	case O_GID: case O_SHA256: case O_PROMPT: case O_ARGV0:
-		break;
-	case O_STRICT:
-	case O_DEGRADE:
-		if (o->once[k] != NULL && o->mode_opt != c)
-			die(EXIT_USAGE, "--%s: --%s was given (%s%s); the "
-			    "mode is one choice", c == O_STRICT ? "strict" :
-			    "degrade", c == O_STRICT ? "degrade" : "strict",
-			    *o->once[k] ? "in " : "on the command line",
-			    o->once[k]);
+	if ((c == O_STRICT || c == O_DEGRADE) && o->once[k] != NULL &&
+	    o->mode_opt != c)
+		die(EXIT_USAGE, "--%s: --%s was given (%s%s); the mode is one "
+		    "choice", c == O_STRICT ? "strict" : "degrade",
+		    c == O_STRICT ? "degrade" : "strict",
+		    *o->once[k] ? "in " : "on the command line", o->once[k]);
+	if (c == O_STRICT || c == O_DEGRADE)
 		o->mode_opt = c;
-		/* FALLTHROUGH */
-	default:
-		if (o->once[k] == NULL)
-			o->once[k] = here;
-		return;
-	}
 	if (o->once[k] == NULL) {
 		o->once[k] = here;
 		return;
 	}
-	for (u = planenc_opts; u->name != NULL && u->val != c; u++)
-		;
+	u = usage_row(planenc_opts, c);
+	if (u->kind != USAGE_OWN_ONCE)	/* its row says: repeatable */
+		return;
 	if (strcmp(o->once[k], here) == 0)
 		die(EXIT_USAGE, "--%s %s: given twice %s%s; it takes one "
 		    "value", u->name, arg, *here ? "in " : "on the command line",

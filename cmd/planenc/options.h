@@ -15,14 +15,14 @@ enum {
 	O_UNIX, O_TCP, O_CONNECT, O_BIND, O_EGRESS, O_ENV, O_SETENV, O_RLIMIT,
 	O_MEMORY, O_PIDS, O_CPU, O_TIMEOUT, O_UID, O_GID, O_SHA256, O_PROMPT,
 	O_ACK, O_KEEP, O_STRICT, O_DEGRADE, O_ARGV0, O_PROFILE,
-	O_DECODE, O_CHECK, O_REENCODE, O_VERSION,
+	O_DECODE, O_CHECK, O_REENCODE, O_END,
 };
 #define O_FIRST_PLAN O_RO	/* O_RO..O_PROFILE build a plan */
 #define O_LAST_PLAN O_PROFILE
 
 /* Every option and its help line (common/usage.h): an option a code
  * (O_RO..O_REENCODE), then --help, --version and the end. */
-#define PLANENC_NOPTS (O_VERSION - O_RO + 3)
+#define PLANENC_NOPTS (O_END - O_RO + 3)
 extern const struct usage_opt planenc_opts[PLANENC_NOPTS];
 
 /* Where each list entry of the plan came from (a profile's "FILE:LINE",
@@ -48,7 +48,7 @@ struct opts {
 	/* Where each single-value option was first given ("the command
 	 * line" or a profile's FILE:LINE), or NULL: a second one is refused,
 	 * never last-wins. */
-	const char *once[O_VERSION + 1];
+	const char *once[O_END];
 	int mode_opt;		/* O_STRICT or O_DEGRADE, once given */
 	struct origins from[PLAN_AT_ARG + 1];
 };

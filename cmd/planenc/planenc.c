@@ -71,13 +71,14 @@ emit_plan(const struct plan *p)
 static void
 parse(struct opts *o, int argc, char *argv[])
 {
-	struct option longopts[PLANENC_NOPTS];
-	char shorts[16];
+	struct usage_cli u = USAGE_CLI(planenc_opts, "+", USAGE, EXIT_USAGE,
+	    NULL);
 	int c;
 
-	usage_getopt_init(planenc_opts, longopts, PLANENC_NOPTS, "+", shorts,
-	    sizeof(shorts));
-	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+	/* Not usage_next: a second value of a USAGE_ONCE option is refused
+	 * by opt_apply (once), which names where the first came from. */
+	while ((c = usage_getopt(&u, argc, argv)) != -1) {
+		usage_std(&u, c, argv);
 		o->building |= c >= O_FIRST_PLAN && c <= O_LAST_PLAN;
 		switch (c) {
 		case O_DECODE:
@@ -92,8 +93,6 @@ parse(struct opts *o, int argc, char *argv[])
 			profile_load(o, optarg);
 			break;
 		default:
-			usage_std(c, USAGE, planenc_opts, O_VERSION, EXIT_USAGE,
-			    argv);
 			opt_apply(o, c, optarg);
 			break;
 		}

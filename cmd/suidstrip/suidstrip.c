@@ -41,36 +41,35 @@ parse_owner(const char *s, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
-enum {
-	OPT_CHECK = USAGE_LONG_ONLY, OPT_JSON, OPT_CHOWN, OPT_BUDGET,
-	OPT_JOBS, OPT_WITHIN, OPT_GUARD, OPT_INSPECT, OPT_MISSING_OK,
-	OPT_VERSION,
+/* What the command line asked for, before it is checked. */
+struct cmdline {
+	struct roots within, guard;
+	const char *inspect;
+	char **operands;	/* targets, in the order given */
+	size_t nops;
+	int dry, check, json, missing_ok;
 };
 
-/* Every option, its value and its one help line (--help prints them). */
+/* The options with a value that parse_option reads. */
+enum { OPT_CHOWN = USAGE_LONG_ONLY, OPT_BUDGET, OPT_JOBS, OPT_WITHIN,
+	OPT_GUARD };
+
+/* Every option, what it does and its one help line (--help prints them). */
+/* clang-format off */
 static const struct usage_opt options[] = {
-	{ "dry-run", no_argument, 'n', NULL,
-	    "change nothing; list what would change" },
-	{ "check", no_argument, OPT_CHECK, NULL,
-	    "audit: change nothing; exit 1 if anything is privileged" },
-	{ "json", no_argument, OPT_JSON, NULL,
-	    "one JSON record a line on stdout instead of text" },
-	{ "chown", required_argument, OPT_CHOWN, "UID:GID",
-	    "first give root-owned entries to UID:GID (numeric, UID not 0)" },
-	{ "budget", required_argument, OPT_BUDGET, "SECONDS",
-	    "time budget of each step, 1 to 86400 (default 10)" },
-	{ "jobs", required_argument, OPT_JOBS, "N",
-	    "walker threads, 1 to 16 (default 4; 2 on one CPU)" },
-	{ "within", required_argument, OPT_WITHIN, "ROOT",
-	    "only targets at or below ROOT (repeatable; needed by --inspect)" },
-	{ "guard", required_argument, OPT_GUARD, "ROOT",
-	    "bind ROOT on itself nosuid,nodev first (repeatable)" },
-	{ "inspect", required_argument, OPT_INSPECT, "FILE",
-	    "targets from docker inspect JSON in FILE (-: stdin)" },
-	{ "missing-ok", no_argument, OPT_MISSING_OK, NULL,
-	    "a missing target is skipped with a note, not a failure" },
-	USAGE_STD_ROWS(OPT_VERSION),
+	USAGE_FLAG("dry-run", 'n', struct cmdline, dry, "change nothing; list what would change"),
+	USAGE_FLAG("check", 0, struct cmdline, check, "audit: change nothing; exit 1 if anything is privileged"),
+	USAGE_FLAG("json", 0, struct cmdline, json, "one JSON record a line on stdout instead of text"),
+	USAGE_ONCE("chown", OPT_CHOWN, "UID:GID", "first give root-owned entries to UID:GID (numeric, UID not 0)"),
+	USAGE_ONCE("budget", OPT_BUDGET, "SECONDS", "time budget of each step, 1 to 86400 (default 10)"),
+	USAGE_ONCE("jobs", OPT_JOBS, "N", "walker threads, 1 to 16 (default 4; 2 on one CPU)"),
+	USAGE_OPT("within", OPT_WITHIN, "ROOT", "only targets at or below ROOT (repeatable; needed by --inspect)"),
+	USAGE_OPT("guard", OPT_GUARD, "ROOT", "bind ROOT on itself nosuid,nodev first (repeatable)"),
+	USAGE_STR("inspect", 0, "FILE", struct cmdline, inspect, "targets from docker inspect JSON in FILE (-: stdin)"),
+	USAGE_FLAG("missing-ok", 0, struct cmdline, missing_ok, "a missing target is skipped with a note, not a failure"),
+	USAGE_STD_ROWS,
 };
+/* clang-format on */
 
 /* The steps need many fds (one per directory being read) and the walk. */
 static void
@@ -106,16 +105,6 @@ steps_run(struct target *tg, size_t n)
 			step_run(&tg[i], STEP_STRIP, deadline);
 }
 
-/* What the command line asked for, before it is checked. */
-struct cmdline {
-	struct roots within, guard;
-	const char *inspect;
-	char **operands;	/* targets, in the order given */
-	size_t nops;
-	int dry, check;
-	int seen_budget, seen_chown, seen_inspect, seen_jobs;
-};
-
 static void
 parse_option(struct cmdline *cl, int c)
 {
@@ -123,33 +112,22 @@ parse_option(struct cmdline *cl, int c)
 
 	switch (c) {
 	case OPT_BUDGET:
-		usage_once(&cl->seen_budget, EXIT_USAGE, "budget", optarg);
 		if (scan_u64(optarg, 1, 86400, &opt.budget) == -1)
 			die_usage_hint(EXIT_USAGE, "--budget %s: not 1 to 86400 "
 			    "seconds", optarg);
 		break;
-	case OPT_CHECK: cl->check = 1; break;
 	case OPT_CHOWN:
-		usage_once(&cl->seen_chown, EXIT_USAGE, "chown", optarg);
 		if (parse_owner(optarg, &opt.uid, &opt.gid) == -1)
 			die_usage_hint(EXIT_USAGE, "--chown %s: not UID:GID "
 			    "(numeric, UID not 0)", optarg);
 		opt.chown = 1;
 		break;
-	case 'n': cl->dry = 1; break;
 	case OPT_GUARD: roots_add(&cl->guard, optarg, "--guard"); break;
-	case OPT_INSPECT:
-		usage_once(&cl->seen_inspect, EXIT_USAGE, "inspect", optarg);
-		cl->inspect = optarg;
-		break;
 	case OPT_JOBS:
-		usage_once(&cl->seen_jobs, EXIT_USAGE, "jobs", optarg);
 		if (scan_u64(optarg, 1, 16, &v) == -1)
 			die_usage_hint(EXIT_USAGE, "--jobs %s: not 1 to 16", optarg);
 		opt.jobs = (int)v;
 		break;
-	case OPT_JSON: opt.json = 1; break;
-	case OPT_MISSING_OK: opt.missing_ok = 1; break;
 	case OPT_WITHIN: roots_add(&cl->within, optarg, "--within"); break;
 	default: abort();	/* every option of the table is handled */
 	}
@@ -162,25 +140,18 @@ parse_option(struct cmdline *cl, int c)
 static void
 parse(struct cmdline *cl, int argc, char *argv[])
 {
-	struct option longopts[sizeof options / sizeof options[0]];
-	char shorts[32];
+	struct usage_cli u = USAGE_CLI(options, "-", USAGE, EXIT_USAGE, cl);
 	int c;
 
-	usage_getopt_init(options, longopts, sizeof options /
-	    sizeof options[0], "-", shorts, sizeof shorts);
 	if ((cl->operands = calloc((size_t)argc + 1, sizeof *cl->operands)) ==
 	    NULL)
 		die_sys(EXIT_NO, "unable to allocate");
 	for (;;) {
-		while ((c = getopt_long(argc, argv, shorts, longopts,
-		    NULL)) != -1) {
-			switch (c) {
-			case 1: cl->operands[cl->nops++] = optarg; break;
-			default:
-				usage_std(c, USAGE, options, OPT_VERSION,
-				    EXIT_USAGE, argv);
+		while ((c = usage_next(&u, argc, argv)) != -1) {
+			if (c == 1)
+				cl->operands[cl->nops++] = optarg;
+			else
 				parse_option(cl, c);
-			}
 		}
 		/* musl's getopt stops at a lone "-" (glibc hands it over as
 		 * an operand): take it and go on, unless it follows "--". */
@@ -233,6 +204,8 @@ main(int argc, char *argv[])
 	opt.jobs = np < 1 ? 2 : np >= 2 ? 4 : 2;
 	parse(&cl, argc, argv);
 	validate(&cl);
+	opt.json = cl.json;
+	opt.missing_ok = cl.missing_ok;
 	opt.mode = cl.check ? MODE_CHECK : cl.dry ? MODE_DRYRUN : MODE_STRIP;
 	opt.tty = isatty(2);
 

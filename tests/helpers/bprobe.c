@@ -519,8 +519,9 @@ unix_addr(const char *name, struct sockaddr_un *sun, socklen_t *len)
 	return 0;
 }
 
+/* A new stream socket bound (or connected) to the unix address a. */
 static long
-p_unix_bind(const void *a)
+unix_at(const void *a, int (*op)(int, const struct sockaddr *, socklen_t))
 {
 	struct sockaddr_un sun;
 	socklen_t len;
@@ -529,20 +530,19 @@ p_unix_bind(const void *a)
 	if (unix_addr(a, &sun, &len) == -1 ||
 	    (s = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
 		return -1;
-	return bind(s, (struct sockaddr *)&sun, len);
+	return op(s, (struct sockaddr *)&sun, len);
+}
+
+static long
+p_unix_bind(const void *a)
+{
+	return unix_at(a, bind);
 }
 
 static long
 p_unix_connect(const void *a)
 {
-	struct sockaddr_un sun;
-	socklen_t len;
-	int s;
-
-	if (unix_addr(a, &sun, &len) == -1 ||
-	    (s = socket(AF_UNIX, SOCK_STREAM, 0)) == -1)
-		return -1;
-	return connect(s, (struct sockaddr *)&sun, len);
+	return unix_at(a, connect);
 }
 
 static long

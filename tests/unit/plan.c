@@ -12,6 +12,7 @@
 #include "esc.h"
 #include "plan.h"
 #include "tap.h"
+#include "planbad.h"
 
 static char err[512];
 
@@ -78,23 +79,6 @@ static const char minimal[] = "borne-plan 1\n"
 			      "mode strict\n"
 			      "end\n";
 
-/* Decode s (n bytes); expect failure with an error containing want. */
-static void
-bad(const char *s, size_t n, const char *want, const char *desc)
-{
-	struct plan p;
-	char d[128];
-	int r;
-
-	esc_name(desc, d, sizeof(d));
-	desc = d;
-	err[0] = '\0';
-	r = plan_decode((const unsigned char *)s, n, &p, err, sizeof(err));
-	ok(r == -1 && strstr(err, want) != NULL, "refused: %s", desc);
-	if (r != -1 || strstr(err, want) == NULL)
-		printf("#   r=%d err='%s' want '%s'\n", r, err, want);
-	ok(p.program == NULL && p.argv == NULL, "%s: plan left empty", desc);
-}
 
 static void
 bads(const char *s, const char *want, const char *desc)
@@ -284,46 +268,7 @@ main(void)
 	is_int(d.argc, 9, "read plan argc");
 	plan_free(&d);
 
-	/* Every strict prefix of a valid plan is refused. */
-	{
-		int allbad = 1;
-
-		for (i = 0; i < n; i++) {
-			if (plan_decode(enc, i, &d, err, sizeof(err)) == 0) {
-				allbad = 0;
-				plan_free(&d);
-				printf("#   prefix %zu accepted\n", i);
-			}
-		}
-		ok(allbad, "every one of %zu prefixes refused", n);
-	}
-	/* Every single-bit flip: refused, or accepted only when canonical. */
-	{
-		size_t bit, nacc = 0, nbad = 0;
-
-		for (i = 0; i < n; i++) {
-			for (bit = 0; bit < 8; bit++) {
-				unsigned char *re;
-				size_t rn;
-
-				enc[i] ^= (unsigned char)(1u << bit);
-				if (plan_decode(enc, n, &d, NULL, 0) == 0) {
-					nacc++;
-					if (plan_encode(&d, &re, &rn) == -1 ||
-					    rn != n || memcmp(re, enc, n) != 0) {
-						nbad++;
-						printf("#   flip %zu.%zu\n", i,
-						    bit);
-					} else
-						free(re);
-					plan_free(&d);
-				}
-				enc[i] ^= (unsigned char)(1u << bit);
-			}
-		}
-		ok(nbad == 0, "all %zu bit flips refused or canonical "
-		    "(%zu accepted)", n * 8, nacc);
-	}
+	prefixes_and_flips(enc, n);
 	free(enc);
 
 	/* Minimal plan. */

@@ -57,6 +57,18 @@ rows(void)
 		whole &= f;
 		if (!f)
 			continue;
+		/* The shared functions find their field by the row. */
+		if (d->dec == plan_dec_u64 || d->dec == plan_dec_id)
+			ok(!d->list && d->val != 0 && (d->has != 0) ==
+			    (d->dec == plan_dec_id), "%s: its number's field "
+			    "in the row", d->name);
+		if (d->dec == plan_dec_u64)
+			ok(d->lo > 0 && d->hi > d->lo && d->range != NULL,
+			    "%s: its bounds in the row", d->name);
+		if (d->dec == plan_dec_ports)
+			ok(d->list && d->elem == PLAN_ELEM_U16 && d->arr != 0 &&
+			    d->len != 0, "%s: its port list in the row",
+			    d->name);
 		if (d->max > 0)
 			ok(d->list && d->group && d->what &&
 			    d->at != PLAN_AT_NONE, "%s: a bounded list, "

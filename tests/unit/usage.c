@@ -12,15 +12,20 @@
 #include "usage.h"
 #include "tap.h"
 
-enum { OPT_JSON = USAGE_LONG_ONLY, OPT_BUDGET };
+/* What the rows of tab set. */
+struct cl {
+	int dry, json;
+	const char *keep;
+};
+
+enum { OPT_BUDGET = USAGE_LONG_ONLY };
 
 static const struct usage_opt tab[] = {
-	{ "dry-run", no_argument, 'n', NULL, "change nothing" },
-	{ "json", no_argument, OPT_JSON, NULL, "JSON lines" },
-	{ "budget", required_argument, OPT_BUDGET, "SECONDS", "time budget" },
-	{ "keep", required_argument, 'k', "FD", "keep FD open" },
-	{ "help", no_argument, 'h', NULL, "print this help" },
-	{ NULL, 0, 0, NULL, NULL },
+	USAGE_FLAG("dry-run", 'n', struct cl, dry, "change nothing"),
+	USAGE_FLAG("json", 0, struct cl, json, "JSON lines"),
+	USAGE_ONCE("budget", OPT_BUDGET, "SECONDS", "time budget"),
+	USAGE_STR("keep", 'k', "FD", struct cl, keep, "keep FD open"),
+	USAGE_STD_ROWS,
 };
 
 /* Run f in a child with stdout and stderr in one pipe; its output in buf,
@@ -70,6 +75,38 @@ hint(void *arg)
 	die_usage_hint(EXIT_USAGE, "--budget %s: not a number", "x");
 }
 
+/* usage_next over argv (NULL-terminated, prefix "-"): what it returned,
+ * one a line ("budget VALUE", "operand VALUE"), then the fields. */
+static void
+next(void *arg)
+{
+	char **argv = arg;
+	struct cl cl = { 0 };
+	struct usage_cli u = USAGE_CLI(tab, "-", "tool [OPTION...]", EXIT_USAGE,
+	    &cl);
+	int argc = 0, c;
+
+	setvbuf(stdout, NULL, _IONBF, 0);	/* in order with stderr */
+	while (argv[argc] != NULL)
+		argc++;
+	optind = 1;
+	while ((c = usage_next(&u, argc, argv)) != -1)
+		printf("%s %s\n", c == OPT_BUDGET ? "budget" : c == 1 ?
+		    "operand" : "?", optarg);
+	printf("dry %d json %d keep %s\n", cl.dry, cl.json,
+	    cl.keep != NULL ? cl.keep : "-");
+}
+
+static void
+check_next(const char *what, char **argv, int code, const char *want)
+{
+	char buf[1024];
+
+	is_int(capture(next, argv, buf, sizeof buf), code, "%s: exit %d",
+	    what, code);
+	is_str(buf, want, "%s: its output", what);
+}
+
 /* getopt_long over argv (NULL-terminated), then die_getopt on the error. */
 static void
 bad(void *arg)
@@ -106,6 +143,12 @@ main(void)
 {
 	struct option lo[8];
 	char s[16], buf[2048];
+	char *a1[] = { "tool", "-n", "x", "--keep=3", "--budget", "5",
+		"--json", NULL };
+	char *a2[] = { "tool", "--keep", "a", "-k", "b", NULL };
+	char *a3[] = { "tool", "--budget", "1", "--budget", "2", NULL };
+	char *a4[] = { "tool", "--json", "--version", NULL };
+	char *a5[] = { "tool", "--version=1", NULL };
 	int n;
 
 	prog_set("tool");
@@ -121,16 +164,17 @@ main(void)
 	is_str(lo[2].name, "budget", "names in table order");
 	is_int(lo[2].has_arg, required_argument, "has_arg copied");
 	is_int(lo[2].val, OPT_BUDGET, "val copied");
-	ok(lo[5].name == NULL && lo[5].val == 0, "zero entry at the end");
+	is_int(lo[1].val, USAGE_AUTO + 1, "val 0: a code by the row");
+	ok(lo[6].name == NULL && lo[6].val == 0, "zero entry at the end");
 	errno = 0;
-	is_int(usage_longopts(tab, lo, 5), -1, "no room for the zero entry");
+	is_int(usage_longopts(tab, lo, 6), -1, "no room for the zero entry");
 	is_int(errno, ENOBUFS, "with ENOBUFS");
 
 	is_int(capture(help, NULL, buf, sizeof buf), 0, "--help output");
 	n = 0;
 	for (char *p = buf; (p = strchr(p, '\n')) != NULL; p++)
 		n++;
-	is_int(n, 6, "--help: the usage line and one line per option");
+	is_int(n, 7, "--help: the usage line and one line per option");
 	ok(strncmp(buf, "usage: tool [--dry-run] [DIR...]\n", 33) == 0,
 	    "--help starts with the usage line");
 	ok(strstr(buf, "\n  -n, --dry-run  ") != NULL, "a short option shown");
@@ -159,5 +203,17 @@ main(void)
 	check_bad("no value, short", "-k", NULL, "--keep needs a value (FD)");
 	check_bad("an escape sequence in an option", "DIR", "--bogus\033[2J",
 	    "unknown or ambiguous option: --bogus\\x1b[2J");
+
+	check_next("flags, values, an operand in place", a1, 0,
+	    "operand x\nbudget 5\ndry 1 json 1 keep 3\n");
+	check_next("a value given twice", a2, 2,
+	    "tool: --keep b: given twice; it takes one value\n"
+	    "try 'tool --help'\n");
+	check_next("a switch's value given twice, before the switch", a3, 2,
+	    "budget 1\ntool: --budget 2: given twice; it takes one value\n"
+	    "try 'tool --help'\n");
+	check_next("--version from its row", a4, 0, "tool unknown\n");
+	check_next("a value to --version", a5, 2,
+	    "tool: --version takes no value\ntry 'tool --help'\n");
 	return done_testing();
 }
