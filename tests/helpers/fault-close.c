@@ -53,11 +53,11 @@ main(int argc, char *argv[])
 		    SCMP_SYS(close_range), 0);
 	else if (one)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(close), 1,
-		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)want)) |
+		    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)want, 0)) |
 		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0),
 		    SCMP_SYS(close_range), 2,
-		    SCMP_A0(SCMP_CMP_LE, (scmp_datum_t)want),
-		    SCMP_A1(SCMP_CMP_GE, (scmp_datum_t)want));
+		    SCMP_A0(SCMP_CMP_LE, (scmp_datum_t)want, 0),
+		    SCMP_A1(SCMP_CMP_GE, (scmp_datum_t)want, 0));
 	else
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 		    SCMP_SYS(close_range), 0);
