@@ -58,6 +58,14 @@ err_format(char *buf, unsigned long size, int e, const char *fmt, va_list ap)
 	buf[n] = '\0';
 }
 
+static long (*output)(const char *, unsigned long);
+
+void
+err_output(long (*out)(const char *buf, unsigned long len))
+{
+	output = out;
+}
+
 static void
 emit(int e, const char *fmt, va_list ap)
 {
@@ -65,7 +73,10 @@ emit(int e, const char *fmt, va_list ap)
 	ssize_t w;
 
 	err_format(buf, sizeof(buf), e, fmt, ap);
-	w = write(STDERR_FILENO, buf, strlen(buf));
+	if (output != NULL)
+		w = output(buf, strlen(buf));
+	else
+		w = write(STDERR_FILENO, buf, strlen(buf));
 	(void)w;
 }
 

@@ -20,6 +20,12 @@ enum {
 void prog_set(const char *name);
 const char *prog_name(void);
 
+/* Where warning(), die() and the rest write their line: NULL (the
+ * default) is write(2) on stderr; a program that must never wait on
+ * stderr (confexec while its payload runs) sets a writer of its own,
+ * which returns what write(2) would. */
+void err_output(long (*out)(const char *buf, unsigned long len));
+
 /* "prog: message\n" in one write(2), one line (see err_format()). */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: message: strerror(errno)\n". errno is preserved. */

@@ -187,6 +187,16 @@ t_grep() {
 		fail "$1"; diag "no line matches /$2/ in:"; diag_file "$3"; fi
 }
 
+# t_said: a line confexec says while the payload runs, on the same
+# stderr, when the payload may be writing at that moment: the broker
+# names why a TLS client gave up only after the client closed, as the
+# client prints its own error (curl writes it a byte at a time).
+# confexec's line is written whole; what the payload wrote of its own
+# line may come before it.  Matched from "confexec: " to the line's end.
+t_said() {
+	t_grep "$1" "confexec: $2" "$3"
+}
+
 # t_grep_soon: t_grep on a file another process is still writing (a
 # journal the run appends to without blocking): polled first, bounded.
 t_grep_soon() {

@@ -91,7 +91,7 @@ build() {
 run_test() {
 	(cd "$S" && BORNE_BIN=$S/.build/dyn/bin \
 	    BORNE_HELPERS=$S/.build/dyn/helpers BORNE_VARIANT=dyn \
-	    BORNE_TOP=$S timeout "$LIMIT" sh "tests/$1.sh") </dev/null >"$2" 2>&1
+	    BORNE_TOP=$S timeout -k 10 "$LIMIT" sh "tests/$1.sh") </dev/null >"$2" 2>&1
 }
 
 start=$(date +%s)

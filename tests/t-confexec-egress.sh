@@ -140,6 +140,8 @@ t_eq "stderr in a file: the payload's lines and confexec's, none overwritten" \
 	"$(LC_ALL=C sort "$TMP/mixed.tags" | tr '\n' ' ')" "CONFEXEC CURL after 56 before "
 t_eq "  the payload's in its order" \
 	"$(grep -v CONFEXEC "$TMP/mixed.tags" | tr '\n' ' ')" "before CURL after 56 "
+t_eq "  confexec's refusal said before curl could read the answer" \
+	"$(tr '\n' ' ' <"$TMP/mixed.tags")" "before CONFEXEC CURL after 56 "
 t_eq "the end record counts the refusal" \
 	"$(jend '[.event.egress.allowed,.event.egress.refused]|@csv')" "0,1"
 t_exit 0 "the same host on another port is another destination" \

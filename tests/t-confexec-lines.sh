@@ -245,6 +245,47 @@ if gc_run "$TMP/out.err"; then
 		"the run had left its cgroup $RCG" "$TMP/out.err"
 fi
 
+# ---- stderr never waited on once the run starts (say.c) ----------------
+# stderr a pipe whose reader does not drain it, full: confexec's lines
+# from its start on (while the payload runs and after) are dropped, never
+# waited on.  Signals are blocked then: a confexec stuck in write(2) takes
+# no SIGTERM and keeps the run past its timeout.
+mkfifo "$TMP/full"
+exec 4<>"$TMP/full"
+dd if=/dev/zero of="$TMP/full" bs=4096 count=1024 oflag=nonblock 2>/dev/null
+t_exit 1 "stderr a pipe nobody drains, full: one more byte would wait" \
+	dd if=/dev/zero of="$TMP/full" bs=1 count=1 oflag=nonblock
+# to_full PLAN: confexec runs PLAN, its stderr (its own, not the
+# shell's, which would say it was killed) the full pipe; a status of its
+# own, or 137 (killed) when it hangs.
+to_full() {
+	timeout --preserve-status -k 5 30 \
+	    sh -c 'exec "$0" <"$1" 2>"$2"' "$CX" "$1" "$TMP/full"
+}
+"$PE" $SYS $QUIET -- /bin/sh -c 'exit 3' >"$TMP/p.exit3" ||
+	fail "planenc: the exit 3 plan"
+t_exit 3 "  a payload that fails: confexec ends with its status (its hint dropped)" \
+	to_full "$TMP/p.exit3"
+"$PE" $SYS --rw "$TMP/w" $QUIET --timeout 1s -- "$E" grandchild-sleep \
+    "$TMP/w/gc.pid" >"$TMP/p.gct" || fail "planenc: the timed plan"
+rm -f "$TMP/w/gc.pid"
+t_exit 124 "  a run past its timeout: ended (124)" \
+	to_full "$TMP/p.gct"
+ok "  its grandchild had started" test -s "$TMP/w/gc.pid"
+gc_let_go "  host side: the grandchild's lock is let go"
+rm -f "$TMP/w/gc.pid"
+"$CX" <"$TMP/p.gc" >/dev/null 2>"$TMP/full" &
+CP=$!
+at_exit "kill_ours -KILL $CP; run_kill $CP"
+if ok "  a run under way" wait_for test -s "$TMP/w/gc.pid"; then
+	kill -TERM "$CP"
+	ok "  SIGTERM: confexec, cancelled, ends" wait_for -t 20 ended "$CP"
+	gc_let_go "  host side: the grandchild's lock is let go"
+fi
+kill_ours -KILL "$CP" 2>/dev/null
+wait "$CP" 2>/dev/null
+exec 4>&-
+
 # ---- the caller's cgroup: no other writer (layers.c) --------------------
 # The run's cgroup is made in its caller's; a caller's cgroup that others
 # may write lets them move the payload out of the run's (away from its

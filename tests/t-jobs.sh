@@ -274,7 +274,7 @@ job "$N/tproj" npm 2 "s#| confexec#| confexec --journal $TMP/tls.jnl#" \
 	>"$OUT" 2>"$ERR"
 t_eq "npm install from a registry whose CA npm does not trust: fails" "$?" 1
 t_grep "  npm says the certificate is self-signed" 'SELF_SIGNED_CERT' "$ERR"
-t_grep "  the broker names the cause and the fix, on stderr" "^confexec: $HINT\$" "$ERR"
+t_said "  the broker names the cause and the fix, on stderr" "$HINT\$" "$ERR"
 t_eq "  once" "$(grep -c 'TLS: the payload closed' "$ERR")" 1
 t_eq "  and in the journal's egress event" \
 	"$(jq -r '.event | select(.event == "egress") | .reason' "$TMP/tls.jnl" | sort -u)" \
@@ -288,7 +288,7 @@ t_eq "  the package is installed (host side)" \
 # curl (OpenSSL) and python likewise; SSL_CERT_FILE for them.
 t_exit 60 "curl, the same CA untrusted: fails (60)" sh -c \
 	"'$BIN/planenc' --preset sys --egress 127.0.0.1:$TP -- /usr/bin/curl -sS https://127.0.0.1:$TP/hello-borne/ | '$BIN/confexec'"
-t_grep "  the broker names the cause" "^confexec: $HINT\$" "$ERR"
+t_said "  the broker names the cause" "$HINT\$" "$ERR"
 t_exit 0 "  with SSL_CERT_FILE: fetched" sh -c \
 	"'$BIN/planenc' --preset sys --ro '$N/ca.pem' --setenv SSL_CERT_FILE='$N/ca.pem' --egress 127.0.0.1:$TP -- /usr/bin/curl -sS -o /dev/null -w '%{http_code}' https://127.0.0.1:$TP/hello-borne/ | '$BIN/confexec'"
 t_eq "  (200)" "$(cat "$OUT")" 200

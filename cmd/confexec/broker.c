@@ -188,6 +188,19 @@ grant_of(struct conn *c, const char *host, unsigned port)
 
 static void forward(struct broker *b, size_t i);
 
+/* c's line on stderr, once: a refusal, or why a connection failed. */
+static void
+say(struct broker *b, struct conn *c)
+{
+	if (c->said || !c->have_rq)
+		return;
+	c->said = 1;
+	if (c->verdict == CV_REFUSED)
+		brokersay_refused(&b->st, c);
+	else
+		brokersay_failed(&b->st, c);
+}
+
 void
 broker_end(struct broker *b, size_t i, const char *why)
 {
@@ -210,6 +223,13 @@ broker_end(struct broker *b, size_t i, const char *why)
 		    "NODE_EXTRA_CA_CERTS=CA.pem (node) or SSL_CERT_FILE=CA.pem");
 	else if (why != NULL && c->why[0] == '\0')
 		snprintf(c->why, sizeof(c->why), "%s", why);
+	/* Said before the payload's side closes: its own error about
+	 * this connection comes after the cause (idle and the run's end
+	 * are not said). */
+	if (c->verdict == CV_REFUSED || (c->why[0] != '\0' &&
+	    (tls_gave_up(c) || c->verdict == CV_FAILED ||
+	    (c->verdict == CV_ALLOWED && why == NULL))))
+		say(b, c);
 	watch(b, i, 0, 0);
 	watch(b, i, 1, 0);
 	relay_return(&b->pool, &c->up);
@@ -226,12 +246,6 @@ broker_end(struct broker *b, size_t i, const char *why)
 		b->st.allowed++;
 	else
 		b->st.refused++;
-	if (c->verdict == CV_REFUSED && c->have_rq)
-		brokersay_refused(&b->st, c);
-	else if (c->have_rq && c->why[0] != '\0' && (tls_gave_up(c) ||
-	    c->verdict == CV_FAILED || (c->verdict == CV_ALLOWED &&
-	    why == NULL)))
-		brokersay_failed(&b->st, c);	/* not idle, not the run's end */
 	broker_event(b, c);
 	free(c);
 	b->conn[i] = NULL;
@@ -257,6 +271,7 @@ refuse(struct broker *b, size_t i, enum cverdict v, int status,
 	c->verdict = v;
 	c->status = status;
 	c->last = broker_ms();
+	say(b, c);		/* before the payload can read the answer */
 	n = snprintf(body, sizeof(body), "confexec egress: %s\n", c->why);
 	if (n < 0 || (size_t)n >= sizeof(body))
 		n = (int)sizeof(body) - 1;

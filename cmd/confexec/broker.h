@@ -94,6 +94,8 @@ struct conn {
 	char reply[512];
 	struct egress_req rq;
 	int have_rq;
+	int said;		/* its line on stderr: said, or counted
+				 * unsaid (once) */
 	struct sockaddr_storage addr[BROKER_NADDR];
 	size_t naddr, next;
 	char address[INET6_ADDRSTRLEN];	/* the one connected, or "" */

@@ -41,6 +41,7 @@
 #include "probe.h"
 #include "record.h"
 #include "run.h"
+#include "say.h"
 #include "timings.h"
 #include "uapi.h"
 
@@ -321,6 +322,7 @@ start(struct run *r)
 	r->host_oom0 = end_host_oom_kills();
 	r->start_real_ns = now_ns(CLOCK_REALTIME);
 	r->state = ST_STARTING;
+	say_open();	/* signals blocked: stderr never waited on */
 	if (loop_open(r, err, sizeof(err)) == -1)
 		refuse(r, "supervisor: %s", err);
 	if (record_wanted(r)) {

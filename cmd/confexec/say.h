@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
-/* say: lines on stderr from the loop, never waiting on it.  say_open
- * before the clone (where stderr is reopened non-blocking); say_line:
- * one line as warning() prints it, written at once or dropped: 0, or -1
- * dropped (counted, say_dropped); say_close after the run. */
+/* say: confexec's lines on stderr, never waiting on it once say_open
+ * has run (start, before the sources open and the payload runs): from
+ * then on warning() and die() write as say_line does.  say_line: one
+ * line as warning() prints it, written at once or dropped: 0, or -1
+ * dropped (counted, say_dropped). */
 #ifndef CONFEXEC_SAY_H
 #define CONFEXEC_SAY_H
 
@@ -11,6 +12,5 @@
 void say_open(void);
 int say_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t say_dropped(void);
-void say_close(void);
 
 #endif

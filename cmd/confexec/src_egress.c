@@ -59,7 +59,6 @@ egress_open(struct source *s, struct run *r)
 	s->fd = r->egressfd;
 	r->egressfd = -1;
 	br.port = r->egress_port;
-	say_open();	/* refusals on stderr, never waiting on it */
 	s->watch = &s->fd;
 	if (hostroute_open(&br) == -1)
 		return fail(s, errno, "the host's routes (netlink)");
@@ -155,7 +154,6 @@ egress_finish(struct source *s, struct run *r)
 	    "has every one)", (unsigned long long)br.st.failed_unsaid,
 	    (unsigned)EGRESS_SAID_FAILED) == 0)
 		br.said_failed_rest = 1;
-	say_close();
 	if (br.s != NULL && br.s->fd != -1) {
 		loop_unwatch(br.s->fd);
 		close(br.s->fd);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "say.h"
 #include "timings.h"
 
 void
@@ -35,7 +36,7 @@ timings_say(const uint64_t *stamp)
 	if (prev == 0)
 		return;
 	n += (size_t)snprintf(line + n, sizeof(line) - n,
-	    "confexec: timings (us):");
+	    "timings (us):");
 	for (t = TM_PLAN; t < TM_N && n < sizeof(line); t++) {
 		if (stamp[t] == 0 || stamp[t] < prev)
 			continue;
@@ -46,5 +47,5 @@ timings_say(const uint64_t *stamp)
 	if (n < sizeof(line))
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " total %llu",
 		    (unsigned long long)((prev - stamp[TM_BEGIN]) / 1000));
-	fprintf(stderr, "%s\n", line);
+	say_line("%s", line);	/* after the run: never waited on */
 }
