@@ -144,6 +144,14 @@ t_eq "  confexec's refusal said before curl could read the answer" \
 	"$(tr '\n' ' ' <"$TMP/mixed.tags")" "before CONFEXEC CURL after 56 "
 t_eq "the end record counts the refusal" \
 	"$(jend '[.event.egress.allowed,.event.egress.refused]|@csv')" "0,1"
+# The caller writes on after the run, through its own description of the
+# file (not appending): it goes on after the run's lines, the payload's
+# and confexec's (an exit's hint after the loop), not over them.
+{ cx --egress "127.0.0.1:$UP" -- /bin/sh -c 'echo payload >&2; exit 3'
+	echo "after $?" >&2; } >/dev/null 2>"$TMP/cont.err"
+t_eq "stderr a file the caller writes to after the run: every line kept, in order" \
+	"$(sed 's/^confexec: .*/CONFEXEC/' "$TMP/cont.err" | uniq | tr '\n' ' ')" \
+	"payload CONFEXEC after 3 "
 t_exit 0 "the same host on another port is another destination" \
 	cx --egress "127.0.0.1:$OTHER" -- "$PY" "$CLI" status \
 	"http://127.0.0.1:$UP/"
