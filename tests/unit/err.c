@@ -3,6 +3,7 @@
  * whatever its arguments hold. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -172,6 +173,39 @@ test_esc(void)
 	is_str(out, "abcd...", "cut with ...");
 }
 
+/* err_output: warning() and die() write through the writer set, one
+ * call a line; NULL is stderr again. */
+static char got[256];
+static int calls;
+
+static long
+grab(const char *buf, unsigned long len)
+{
+	snprintf(got, sizeof(got), "%.*s", (int)len, buf);
+	calls++;
+	return (long)len;
+}
+
+static void
+test_output(void)
+{
+	char out[256];
+	int st;
+
+	prog_set("confexec");
+	err_output(grab);
+	warning("a %s", "line\nforged");
+	is_int(calls, 1, "err_output: warning() calls the writer once");
+	is_str(got, "confexec: a line\\x0aforged\n",
+	    "err_output: the line as stderr would have it");
+	st = capture(W_DIE, "c", out, sizeof(out));
+	is_str(out, "", "err_output: die() too writes through it, not stderr");
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 125, "  and exits 125");
+	err_output(NULL);
+	capture(W_WARNING, "b", out, sizeof(out));
+	is_str(out, "confexec: running b\n", "err_output(NULL): stderr again");
+}
+
 int
 main(void)
 {
@@ -180,5 +214,6 @@ main(void)
 	test_format();
 	test_err_set();
 	test_esc();
+	test_output();
 	return done_testing();
 }
