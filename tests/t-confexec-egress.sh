@@ -193,7 +193,7 @@ rm -f "$J"
 	/usr/bin/curl -s -o /dev/null -w "%{http_code}\n" \
 	    "http://127.0.0.1:$p/"; done' >"$TMP/full.plan"
 t_exit 0 "stderr full and undrained: the run ends (bounded by timeout 60)" \
-	sh -c 'exec timeout 60 "$0" --journal "$1" <"$2" 2>&3' "$CX" "$J" \
+	sh -c 'exec timeout -k 5 60 "$0" --journal "$1" <"$2" 2>&3' "$CX" "$J" \
 	"$TMP/full.plan"
 t_eq "  the payload got its three 403s" "$(tr '\n' ' ' <"$OUT")" "403 403 403 "
 t_eq "  the end record: 3 refused, none said, 3 unsaid" \
