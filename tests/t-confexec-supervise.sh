@@ -140,16 +140,23 @@ t_eq "$ROUNDS random SIGKILLs: no process of any run alive (10 s at most)" \
 t_eq "$ROUNDS random SIGKILLs: no populated run cgroup" "$pop" 0
 
 # ---- reaping -----------------------------------------------------------
-# Live runs first: they must survive every reaper below.
+# Live runs first: they must survive every reaper below.  Each writes in
+# a directory of its own: a run refuses to start when a file beneath its
+# rw rules changes while it looks for privileged files there (another
+# run's pid file being written and renamed).
 LIVE=
 for i in 1 2 3; do
-	plan --rw "$TMP" -- "$E" grandchild-sleep "$TMP/mk-live-$i.pid" \
-		>"$TMP/p.live$i"
-	"$CX" --outlive-caller <"$TMP/p.live$i" >/dev/null 2>&1 &
+	mkdir "$TMP/mk-live-$i.d"
+	plan --rw "$TMP/mk-live-$i.d" -- "$E" grandchild-sleep \
+		"$TMP/mk-live-$i.d/pid" >"$TMP/p.live$i"
+	"$CX" --outlive-caller <"$TMP/p.live$i" >/dev/null \
+		2>"$TMP/live$i.err" &
 	LIVE="$LIVE $!"
 	at_exit "kill_ours $! 2>/dev/null"
 done
-for i in 1 2 3; do wait_file "$TMP/mk-live-$i.pid"; done
+for i in 1 2 3; do
+	wait_file "$TMP/mk-live-$i.d/pid" || diag_file "$TMP/live$i.err"
+done
 # A stale cgroup of a dead supervisor with a process still inside (what
 # an older confexec could leave): pid of a process that has exited, a
 # start time that cannot be its.
