@@ -102,6 +102,8 @@ t_eq "detail of the refused run: no layer, its records" \
 
 t_eq "the appended run appears on the open page, marked new" \
 	"$(q '[.after.runs[0][1], .after.classes[0]]')" '["/bin/echo","run ok new"]'
+t_eq "  and only it (the runs there when the page loaded are not)" \
+	"$(q '[.after.classes[1:][] | select(test("\\bnew\\b"))] | length')" 0
 t_eq "  without a reload (a server-sent update)" \
 	"$(q '[.reloads, (.after.updates > .before.updates)]')" '[0,true]'
 t_eq "  the chain still verified, one run's records more" \
