@@ -10,8 +10,8 @@
  * the payload's stderr, which shares the old one, keeps its flags), a
  * send(2) with MSG_DONTWAIT (a socket), or an appending description of
  * confexec's own (a regular file, which takes the bytes at once).  A
- * line that does not go at once (EAGAIN, no reader) is dropped and
- * counted: there is no buffer to fill. */
+ * line that does not go at once (EAGAIN, no reader) is dropped: there
+ * is no buffer to fill (the broker counts its own, as unsaid). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -32,21 +32,14 @@ static struct {
 	int sock;	/* send(MSG_DONTWAIT) */
 	int advance;	/* the caller's description: a regular file's,
 			 * not appending (moved to the end at exit) */
-	uint64_t dropped;
-} say = {0, STDERR_FILENO, 0, 0, 0, 0};
+} say = {0, STDERR_FILENO, 0, 0, 0};
 
 static long
 say_write(const char *buf, unsigned long len)
 {
-	ssize_t w;
-
 	if (say.sock)
-		w = send(say.fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	else
-		w = write(say.fd, buf, len);
-	if (w != (ssize_t)len)
-		say.dropped++;
-	return w;
+		return send(say.fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return write(say.fd, buf, len);
 }
 
 /* At exit: the caller's description of a regular file goes on after
@@ -104,10 +97,4 @@ say_line(const char *fmt, ...)
 	va_end(ap);
 	len = strlen(buf);
 	return say_write(buf, len) == (long)len ? 0 : -1;
-}
-
-uint64_t
-say_dropped(void)
-{
-	return say.dropped;
 }

@@ -3,14 +3,11 @@
  * has run (start, before the sources open and the payload runs): from
  * then on warning() and die() write as say_line does.  say_line: one
  * line as warning() prints it, written at once or dropped: 0, or -1
- * dropped (counted, say_dropped). */
+ * dropped. */
 #ifndef CONFEXEC_SAY_H
 #define CONFEXEC_SAY_H
 
-#include <stdint.h>
-
 void say_open(void);
 int say_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-uint64_t say_dropped(void);
 
 #endif
